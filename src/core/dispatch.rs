@@ -1,0 +1,302 @@
+//! The receiving side of an endpoint: turns incoming values into the actions a
+//! host must take (call a handler, notify, settle a response, send a reply),
+//! and assembles batch replies as their calls complete.
+
+use std::collections::HashMap;
+
+use super::error::{code, ErrorObject};
+use super::inbound::{classify, classify_batch_member, Framing, Inbound};
+use super::message::Response;
+use super::value::{Kind, Value};
+
+/// Which sides of the protocol an endpoint plays. A client never answers
+/// requests (a server sharing its transport may); a server never reads
+/// responses (a client sharing its transport may).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roles {
+    pub client: bool,
+    pub server: bool,
+}
+
+impl Roles {
+    pub const CLIENT: Roles = Roles {
+        client: true,
+        server: false,
+    };
+    pub const SERVER: Roles = Roles {
+        client: false,
+        server: true,
+    };
+    pub const PEER: Roles = Roles {
+        client: true,
+        server: true,
+    };
+}
+
+/// Identifies one incoming request between [`Action::Call`] and
+/// [`Dispatcher::complete`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallId(pub u32);
+
+/// A reply to send: one response, or a batch's responses as one array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outgoing<V> {
+    Single(Response<V>),
+    Batch(Vec<Response<V>>),
+}
+
+/// What the host must do about an incoming value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action<V, H> {
+    /// Send this reply now.
+    Send(Outgoing<V>),
+    /// Run a method handler, then report its outcome to [`Dispatcher::complete`].
+    Call {
+        call: CallId,
+        handler: H,
+        params: Option<V>,
+    },
+    /// Run a notification handler; nothing goes back.
+    Notify { handler: H, params: Option<V> },
+    /// Settle the caller's pending call `id` with this outcome.
+    Settle {
+        id: V,
+        outcome: Result<V, ErrorObject<V>>,
+    },
+}
+
+struct InFlight<V> {
+    id: V,
+    batch: Option<(u32, usize)>,
+}
+
+struct Batch<V> {
+    replies: Vec<Option<Response<V>>>,
+    outstanding: usize,
+}
+
+/// Routes incoming values to handlers registered by name. Only names that were
+/// registered are callable: `toString` or `__proto__` are not methods here.
+pub struct Dispatcher<V, H> {
+    roles: Roles,
+    methods: HashMap<String, H>,
+    notifications: HashMap<String, H>,
+    calls: HashMap<u32, InFlight<V>>,
+    batches: HashMap<u32, Batch<V>>,
+    next_call: u32,
+    next_batch: u32,
+}
+
+impl<V: Value, H: Clone> Dispatcher<V, H> {
+    pub fn new(roles: Roles) -> Self {
+        Dispatcher {
+            roles,
+            methods: HashMap::new(),
+            notifications: HashMap::new(),
+            calls: HashMap::new(),
+            batches: HashMap::new(),
+            next_call: 0,
+            next_batch: 0,
+        }
+    }
+
+    pub fn roles(&self) -> Roles {
+        self.roles
+    }
+
+    /// Registers (or replaces) the handler of a method.
+    pub fn set_method(&mut self, name: &str, handler: H) {
+        self.methods.insert(name.to_owned(), handler);
+    }
+
+    /// Registers (or replaces) the handler of a notification.
+    pub fn set_notification(&mut self, name: &str, handler: H) {
+        self.notifications.insert(name.to_owned(), handler);
+    }
+
+    pub fn method_names(&self) -> impl Iterator<Item = &str> {
+        self.methods.keys().map(String::as_str)
+    }
+
+    /// Incoming calls still waiting for their handler.
+    pub fn in_flight(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Whether no call or batch is left half-answered: a leak check.
+    pub fn is_clean(&self) -> bool {
+        self.calls.is_empty() && self.batches.is_empty()
+    }
+
+    /// Forgets every call in flight (the endpoint is going away): their
+    /// handlers may still finish, but nothing will be sent for them.
+    pub fn clear(&mut self) {
+        self.calls.clear();
+        self.batches.clear();
+        self.methods.clear();
+        self.notifications.clear();
+    }
+
+    /// The answer to text that is not JSON: `-32700` with id null.
+    pub fn receive_unparsable(&mut self) -> Vec<Action<V, H>> {
+        if !self.roles.server {
+            return Vec::new();
+        }
+        let error = ErrorObject::standard(code::PARSE_ERROR);
+        vec![Action::Send(Outgoing::Single(Response::error(None, error)))]
+    }
+
+    /// Classifies an incoming value and returns what to do about it.
+    pub fn receive(&mut self, value: &V, framing: Framing) -> Vec<Action<V, H>> {
+        let mut actions = Vec::new();
+        if value.kind() == Kind::Array {
+            self.receive_batch(value.elements(), &mut actions);
+        } else {
+            match self.answer(classify(value, framing), None, &mut actions) {
+                Some(reply) => actions.push(Action::Send(Outgoing::Single(reply))),
+                None => {}
+            }
+        }
+        actions
+    }
+
+    /// Reports how a handler ended. Returns the reply to send, if this
+    /// completes something: the call itself, or the last open call of a batch.
+    pub fn complete(
+        &mut self,
+        call: CallId,
+        outcome: Result<V, ErrorObject<V>>,
+    ) -> Option<Outgoing<V>> {
+        let InFlight { id, batch } = self.calls.remove(&call.0)?;
+        let response = Response {
+            id: Some(id),
+            payload: outcome,
+        };
+        let Some((key, slot)) = batch else {
+            return Some(Outgoing::Single(response));
+        };
+        let open = self.batches.get_mut(&key)?;
+        open.replies[slot] = Some(response);
+        open.outstanding -= 1;
+        if open.outstanding > 0 {
+            return None;
+        }
+        self.batches
+            .remove(&key)
+            .map(|done| Outgoing::Batch(done.replies.into_iter().flatten().collect()))
+    }
+
+    fn receive_batch(&mut self, members: Vec<V>, actions: &mut Vec<Action<V, H>>) {
+        if members.is_empty() {
+            if self.roles.server {
+                let error = ErrorObject::standard(code::INVALID_REQUEST);
+                actions.push(Action::Send(Outgoing::Single(Response::error(None, error))));
+            }
+            return;
+        }
+        let key = self.next_batch;
+        self.next_batch = self.next_batch.wrapping_add(1);
+        let mut replies = Vec::new();
+        let mut outstanding = 0;
+        for member in &members {
+            let slot = replies.len();
+            let calls_before = self.calls.len();
+            let reply = self.answer(classify_batch_member(member), Some((key, slot)), actions);
+            if self.calls.len() > calls_before {
+                replies.push(None);
+                outstanding += 1;
+            } else if reply.is_some() {
+                replies.push(reply);
+            }
+        }
+        if replies.is_empty() {
+            return;
+        }
+        if outstanding == 0 {
+            actions.push(Action::Send(Outgoing::Batch(
+                replies.into_iter().flatten().collect(),
+            )));
+        } else {
+            self.batches.insert(
+                key,
+                Batch {
+                    replies,
+                    outstanding,
+                },
+            );
+        }
+    }
+
+    /// Turns one classified message into actions; returns the reply it gets
+    /// straight away, if any (an error the host need not compute).
+    fn answer(
+        &mut self,
+        inbound: Inbound<V>,
+        batch: Option<(u32, usize)>,
+        actions: &mut Vec<Action<V, H>>,
+    ) -> Option<Response<V>> {
+        match inbound {
+            Inbound::Request(request) if self.roles.server => {
+                let Some(handler) = self.methods.get(&request.method).cloned() else {
+                    let error = ErrorObject::standard(code::METHOD_NOT_FOUND);
+                    return Some(Response::error(Some(request.id), error));
+                };
+                let call = self.next_call_id();
+                self.calls.insert(
+                    call.0,
+                    InFlight {
+                        id: request.id,
+                        batch,
+                    },
+                );
+                actions.push(Action::Call {
+                    call,
+                    handler,
+                    params: request.params,
+                });
+                None
+            }
+            Inbound::Notification(notification) if self.roles.server => {
+                if let Some(handler) = self.notifications.get(&notification.method).cloned() {
+                    actions.push(Action::Notify {
+                        handler,
+                        params: notification.params,
+                    });
+                }
+                None
+            }
+            Inbound::Invalid(reply) if self.roles.server => Some(reply),
+            Inbound::Response(Response {
+                id: Some(id),
+                payload,
+            }) if self.roles.client => {
+                actions.push(Action::Settle {
+                    id,
+                    outcome: payload,
+                });
+                None
+            }
+            Inbound::InvalidResponse {
+                id: Some(id),
+                error,
+            } if self.roles.client => {
+                actions.push(Action::Settle {
+                    id,
+                    outcome: Err(error),
+                });
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn next_call_id(&mut self) -> CallId {
+        loop {
+            let id = self.next_call;
+            self.next_call = self.next_call.wrapping_add(1);
+            if !self.calls.contains_key(&id) {
+                return CallId(id);
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Error codes (the spec's five, the library's own, the Wiggum domain codes)
+//! and the error object carried by an error response.
+
+/// Named error codes. Wire codes come from the JSON-RPC 2.0 specification and
+/// the Wiggum domain table; the `REQUEST_*`/`DESTROYED` codes never travel on
+/// the wire: they name how a call ended on the caller's side.
+pub mod code {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON sent is not a valid Request object.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameter(s).
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal JSON-RPC error; also what a throwing handler sends.
+    pub const INTERNAL_ERROR: i64 = -32603;
+
+    /// esbuild compilation failed; `data` carries the diagnostics.
+    pub const BUILD_FAILED: i64 = -32001;
+    /// A quality gate did not pass; `data` carries the gate and findings.
+    pub const GATE_FAILED: i64 = -32002;
+    /// The user denied a permission request.
+    pub const PERMISSION_DENIED: i64 = -32003;
+    /// The task was cancelled by the user or the coordinator.
+    pub const TASK_CANCELLED: i64 = -32004;
+    /// The preview's index.html could not be loaded or parsed.
+    pub const PREVIEW_LOAD_FAILED: i64 = -32005;
+    /// SPA route navigation failed.
+    pub const NAVIGATION_FAILED: i64 = -32006;
+    /// An upstream MCP server returned an error; `data` carries its response.
+    pub const MCP_SERVER_ERROR: i64 = -32007;
+    /// The request would exceed the model's context window.
+    pub const CONTEXT_OVERFLOW: i64 = -32008;
+
+    /// The caller's deadline passed before a response arrived.
+    pub const REQUEST_TIMEOUT: i64 = -32099;
+    /// The client or peer was destroyed while the call was pending.
+    pub const DESTROYED: i64 = -32098;
+    /// The response broke the spec (both `result` and `error`, a malformed
+    /// error object) and cannot be trusted.
+    pub const INVALID_RESPONSE: i64 = -32097;
+    /// The transport refused the message (for example a `DataCloneError`).
+    pub const SEND_FAILED: i64 = -32096;
+    /// The caller aborted the call (LSP's `RequestCancelled`).
+    pub const REQUEST_CANCELLED: i64 = -32800;
+
+    /// The spec's message for a code, or the code's name for the others.
+    pub fn message(code: i64) -> &'static str {
+        match code {
+            PARSE_ERROR => "Parse error",
+            INVALID_REQUEST => "Invalid Request",
+            METHOD_NOT_FOUND => "Method not found",
+            INVALID_PARAMS => "Invalid params",
+            INTERNAL_ERROR => "Internal error",
+            BUILD_FAILED => "Build failed",
+            GATE_FAILED => "Gate failed",
+            PERMISSION_DENIED => "Permission denied",
+            TASK_CANCELLED => "Task cancelled",
+            PREVIEW_LOAD_FAILED => "Preview load failed",
+            NAVIGATION_FAILED => "Navigation failed",
+            MCP_SERVER_ERROR => "MCP server error",
+            CONTEXT_OVERFLOW => "Context overflow",
+            REQUEST_TIMEOUT => "Request timed out",
+            DESTROYED => "Destroyed",
+            INVALID_RESPONSE => "Invalid response",
+            SEND_FAILED => "Send failed",
+            REQUEST_CANCELLED => "Request cancelled",
+            -32099..=-32000 => "Server error",
+            _ => "Error",
+        }
+    }
+
+    /// Every named code with its constant's name, for tables and bindings.
+    pub const ALL: &[(&str, i64)] = &[
+        ("PARSE_ERROR", PARSE_ERROR),
+        ("INVALID_REQUEST", INVALID_REQUEST),
+        ("METHOD_NOT_FOUND", METHOD_NOT_FOUND),
+        ("INVALID_PARAMS", INVALID_PARAMS),
+        ("INTERNAL_ERROR", INTERNAL_ERROR),
+        ("BUILD_FAILED", BUILD_FAILED),
+        ("GATE_FAILED", GATE_FAILED),
+        ("PERMISSION_DENIED", PERMISSION_DENIED),
+        ("TASK_CANCELLED", TASK_CANCELLED),
+        ("PREVIEW_LOAD_FAILED", PREVIEW_LOAD_FAILED),
+        ("NAVIGATION_FAILED", NAVIGATION_FAILED),
+        ("MCP_SERVER_ERROR", MCP_SERVER_ERROR),
+        ("CONTEXT_OVERFLOW", CONTEXT_OVERFLOW),
+        ("REQUEST_TIMEOUT", REQUEST_TIMEOUT),
+        ("DESTROYED", DESTROYED),
+        ("INVALID_RESPONSE", INVALID_RESPONSE),
+        ("SEND_FAILED", SEND_FAILED),
+        ("REQUEST_CANCELLED", REQUEST_CANCELLED),
+    ];
+}
+
+/// The `error` member of an error response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorObject<V> {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<V>,
+}
+
+impl<V> ErrorObject<V> {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// An error with the standard message of its code.
+    pub fn standard(code: i64) -> Self {
+        Self::new(code, code::message(code))
+    }
+
+    pub fn with_data(mut self, data: V) -> Self {
+        self.data = Some(data);
+        self
+    }
+}

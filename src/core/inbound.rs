@@ -1,0 +1,157 @@
+//! Classification of one incoming value under the spec's rules: what it is,
+//! and which error answers it when it is not a valid message.
+
+use super::error::{code, ErrorObject};
+use super::message::{Notification, Request, Response};
+use super::value::{Kind, Value};
+
+/// How the transport frames messages, which decides what counts as ours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// Structured clones on a channel other code may share (window, port,
+    /// worker): only arrays and objects carrying `jsonrpc: "2.0"` are ours.
+    Object,
+    /// JSON text meant for us alone (WebSocket, Content-Length, strings):
+    /// every value is ours and gets the spec's answer.
+    Text,
+}
+
+/// What one incoming (non-batch) value is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inbound<V> {
+    Request(Request<V>),
+    Notification(Notification<V>),
+    Response(Response<V>),
+    /// Claims to be JSON-RPC but is not a valid request: a server answers it
+    /// with this error response. Never sent for response-shaped values.
+    Invalid(Response<V>),
+    /// Shaped like a response but breaking the rules; the call waiting on `id`
+    /// (if any) must fail with `error` rather than hang.
+    InvalidResponse {
+        id: Option<V>,
+        error: ErrorObject<V>,
+    },
+    /// Not JSON-RPC: ignored and left for other listeners on the channel.
+    Foreign,
+}
+
+/// Classifies a top-level value that is not an array (arrays are batches: see
+/// [`classify_batch_member`] for their members).
+pub fn classify<V: Value>(value: &V, framing: Framing) -> Inbound<V> {
+    if framing == Framing::Object {
+        let ours = value.kind() == Kind::Object
+            && value.member("jsonrpc").is_some_and(|v| v.is_version_2());
+        if !ours {
+            return Inbound::Foreign;
+        }
+    }
+    classify_member(value)
+}
+
+/// Classifies one member of a batch: every member is ours, whatever the framing.
+pub fn classify_batch_member<V: Value>(value: &V) -> Inbound<V> {
+    classify_member(value)
+}
+
+fn classify_member<V: Value>(value: &V) -> Inbound<V> {
+    if value.kind() != Kind::Object {
+        return invalid(None);
+    }
+    let id = value.member("id");
+    let id_is_valid = id
+        .as_ref()
+        .map(|id| matches!(id.kind(), Kind::Null | Kind::Number | Kind::String));
+    // An id we can read is echoed, so the caller gets its answer instead of a
+    // timeout; one we cannot read becomes null, as the spec says.
+    let echo = match (&id, id_is_valid) {
+        (Some(id), Some(true)) => Some(id.clone()),
+        _ => None,
+    };
+    if !value.member("jsonrpc").is_some_and(|v| v.is_version_2()) {
+        return invalid(echo);
+    }
+
+    if let Some(method) = value.member("method") {
+        let Some(method) = method.as_text().filter(|_| method.kind() == Kind::String) else {
+            return invalid(echo);
+        };
+        let params = value.member("params");
+        if params
+            .as_ref()
+            .is_some_and(|p| !matches!(p.kind(), Kind::Array | Kind::Object))
+        {
+            return invalid(echo);
+        }
+        return match (id, id_is_valid) {
+            (None, _) => Inbound::Notification(Notification { method, params }),
+            (Some(id), Some(true)) => Inbound::Request(Request { id, method, params }),
+            _ => invalid(None),
+        };
+    }
+
+    let result = value.member("result");
+    let error = value.member("error");
+    if result.is_none() && error.is_none() {
+        return invalid(echo);
+    }
+    if id_is_valid != Some(true) {
+        // A response without a readable id matches no call: nothing to fail.
+        return Inbound::InvalidResponse {
+            id: None,
+            error: ErrorObject::new(code::INVALID_RESPONSE, "Response has no valid id"),
+        };
+    }
+    match (result, error) {
+        (Some(_), Some(_)) => Inbound::InvalidResponse {
+            id: echo,
+            error: ErrorObject::new(code::INVALID_RESPONSE, "Response has both result and error"),
+        },
+        (Some(result), None) => Inbound::Response(Response {
+            id: echo,
+            payload: Ok(result),
+        }),
+        (None, Some(error)) => match error_object(&error) {
+            Some(error) => Inbound::Response(Response {
+                id: echo,
+                payload: Err(error),
+            }),
+            None => Inbound::InvalidResponse {
+                id: echo,
+                error: ErrorObject::new(
+                    code::INVALID_RESPONSE,
+                    "Response has a malformed error object",
+                ),
+            },
+        },
+        (None, None) => unreachable!("checked above"),
+    }
+}
+
+/// Reads an error object: an integer `code` and a string `message` are required.
+fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
+    if error.kind() != Kind::Object {
+        return None;
+    }
+    let code = error.member("code")?.as_number()?;
+    if code.fract() != 0.0
+        || !(-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&code)
+    {
+        return None;
+    }
+    let message = error.member("message")?;
+    if message.kind() != Kind::String {
+        return None;
+    }
+    Some(ErrorObject {
+        code: code as i64,
+        message: message.as_text()?,
+        data: error.member("data"),
+    })
+}
+
+fn invalid<V>(id: Option<V>) -> Inbound<V> {
+    Inbound::Invalid(Response::error(
+        id,
+        ErrorObject::standard(code::INVALID_REQUEST),
+    ))
+}

@@ -1,0 +1,22 @@
+//! The protocol core: JSON-RPC 2.0 message model, classification, dispatch and
+//! the pending-request table. Pure Rust: no JS types, no clock, no I/O. The
+//! caller feeds values in, passes the time in, and sends what comes out.
+//!
+//! The core is generic over the payload type through [`Value`], so the same code
+//! serves opaque JS values in the browser and `serde_json` values natively.
+
+mod dispatch;
+mod error;
+mod inbound;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod json;
+mod message;
+mod pending;
+mod value;
+
+pub use dispatch::{Action, CallId, Dispatcher, Outgoing, Roles};
+pub use error::{code, ErrorObject};
+pub use inbound::{classify, classify_batch_member, Framing, Inbound};
+pub use message::{Notification, Request, Response};
+pub use pending::{Deadline, PendingTable};
+pub use value::{Kind, Value};

@@ -1,0 +1,71 @@
+//! What the core may ask of a payload value: its JSON kind and a few envelope
+//! members. Everything else about a value stays opaque.
+
+/// The JSON type of a value, as far as the envelope rules care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+    /// Not expressible in JSON (`undefined`, a function, a symbol, a bigint).
+    Other,
+}
+
+/// A value the core can inspect without converting it.
+///
+/// Implementations must never fail or panic: a value that cannot answer a
+/// question answers `None`.
+pub trait Value: Clone {
+    /// The value's JSON kind.
+    fn kind(&self) -> Kind;
+    /// A member of an object; `None` when absent (or `undefined`) or when the
+    /// value is not an object.
+    fn member(&self, name: &str) -> Option<Self>;
+    /// The text of a string value.
+    fn as_text(&self) -> Option<String>;
+    /// The numeric value of a number.
+    fn as_number(&self) -> Option<f64>;
+    /// The elements of an array (empty for anything else).
+    fn elements(&self) -> Vec<Self>;
+    /// Whether this is exactly the string `"2.0"`.
+    fn is_version_2(&self) -> bool {
+        self.as_text().as_deref() == Some("2.0")
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Value for serde_json::Value {
+    fn kind(&self) -> Kind {
+        match self {
+            serde_json::Value::Null => Kind::Null,
+            serde_json::Value::Bool(_) => Kind::Bool,
+            serde_json::Value::Number(_) => Kind::Number,
+            serde_json::Value::String(_) => Kind::String,
+            serde_json::Value::Array(_) => Kind::Array,
+            serde_json::Value::Object(_) => Kind::Object,
+        }
+    }
+
+    fn member(&self, name: &str) -> Option<Self> {
+        self.as_object()?.get(name).cloned()
+    }
+
+    fn as_text(&self) -> Option<String> {
+        self.as_str().map(str::to_owned)
+    }
+
+    fn as_number(&self) -> Option<f64> {
+        self.as_f64()
+    }
+
+    fn elements(&self) -> Vec<Self> {
+        self.as_array().cloned().unwrap_or_default()
+    }
+
+    fn is_version_2(&self) -> bool {
+        self.as_str() == Some("2.0")
+    }
+}

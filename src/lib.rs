@@ -1,0 +1,2 @@
+//! wiggum-rpc
+pub mod core;

@@ -1,0 +1,591 @@
+//! Native tests of the protocol core: every example of section 7 of the
+//! JSON-RPC 2.0 specification, the envelope rules, batches, the pending table
+//! on a fake clock, and a property test that no input panics.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::rc::Rc;
+
+use proptest::prelude::*;
+use serde_json::{json, Value as Json};
+use wiggum_rpc::core::{
+    code, json as wire, Action, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Roles,
+};
+
+/// A handler of the native test server.
+#[derive(Clone)]
+struct Handler(Rc<dyn Fn(Option<Json>) -> Result<Json, ErrorObject<Json>>>);
+
+impl std::fmt::Debug for Handler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Handler")
+    }
+}
+
+fn handler(f: impl Fn(Option<Json>) -> Result<Json, ErrorObject<Json>> + 'static) -> Handler {
+    Handler(Rc::new(f))
+}
+
+/// The server of the spec's examples: `subtract`, `sum`, `get_data`, and the
+/// notifications `update` and `foobar`.
+fn spec_server() -> Dispatcher<Json, Handler> {
+    let mut server = Dispatcher::new(Roles::SERVER);
+    server.set_method(
+        "subtract",
+        handler(|params| match params {
+            Some(Json::Array(p)) => Ok(json!(p[0].as_i64().unwrap() - p[1].as_i64().unwrap())),
+            Some(Json::Object(p)) => Ok(json!(
+                p["minuend"].as_i64().unwrap() - p["subtrahend"].as_i64().unwrap()
+            )),
+            _ => Err(ErrorObject::standard(code::INVALID_PARAMS)),
+        }),
+    );
+    server.set_method(
+        "sum",
+        handler(|params| {
+            Ok(json!(params
+                .unwrap()
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap())
+                .sum::<i64>()))
+        }),
+    );
+    server.set_method("get_data", handler(|_| Ok(json!(["hello", 5]))));
+    server.set_notification("update", handler(|_| Ok(Json::Null)));
+    server.set_notification("foobar", handler(|_| Ok(Json::Null)));
+    server
+}
+
+/// Feeds one text message to a server and runs handlers synchronously, as a
+/// host would; returns what it sends back, if anything.
+fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
+    let actions = match wire::parse(text) {
+        Some(value) => server.receive(&value, Framing::Text),
+        None => server.receive_unparsable(),
+    };
+    let mut sent = Vec::new();
+    for action in actions {
+        match action {
+            Action::Send(out) => sent.push(wire::outgoing(&out)),
+            Action::Call {
+                call,
+                handler,
+                params,
+            } => {
+                if let Some(out) = server.complete(call, (handler.0)(params)) {
+                    sent.push(wire::outgoing(&out));
+                }
+            }
+            Action::Notify { handler, params } => {
+                (handler.0)(params).unwrap();
+            }
+            Action::Settle { .. } => panic!("a server settles nothing"),
+        }
+    }
+    assert!(
+        sent.len() <= 1,
+        "one message in, at most one reply out: {sent:?}"
+    );
+    assert!(
+        server.is_clean(),
+        "a synchronous server leaves nothing in flight"
+    );
+    sent.pop()
+}
+
+fn assert_serves(input: &str, expected: Option<Json>) {
+    let mut server = spec_server();
+    assert_eq!(serve(&mut server, input), expected, "input: {input}");
+}
+
+#[test]
+fn spec_rpc_call_with_positional_parameters() {
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
+        Some(json!({"jsonrpc": "2.0", "result": 19, "id": 1})),
+    );
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
+        Some(json!({"jsonrpc": "2.0", "result": -19, "id": 2})),
+    );
+}
+
+#[test]
+fn spec_rpc_call_with_named_parameters() {
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
+        Some(json!({"jsonrpc": "2.0", "result": 19, "id": 3})),
+    );
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
+        Some(json!({"jsonrpc": "2.0", "result": 19, "id": 4})),
+    );
+}
+
+#[test]
+fn spec_notification() {
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#,
+        None,
+    );
+    assert_serves(r#"{"jsonrpc": "2.0", "method": "foobar"}"#, None);
+}
+
+#[test]
+fn spec_rpc_call_of_non_existent_method() {
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+        Some(
+            json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}),
+        ),
+    );
+}
+
+#[test]
+fn spec_rpc_call_with_invalid_json() {
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
+        Some(
+            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}),
+        ),
+    );
+}
+
+#[test]
+fn spec_rpc_call_with_invalid_request_object() {
+    assert_serves(
+        r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
+        Some(
+            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}),
+        ),
+    );
+}
+
+#[test]
+fn spec_rpc_call_batch_invalid_json() {
+    assert_serves(
+        r#"[
+  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+  {"jsonrpc": "2.0", "method"
+]"#,
+        Some(
+            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}),
+        ),
+    );
+}
+
+#[test]
+fn spec_rpc_call_with_an_empty_array() {
+    assert_serves(
+        "[]",
+        Some(
+            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}),
+        ),
+    );
+}
+
+#[test]
+fn spec_rpc_call_with_an_invalid_batch_but_not_empty() {
+    assert_serves(
+        "[1]",
+        Some(
+            json!([{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]),
+        ),
+    );
+}
+
+#[test]
+fn spec_rpc_call_with_invalid_batch() {
+    let invalid = json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null});
+    assert_serves("[1,2,3]", Some(json!([invalid, invalid, invalid])));
+}
+
+#[test]
+fn spec_rpc_call_batch() {
+    assert_serves(
+        r#"[
+        {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+        {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+        {"foo": "boo"},
+        {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+        {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
+    ]"#,
+        Some(json!([
+            {"jsonrpc": "2.0", "result": 7, "id": "1"},
+            {"jsonrpc": "2.0", "result": 19, "id": "2"},
+            {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+            {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
+            {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}
+        ])),
+    );
+}
+
+#[test]
+fn spec_rpc_call_batch_all_notifications() {
+    assert_serves(
+        r#"[
+        {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
+    ]"#,
+        None,
+    );
+}
+
+#[test]
+fn a_batch_of_one_is_still_an_array() {
+    assert_serves(
+        r#"[{"jsonrpc": "2.0", "method": "get_data", "id": 7}]"#,
+        Some(json!([{"jsonrpc": "2.0", "result": ["hello", 5], "id": 7}])),
+    );
+}
+
+#[test]
+fn ids_are_echoed_exactly() {
+    for id in [
+        json!(1),
+        json!("1"),
+        json!(null),
+        json!(-0.5),
+        json!(""),
+        json!("ünï©ødé"),
+        json!(9007199254740993u64),
+    ] {
+        let request = json!({"jsonrpc": "2.0", "method": "get_data", "id": id});
+        let reply = serve(&mut spec_server(), &request.to_string()).unwrap();
+        assert_eq!(reply["id"], id);
+        assert_eq!(
+            reply["id"].is_string(),
+            id.is_string(),
+            "1 and \"1\" stay apart"
+        );
+    }
+}
+
+#[test]
+fn envelope_rules_answer_invalid_request() {
+    let cases = [
+        json!("a string"),
+        json!(42),
+        json!(null),
+        json!(true),
+        json!({"method": "get_data", "id": 1}),
+        json!({"jsonrpc": "1.0", "method": "get_data", "id": 1}),
+        json!({"jsonrpc": 2.0, "method": "get_data", "id": 1}),
+        json!({"jsonrpc": "2.0", "method": null, "id": 1}),
+        json!({"jsonrpc": "2.0", "method": "get_data", "params": 3, "id": 1}),
+        json!({"jsonrpc": "2.0", "method": "get_data", "params": "x", "id": 1}),
+        json!({"jsonrpc": "2.0", "method": "get_data", "params": null, "id": 1}),
+        json!({"jsonrpc": "2.0", "method": "get_data", "id": {}}),
+        json!({"jsonrpc": "2.0", "method": "get_data", "id": [1]}),
+        json!({"jsonrpc": "2.0", "method": "get_data", "id": false}),
+        json!({"jsonrpc": "2.0", "id": 1}),
+    ];
+    for case in cases {
+        let reply = serve(&mut spec_server(), &case.to_string()).unwrap();
+        assert_eq!(reply["error"]["code"], json!(-32600), "{case}");
+        assert_eq!(
+            reply["error"]["message"],
+            json!("Invalid Request"),
+            "{case}"
+        );
+        // An id that could be read is echoed; one that could not is null.
+        let readable = case
+            .get("id")
+            .filter(|id| id.is_number() || id.is_string() || id.is_null());
+        assert_eq!(
+            reply["id"],
+            readable.cloned().unwrap_or(Json::Null),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn only_registered_names_are_methods() {
+    for name in [
+        "toString",
+        "constructor",
+        "__proto__",
+        "hasOwnProperty",
+        "update",
+    ] {
+        let request = json!({"jsonrpc": "2.0", "method": name, "id": 1});
+        let reply = serve(&mut spec_server(), &request.to_string()).unwrap();
+        assert_eq!(
+            reply["error"]["code"],
+            json!(code::METHOD_NOT_FOUND),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn handler_errors_carry_code_and_data() {
+    let mut server = spec_server();
+    server.set_method(
+        "build",
+        handler(|_| {
+            Err(ErrorObject::new(code::BUILD_FAILED, "Build failed")
+                .with_data(json!([{"line": 3}])))
+        }),
+    );
+    let reply = serve(&mut server, r#"{"jsonrpc":"2.0","method":"build","id":1}"#).unwrap();
+    assert_eq!(
+        reply,
+        json!({"jsonrpc":"2.0","error":{"code":-32001,"message":"Build failed","data":[{"line":3}]},"id":1})
+    );
+    let reply = serve(
+        &mut server,
+        r#"{"jsonrpc":"2.0","method":"subtract","params":"x","id":2}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        reply["error"]["code"],
+        json!(-32600),
+        "params must be structured"
+    );
+    let reply = serve(
+        &mut server,
+        r#"{"jsonrpc":"2.0","method":"subtract","id":2}"#,
+    )
+    .unwrap();
+    assert_eq!(reply["error"]["code"], json!(code::INVALID_PARAMS));
+}
+
+#[test]
+fn responses_are_never_answered_by_a_server() {
+    for text in [
+        r#"{"jsonrpc":"2.0","result":1,"id":1}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":1,"message":"x"},"id":1}"#,
+        r#"[{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":2,"id":2}]"#,
+    ] {
+        assert_serves(text, None);
+    }
+}
+
+#[test]
+fn object_framing_ignores_foreign_traffic() {
+    let mut peer: Dispatcher<Json, Handler> = Dispatcher::new(Roles::PEER);
+    for foreign in [
+        json!({"type": "build"}),
+        json!("text"),
+        json!(3),
+        json!(null),
+        json!({"jsonrpc": "1.0", "id": 1}),
+    ] {
+        assert!(
+            peer.receive(&foreign, Framing::Object).is_empty(),
+            "{foreign}"
+        );
+    }
+    // An array is a batch, and so ours.
+    assert_eq!(peer.receive(&json!([1]), Framing::Object).len(), 1);
+}
+
+#[test]
+fn async_batch_replies_once_every_call_completed_in_request_order() {
+    let mut server: Dispatcher<Json, Handler> = Dispatcher::new(Roles::SERVER);
+    server.set_method("echo", handler(|p| Ok(p.unwrap_or(Json::Null))));
+    let batch = json!([
+        {"jsonrpc":"2.0","method":"echo","params":["a"],"id":1},
+        {"jsonrpc":"2.0","method":"nope","id":2},
+        {"jsonrpc":"2.0","method":"echo","params":["c"],"id":3}
+    ]);
+    let actions = server.receive(&batch, Framing::Text);
+    let calls: Vec<_> = actions
+        .into_iter()
+        .map(|a| match a {
+            Action::Call { call, params, .. } => (call, params.unwrap()),
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(calls.len(), 2);
+    // Complete in reverse order: the reply still lists requests in order.
+    assert!(server
+        .complete(calls[1].0, Ok(calls[1].1.clone()))
+        .is_none());
+    let Some(Outgoing::Batch(replies)) = server.complete(calls[0].0, Ok(calls[0].1.clone())) else {
+        panic!("batch reply expected")
+    };
+    let ids: Vec<_> = replies.iter().map(|r| r.id.clone().unwrap()).collect();
+    assert_eq!(ids, vec![json!(1), json!(2), json!(3)]);
+    assert!(server.is_clean());
+    assert!(
+        server.complete(calls[0].0, Ok(Json::Null)).is_none(),
+        "a call completes once"
+    );
+}
+
+#[test]
+fn client_settles_only_its_own_numeric_ids() {
+    let mut client: Dispatcher<Json, Handler> = Dispatcher::new(Roles::CLIENT);
+    let actions = client.receive(
+        &json!({"jsonrpc":"2.0","result":5,"id":"1"}),
+        Framing::Object,
+    );
+    let [Action::Settle { id, .. }] = actions.as_slice() else {
+        panic!("{actions:?}")
+    };
+    assert_eq!(
+        PendingTable::<()>::key_of(id.as_f64().unwrap_or(f64::NAN)),
+        None,
+        "\"1\" is not 1"
+    );
+    assert_eq!(PendingTable::<()>::key_of(1.0), Some(1));
+    assert_eq!(PendingTable::<()>::key_of(1.5), None);
+    assert_eq!(PendingTable::<()>::key_of(0.0), None);
+    // A client does not answer requests: a server sharing its transport may.
+    assert!(client
+        .receive(
+            &json!({"jsonrpc":"2.0","method":"x","id":1}),
+            Framing::Object
+        )
+        .is_empty());
+    assert!(client.receive(&json!([]), Framing::Object).is_empty());
+}
+
+#[test]
+fn invalid_responses_fail_their_call() {
+    let mut client: Dispatcher<Json, Handler> = Dispatcher::new(Roles::CLIENT);
+    for bad in [
+        json!({"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"x"},"id":4}),
+        json!({"jsonrpc":"2.0","error":{"code":"x","message":"x"},"id":4}),
+        json!({"jsonrpc":"2.0","error":{"code":1.5,"message":"x"},"id":4}),
+        json!({"jsonrpc":"2.0","error":{"code":1},"id":4}),
+        json!({"jsonrpc":"2.0","error":"boom","id":4}),
+    ] {
+        let actions = client.receive(&bad, Framing::Object);
+        match actions.as_slice() {
+            [Action::Settle {
+                id,
+                outcome: Err(error),
+            }] => {
+                assert_eq!(id, &json!(4));
+                assert_eq!(error.code, code::INVALID_RESPONSE, "{bad}");
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn pending_table_times_out_by_deadline_and_leaves_nothing() {
+    let mut table = PendingTable::new();
+    let a = table.insert("a", Some(100));
+    let b = table.insert("b", Some(50));
+    let c = table.insert("c", None);
+    assert_ne!(a, b);
+    assert_eq!(table.next_deadline(), Some(50));
+    assert!(table.expire(49).is_empty());
+    assert_eq!(table.expire(50), vec![(b, "b")]);
+    assert_eq!(table.next_deadline(), Some(100));
+    assert_eq!(table.remove(a), Some("a"));
+    assert_eq!(table.remove(a), None, "a call settles once");
+    assert_eq!(
+        table.next_deadline(),
+        None,
+        "a settled call leaves no deadline"
+    );
+    assert_eq!(table.drain(), vec![(c, "c")]);
+    assert!(table.is_clean());
+}
+
+#[test]
+fn pending_table_under_load_on_a_fake_clock() {
+    let mut table = PendingTable::new();
+    let mut now = 0;
+    let mut settled = 0;
+    for round in 0..10_000u64 {
+        let id = table.insert(round, Some(now + 10));
+        if round % 3 == 0 {
+            assert_eq!(table.remove(id), Some(round));
+            settled += 1;
+        }
+        now += 1;
+        settled += table.expire(now).len();
+    }
+    now += 10;
+    settled += table.expire(now).len();
+    assert_eq!(settled, 10_000);
+    assert!(table.is_clean());
+}
+
+fn json_value() -> impl Strategy<Value = Json> {
+    let leaf = prop_oneof![
+        Just(Json::Null),
+        any::<bool>().prop_map(Json::from),
+        any::<i64>().prop_map(Json::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Json::from),
+        prop_oneof![
+            Just("2.0".to_owned()),
+            Just("sum".to_owned()),
+            ".*".prop_map(String::from)
+        ]
+        .prop_map(Json::from),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Json::Array),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("jsonrpc".to_owned()),
+                    Just("method".to_owned()),
+                    Just("params".to_owned()),
+                    Just("id".to_owned()),
+                    Just("result".to_owned()),
+                    Just("error".to_owned()),
+                    "[a-z]{1,3}".prop_map(String::from)
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| Json::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn is_valid_response(value: &Json) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
+    let id_ok = matches!(
+        object.get("id"),
+        Some(Json::Null | Json::Number(_) | Json::String(_))
+    );
+    let payload_ok = match (object.get("result"), object.get("error")) {
+        (Some(_), None) => true,
+        (None, Some(error)) => error["code"].is_i64() && error["message"].is_string(),
+        _ => false,
+    };
+    object.get("jsonrpc") == Some(&json!("2.0")) && id_ok && payload_ok
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn any_value_gets_a_valid_response_or_nothing(value in json_value()) {
+        let mut server = spec_server();
+        server.set_method("sum", handler(|_| Ok(json!(0))));
+        server.set_method("subtract", handler(|_| Ok(json!(0))));
+        match serve(&mut server, &value.to_string()) {
+            None => {}
+            Some(Json::Array(replies)) => {
+                prop_assert!(!replies.is_empty());
+                prop_assert!(replies.iter().all(is_valid_response));
+            }
+            Some(reply) => prop_assert!(is_valid_response(&reply), "{}", reply),
+        }
+    }
+
+    #[test]
+    fn any_text_gets_a_valid_response_or_nothing(text in ".{0,64}") {
+        if let Some(reply) = serve(&mut spec_server(), &text) {
+            prop_assert!(is_valid_response(&reply) || reply.as_array().is_some_and(|r| r.iter().all(is_valid_response)));
+        }
+    }
+}
