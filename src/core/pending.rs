@@ -63,6 +63,11 @@ impl<W> PendingTable<W> {
         Some(call.waiter)
     }
 
+    /// The waiter of a pending call, to attach more to it after sending.
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut W> {
+        self.calls.get_mut(&id).map(|call| &mut call.waiter)
+    }
+
     /// The pending call a response id refers to, if it is one of ours.
     pub fn key_of(id: f64) -> Option<u64> {
         (id.fract() == 0.0 && (1.0..=MAX_SAFE_ID as f64).contains(&id)).then_some(id as u64)

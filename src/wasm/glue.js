@@ -1,0 +1,100 @@
+// The few pieces of the JS API that must be plain JavaScript: an Error
+// subclass, the transfer marker, the named codes, and helpers that keep the
+// per-message path to a single crossing of the wasm boundary.
+
+/** The error every failed call rejects with, and that handlers may throw. */
+export class RPCError extends Error {
+  constructor(code, message, data) {
+    super(message);
+    this.name = "RPCError";
+    this.code = code;
+    if (data !== undefined) this.data = data;
+  }
+}
+
+/** A value to send with a transfer list (zero-copy moves of ArrayBuffers, ports). */
+export class Transfer {
+  constructor(value, transfer) {
+    this.value = value;
+    this.transfer = transfer;
+  }
+}
+
+/** Marks a handler's result (or a request's params) to be sent with `list` transferred. */
+export function transfer(value, list) {
+  return new Transfer(value, Array.from(list));
+}
+
+export const ErrorCode = Object.freeze({
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  BUILD_FAILED: -32001,
+  GATE_FAILED: -32002,
+  PERMISSION_DENIED: -32003,
+  TASK_CANCELLED: -32004,
+  PREVIEW_LOAD_FAILED: -32005,
+  NAVIGATION_FAILED: -32006,
+  MCP_SERVER_ERROR: -32007,
+  CONTEXT_OVERFLOW: -32008,
+  REQUEST_TIMEOUT: -32099,
+  DESTROYED: -32098,
+  INVALID_RESPONSE: -32097,
+  SEND_FAILED: -32096,
+  REQUEST_CANCELLED: -32800,
+});
+
+// Kinds, in the order of the core's `Kind` enum.
+export function kindOf(value) {
+  if (value === null) return 0;
+  switch (typeof value) {
+    case "boolean": return 1;
+    case "number": return 2;
+    case "string": return 3;
+    case "object": return Array.isArray(value) ? 4 : 5;
+    default: return 6;
+  }
+}
+
+export function isThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function")
+    && typeof value.then === "function";
+}
+
+/** Reports how a handler's promise settled, without a closure per call in wasm. */
+export function awaitOutcome(promise, settled, call) {
+  Promise.resolve(promise).then(
+    (value) => settled(call, true, value),
+    (error) => settled(call, false, error),
+  );
+}
+
+/** What a thrown value becomes on the wire: `{code, message, data?}`. */
+export function errorParts(thrown) {
+  if (thrown instanceof RPCError || (thrown instanceof Error && thrown.name === "RPCError"
+      && Number.isInteger(thrown.code))) {
+    return { code: thrown.code, message: String(thrown.message), data: thrown.data };
+  }
+  if (thrown instanceof Error) return { code: -32603, message: thrown.message || "Internal error" };
+  if (typeof thrown === "string") return { code: -32603, message: thrown };
+  const data = thrown === undefined || typeof thrown === "function" || typeof thrown === "symbol"
+    ? undefined : thrown;
+  return { code: -32603, message: "Internal error", data };
+}
+
+/** Whether `value` survives the transport's encoding (a structured clone or JSON text). */
+export function encodable(value, asText) {
+  try {
+    if (asText) JSON.stringify(value);
+    else if (typeof structuredClone === "function") structuredClone(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function describe(error) {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,178 @@
+//! The WebAssembly layer: the JS API (`JSONRPCClient`, `JSONRPCServer`,
+//! `Peer`, transports) over the protocol core. Thin by design: it reads
+//! envelopes, calls handlers, and owns every JS resource it creates.
+
+mod endpoint;
+mod transport;
+mod types;
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::core::{ErrorObject, Kind, Value};
+
+pub use endpoint::{JSONRPCClient, JSONRPCServer, Peer};
+pub use transport::{
+    port_transport, self_transport, window_transport, worker_transport, PostMessageTransport,
+};
+
+#[wasm_bindgen(module = "/src/wasm/glue.js")]
+extern "C" {
+    // Re-exported as they are; their types are in `types.rs`.
+    #[wasm_bindgen(reexport, skip_typescript, js_name = RPCError)]
+    fn export_rpc_error();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = Transfer)]
+    fn export_transfer_class();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = transfer)]
+    fn export_transfer();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = ErrorCode)]
+    fn export_error_code();
+
+    type RPCError;
+    #[wasm_bindgen(constructor)]
+    fn new(code: f64, message: &str, data: &JsValue) -> RPCError;
+
+    type Transfer;
+    #[wasm_bindgen(method, getter)]
+    fn value(this: &Transfer) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn transfer(this: &Transfer) -> JsValue;
+
+    #[wasm_bindgen(js_name = kindOf)]
+    fn kind_of(value: &JsValue) -> u8;
+    #[wasm_bindgen(js_name = isThenable)]
+    fn is_thenable(value: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = awaitOutcome)]
+    fn await_outcome(promise: &JsValue, settled: &Function, call: u32);
+    #[wasm_bindgen(js_name = errorParts)]
+    fn error_parts(thrown: &JsValue) -> JsValue;
+    fn encodable(value: &JsValue, as_text: bool) -> bool;
+    fn describe(error: &JsValue) -> String;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &Function, ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(handle: &JsValue);
+    #[wasm_bindgen(js_name = queueMicrotask)]
+    fn queue_microtask(callback: &Function);
+}
+
+/// Interned property names of the envelope: one JS string each, made once.
+mod keys {
+    use wasm_bindgen::prelude::*;
+
+    macro_rules! key {
+        ($($name:ident = $text:literal),*) => {
+            thread_local! { $(pub static $name: JsValue = JsValue::from_str($text);)* }
+        };
+    }
+    key!(
+        JSONRPC = "jsonrpc",
+        ID = "id",
+        METHOD = "method",
+        PARAMS = "params",
+        RESULT = "result",
+        ERROR = "error",
+        CODE = "code",
+        MESSAGE = "message",
+        DATA = "data",
+        VERSION = "2.0",
+        TIMEOUT = "timeout",
+        SIGNAL = "signal",
+        TRANSFER = "transfer",
+        ABORTED = "aborted",
+        HANDSHAKE = "handshake",
+        TEXT = "text"
+    );
+}
+
+fn get(target: &JsValue, key: &'static std::thread::LocalKey<JsValue>) -> JsValue {
+    key.with(|key| Reflect::get(target, key).unwrap_or(JsValue::UNDEFINED))
+}
+
+fn set(target: &JsValue, key: &'static std::thread::LocalKey<JsValue>, value: &JsValue) {
+    key.with(|key| {
+        let _ = Reflect::set(target, key, value);
+    });
+}
+
+impl Value for JsValue {
+    fn kind(&self) -> Kind {
+        match kind_of(self) {
+            0 => Kind::Null,
+            1 => Kind::Bool,
+            2 => Kind::Number,
+            3 => Kind::String,
+            4 => Kind::Array,
+            5 => Kind::Object,
+            _ => Kind::Other,
+        }
+    }
+
+    fn member(&self, name: &str) -> Option<Self> {
+        let value = match name {
+            "jsonrpc" => get(self, &keys::JSONRPC),
+            "id" => get(self, &keys::ID),
+            "method" => get(self, &keys::METHOD),
+            "params" => get(self, &keys::PARAMS),
+            "result" => get(self, &keys::RESULT),
+            "error" => get(self, &keys::ERROR),
+            "code" => get(self, &keys::CODE),
+            "message" => get(self, &keys::MESSAGE),
+            "data" => get(self, &keys::DATA),
+            other => Reflect::get(self, &JsValue::from_str(other)).unwrap_or(JsValue::UNDEFINED),
+        };
+        (!value.is_undefined()).then_some(value)
+    }
+
+    fn as_text(&self) -> Option<String> {
+        self.as_string()
+    }
+
+    fn as_number(&self) -> Option<f64> {
+        self.as_f64()
+    }
+
+    fn elements(&self) -> Vec<Self> {
+        if js_sys::Array::is_array(self) {
+            js_sys::Array::from(self).iter().collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn is_version_2(&self) -> bool {
+        keys::VERSION.with(|version| self == version)
+    }
+}
+
+/// An `RPCError` for a call that ended on this side.
+fn rpc_error(code: i64, message: &str, data: &JsValue) -> JsValue {
+    RPCError::new(code as f64, message, data).into()
+}
+
+fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
+    rpc_error(
+        error.code,
+        &error.message,
+        error.data.as_ref().unwrap_or(&JsValue::UNDEFINED),
+    )
+}
+
+/// What a handler's thrown value becomes on the wire.
+fn error_object_from_thrown(thrown: &JsValue) -> ErrorObject<JsValue> {
+    let parts = error_parts(thrown);
+    let code = get(&parts, &keys::CODE).as_f64().unwrap_or(-32603.0) as i64;
+    let message = get(&parts, &keys::MESSAGE).as_string().unwrap_or_default();
+    let data = get(&parts, &keys::DATA);
+    ErrorObject {
+        code,
+        message,
+        data: (!data.is_undefined()).then_some(data),
+    }
+}

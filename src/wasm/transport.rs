@@ -1,0 +1,417 @@
+//! postMessage transports: a window (iframe ↔ parent), a MessagePort, a
+//! Worker and the worker's own global scope. Each owns its listener and, for
+//! ports, the port itself; `destroy()` releases them.
+//!
+//! Only JSON-RPC traffic is taken (an array, or an object with
+//! `jsonrpc: "2.0"`); everything else on the channel is left alone. Messages
+//! that arrive before anyone subscribed wait in an inbox, and with the
+//! handshake on, messages sent before the other side is listening wait in an
+//! outbox, so nothing is lost while either side is still loading.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use js_sys::{Function, Object};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::{get, keys, kind_of, queue_microtask, set};
+
+/// The handshake notification: `ack: false` asks the other side to answer.
+const READY: &str = "$/ready";
+
+#[wasm_bindgen]
+extern "C" {
+    /// Anything with `postMessage` and `addEventListener`: Window, Worker,
+    /// MessagePort, DedicatedWorkerGlobalScope.
+    #[derive(Clone)]
+    pub type Channel;
+    #[wasm_bindgen(method, catch, js_name = postMessage)]
+    fn post(this: &Channel, message: &JsValue, transfer: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = postMessage)]
+    fn post_to(
+        this: &Channel,
+        message: &JsValue,
+        origin: &str,
+        transfer: &JsValue,
+    ) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, js_name = addEventListener)]
+    fn add_event_listener(this: &Channel, kind: &str, listener: &Function);
+    #[wasm_bindgen(method, js_name = removeEventListener)]
+    fn remove_event_listener(this: &Channel, kind: &str, listener: &Function);
+    #[wasm_bindgen(method, catch)]
+    fn start(this: &Channel) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn close(this: &Channel) -> Result<(), JsValue>;
+
+    type MessageEvent;
+    #[wasm_bindgen(method, getter)]
+    fn data(this: &MessageEvent) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn source(this: &MessageEvent) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn origin(this: &MessageEvent) -> JsValue;
+
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    static GLOBAL: Channel;
+}
+
+enum Kind {
+    /// Posts to `target` with `post_origin`; accepts only events from
+    /// `target` (and, when pinned, from `origin`).
+    Window {
+        target: Channel,
+        origin: Option<String>,
+        post_origin: String,
+    },
+    Port(Channel),
+    Worker(Channel),
+}
+
+struct State {
+    handlers: Vec<Function>,
+    inbox: Vec<JsValue>,
+    outbox: Vec<(JsValue, JsValue)>,
+    peer_ready: bool,
+    announced: bool,
+    destroyed: bool,
+}
+
+struct Shared {
+    kind: Kind,
+    listen_on: Channel,
+    handshake: bool,
+    state: RefCell<State>,
+    listener: RefCell<Option<Closure<dyn FnMut(JsValue)>>>,
+}
+
+/// A transport over postMessage. Made by `windowTransport`, `portTransport`,
+/// `workerTransport` and `selfTransport`.
+#[wasm_bindgen(skip_typescript)]
+pub struct PostMessageTransport {
+    shared: Rc<Shared>,
+}
+
+fn handshake_option(options: &JsValue, default: bool) -> bool {
+    if options.is_object() {
+        get(options, &keys::HANDSHAKE).as_bool().unwrap_or(default)
+    } else {
+        default
+    }
+}
+
+/// A transport to another window: an iframe's `contentWindow` from its
+/// parent, or `window.parent` from inside the iframe.
+#[wasm_bindgen(js_name = windowTransport, skip_typescript)]
+pub fn window_transport(
+    target: JsValue,
+    source: JsValue,
+    origin: Option<String>,
+    options: JsValue,
+) -> Result<PostMessageTransport, JsValue> {
+    if !target.is_object() {
+        return Err(js_sys::TypeError::new("windowTransport: target must be a Window").into());
+    }
+    let listen_on: Channel = if source.is_undefined() || source.is_null() {
+        GLOBAL.with(|global| global.clone())
+    } else {
+        source.unchecked_into()
+    };
+    let origin = origin.filter(|o| o != "*");
+    // An opaque origin ("null") cannot be named as a target origin; the
+    // source check still pins the window.
+    let post_origin = match origin.as_deref() {
+        Some(o) if o != "null" => o.to_owned(),
+        _ => "*".to_owned(),
+    };
+    let kind = Kind::Window {
+        target: target.unchecked_into(),
+        origin,
+        post_origin,
+    };
+    Ok(PostMessageTransport::open(
+        kind,
+        listen_on,
+        handshake_option(&options, true),
+    ))
+}
+
+/// A transport over one end of a `MessageChannel`. Starts the port;
+/// `destroy()` closes it.
+#[wasm_bindgen(js_name = portTransport, skip_typescript)]
+pub fn port_transport(port: JsValue, options: JsValue) -> Result<PostMessageTransport, JsValue> {
+    if !port.is_object() {
+        return Err(js_sys::TypeError::new("portTransport: port must be a MessagePort").into());
+    }
+    let port: Channel = port.unchecked_into();
+    let transport = PostMessageTransport::open(
+        Kind::Port(port.clone()),
+        port.clone(),
+        handshake_option(&options, false),
+    );
+    port.start()?;
+    Ok(transport)
+}
+
+/// The main thread's side of a dedicated `Worker`.
+#[wasm_bindgen(js_name = workerTransport, skip_typescript)]
+pub fn worker_transport(
+    worker: JsValue,
+    options: JsValue,
+) -> Result<PostMessageTransport, JsValue> {
+    if !worker.is_object() {
+        return Err(js_sys::TypeError::new("workerTransport: worker must be a Worker").into());
+    }
+    let worker: Channel = worker.unchecked_into();
+    Ok(PostMessageTransport::open(
+        Kind::Worker(worker.clone()),
+        worker,
+        handshake_option(&options, true),
+    ))
+}
+
+/// The worker's side of `workerTransport`: talks to whoever created this
+/// dedicated worker, through its global scope.
+#[wasm_bindgen(js_name = selfTransport, skip_typescript)]
+pub fn self_transport(options: JsValue) -> PostMessageTransport {
+    let scope = GLOBAL.with(|global| global.clone());
+    PostMessageTransport::open(
+        Kind::Worker(scope.clone()),
+        scope,
+        handshake_option(&options, true),
+    )
+}
+
+impl PostMessageTransport {
+    fn open(kind: Kind, listen_on: Channel, handshake: bool) -> Self {
+        let shared = Rc::new(Shared {
+            kind,
+            listen_on,
+            handshake,
+            state: RefCell::new(State {
+                handlers: Vec::new(),
+                inbox: Vec::new(),
+                outbox: Vec::new(),
+                peer_ready: !handshake,
+                announced: false,
+                destroyed: false,
+            }),
+            listener: RefCell::new(None),
+        });
+        let weak: Weak<Shared> = Rc::downgrade(&shared);
+        let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            if let Some(shared) = weak.upgrade() {
+                shared.on_event(event.unchecked_into());
+            }
+        });
+        shared
+            .listen_on
+            .add_event_listener("message", listener.as_ref().unchecked_ref());
+        *shared.listener.borrow_mut() = Some(listener);
+        PostMessageTransport { shared }
+    }
+}
+
+#[wasm_bindgen]
+impl PostMessageTransport {
+    /// Posts a message (queued until the other side is listening when the
+    /// handshake is on). Throws what `postMessage` throws, e.g. `DataCloneError`.
+    pub fn send(&self, message: JsValue, transfer: JsValue) -> Result<(), JsValue> {
+        let shared = &self.shared;
+        {
+            let mut state = shared.state.borrow_mut();
+            if state.destroyed {
+                return Err(js_sys::Error::new("transport destroyed").into());
+            }
+            if !state.peer_ready {
+                state.outbox.push((message, transfer));
+                return Ok(());
+            }
+        }
+        shared.post(&message, &transfer)
+    }
+
+    /// Adds a handler for incoming JSON-RPC messages. The first one also
+    /// receives, on the next microtask, whatever arrived before it.
+    #[wasm_bindgen(js_name = onMessage)]
+    pub fn on_message(&self, handler: Function) {
+        let shared = &self.shared;
+        let first = {
+            let mut state = shared.state.borrow_mut();
+            if state.destroyed {
+                return;
+            }
+            state.handlers.push(handler);
+            state.handlers.len() == 1
+        };
+        if !first {
+            return;
+        }
+        if shared.handshake {
+            shared.announce(false);
+        }
+        // Later in this turn, so methods registered right after the
+        // constructor are in place before early requests are dispatched.
+        let weak = Rc::downgrade(shared);
+        let flush = Closure::once_into_js(move || {
+            if let Some(shared) = weak.upgrade() {
+                let inbox = std::mem::take(&mut shared.state.borrow_mut().inbox);
+                for message in inbox {
+                    shared.deliver(message);
+                }
+            }
+        });
+        queue_microtask(flush.unchecked_ref());
+    }
+
+    /// Removes a handler added with `onMessage`.
+    #[wasm_bindgen(js_name = offMessage)]
+    pub fn off_message(&self, handler: Function) {
+        let handler: &JsValue = &handler;
+        self.shared
+            .state
+            .borrow_mut()
+            .handlers
+            .retain(|h| AsRef::<JsValue>::as_ref(h) != handler);
+    }
+
+    /// Removes the listener, closes an owned port, drops queued messages.
+    pub fn destroy(&self) {
+        let shared = &self.shared;
+        {
+            let mut state = shared.state.borrow_mut();
+            if state.destroyed {
+                return;
+            }
+            state.destroyed = true;
+            state.handlers.clear();
+            state.inbox.clear();
+            state.outbox.clear();
+        }
+        if let Some(listener) = shared.listener.borrow().as_ref() {
+            shared
+                .listen_on
+                .remove_event_listener("message", listener.as_ref().unchecked_ref());
+        }
+        if let Kind::Port(port) = &shared.kind {
+            let _ = port.close();
+        }
+    }
+
+    /// Messages waiting for the other side's handshake (for diagnostics).
+    #[wasm_bindgen(getter)]
+    pub fn queued(&self) -> usize {
+        self.shared.state.borrow().outbox.len()
+    }
+}
+
+impl Shared {
+    fn post(&self, message: &JsValue, transfer: &JsValue) -> Result<(), JsValue> {
+        match &self.kind {
+            Kind::Window {
+                target,
+                post_origin,
+                ..
+            } => target.post_to(message, post_origin, transfer),
+            Kind::Port(channel) | Kind::Worker(channel) => channel.post(message, transfer),
+        }
+    }
+
+    fn announce(&self, ack: bool) {
+        self.state.borrow_mut().announced = true;
+        let message: JsValue = Object::new().into();
+        set(
+            &message,
+            &keys::JSONRPC,
+            &keys::VERSION.with(JsValue::clone),
+        );
+        set(&message, &keys::METHOD, &JsValue::from_str(READY));
+        let params: JsValue = Object::new().into();
+        let _ = js_sys::Reflect::set(&params, &JsValue::from_str("ack"), &JsValue::from_bool(ack));
+        set(&message, &keys::PARAMS, &params);
+        let _ = self.post(&message, &JsValue::UNDEFINED);
+    }
+
+    fn on_event(&self, event: MessageEvent) {
+        if let Kind::Window { target, origin, .. } = &self.kind {
+            let target: &JsValue = target;
+            if event.source() != *target {
+                return;
+            }
+            if let Some(origin) = origin {
+                if event.origin().as_string().as_deref() != Some(origin.as_str()) {
+                    return;
+                }
+            }
+        }
+        let data = event.data();
+        let is_ours = match kind_of(&data) {
+            4 => true,
+            5 => get(&data, &keys::JSONRPC) == keys::VERSION.with(JsValue::clone),
+            _ => false,
+        };
+        if !is_ours {
+            return;
+        }
+        if self.handshake && self.is_handshake(&data) {
+            return;
+        }
+        self.peer_is_ready();
+        self.deliver(data);
+    }
+
+    /// Handles the other side's `$/ready`; returns whether `data` was one.
+    fn is_handshake(&self, data: &JsValue) -> bool {
+        if kind_of(data) != 5 || get(data, &keys::METHOD).as_string().as_deref() != Some(READY) {
+            return false;
+        }
+        if !get(data, &keys::ID).is_undefined() {
+            return false;
+        }
+        let params = get(data, &keys::PARAMS);
+        let ack = params.is_object()
+            && js_sys::Reflect::get(&params, &JsValue::from_str("ack"))
+                .ok()
+                .and_then(|a| a.as_bool())
+                == Some(true);
+        self.peer_is_ready();
+        let listening = !self.state.borrow().handlers.is_empty();
+        if !ack && listening {
+            self.announce(true);
+        }
+        true
+    }
+
+    fn peer_is_ready(&self) {
+        let outbox = {
+            let mut state = self.state.borrow_mut();
+            if state.peer_ready || state.destroyed {
+                return;
+            }
+            state.peer_ready = true;
+            std::mem::take(&mut state.outbox)
+        };
+        for (message, transfer) in outbox {
+            // A message that cannot be posted now was accepted earlier; the
+            // caller's timeout reports it.
+            let _ = self.post(&message, &transfer);
+        }
+    }
+
+    fn deliver(&self, message: JsValue) {
+        let handlers = {
+            let mut state = self.state.borrow_mut();
+            if state.destroyed {
+                return;
+            }
+            if state.handlers.is_empty() {
+                state.inbox.push(message);
+                return;
+            }
+            state.handlers.clone()
+        };
+        for handler in handlers {
+            let _ = handler.call1(&JsValue::UNDEFINED, &message);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The TypeScript declarations of the JS API, written by hand so that they can
+//! say what wasm-bindgen cannot: generics, optional members, `extends Error`.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+/** Params of a call: positional (an array) or named (an object), as the spec allows. */
+export type Params = readonly unknown[] | { readonly [name: string]: unknown };
+
+/** A transport: anything that can send a message and deliver incoming ones. */
+export interface RPCTransport {
+  /** Sends one message (an object, an array for a batch, or JSON text). */
+  send(message: unknown, transfer?: Transferable[]): void;
+  /** Adds a handler for incoming messages. */
+  onMessage(handler: (message: unknown) => void): void;
+  /** Removes a handler added with `onMessage` (called by `destroy()` when present). */
+  offMessage?(handler: (message: unknown) => void): void;
+  /** Releases the transport's resources (called by `destroy()` when present). */
+  destroy?(): void;
+  /** When true, messages are sent as JSON text. */
+  readonly text?: boolean;
+}
+
+/** Options of the postMessage transports. */
+export interface PostMessageTransportOptions {
+  /**
+   * Hold outgoing messages until the other side announces it is listening
+   * (a `$/ready` notification), so nothing is lost while it loads. Default:
+   * true for windows and workers, false for ports (a port queues by itself).
+   * Turn it off when the other side is not wiggum-rpc.
+   */
+  handshake?: boolean;
+}
+
+/** A postMessage transport made by one of the transport functions. */
+export class PostMessageTransport implements RPCTransport {
+  private constructor();
+  send(message: unknown, transfer?: Transferable[]): void;
+  onMessage(handler: (message: unknown) => void): void;
+  offMessage(handler: (message: unknown) => void): void;
+  destroy(): void;
+  /** Messages waiting for the other side's handshake. */
+  readonly queued: number;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/**
+ * A transport to another window. Accepts only messages whose `event.source`
+ * is `target` and, when `origin` is given, whose `event.origin` equals it;
+ * posts with that origin (`"*"` when none is given or the origin is opaque).
+ */
+export function windowTransport(
+  target: Window,
+  source?: Window | null,
+  origin?: string,
+  options?: PostMessageTransportOptions,
+): PostMessageTransport;
+/** A transport over a MessagePort; starts the port, and `destroy()` closes it. */
+export function portTransport(port: MessagePort, options?: PostMessageTransportOptions): PostMessageTransport;
+/** The main thread's side of a dedicated Worker. */
+export function workerTransport(worker: Worker, options?: PostMessageTransportOptions): PostMessageTransport;
+/** Inside a dedicated worker: the side that talks to `workerTransport(worker)`. */
+export function selfTransport(options?: PostMessageTransportOptions): PostMessageTransport;
+
+/** The error every failed call rejects with, and that handlers may throw. */
+export class RPCError<D = unknown> extends Error {
+  constructor(code: number, message: string, data?: D);
+  readonly name: "RPCError";
+  code: number;
+  data?: D;
+}
+
+/** A value marked to be sent with a transfer list. */
+export class Transfer<T = unknown> {
+  private constructor();
+  readonly value: T;
+  readonly transfer: Transferable[];
+}
+/** Marks a handler's result (or a request's params) to move `list` instead of copying it. */
+export function transfer<T>(value: T, list: Iterable<Transferable>): Transfer<T>;
+
+/** Named error codes: the spec's, Wiggum's domain codes, and how a call ended locally. */
+export declare const ErrorCode: Readonly<{
+  PARSE_ERROR: -32700;
+  INVALID_REQUEST: -32600;
+  METHOD_NOT_FOUND: -32601;
+  INVALID_PARAMS: -32602;
+  INTERNAL_ERROR: -32603;
+  BUILD_FAILED: -32001;
+  GATE_FAILED: -32002;
+  PERMISSION_DENIED: -32003;
+  TASK_CANCELLED: -32004;
+  PREVIEW_LOAD_FAILED: -32005;
+  NAVIGATION_FAILED: -32006;
+  MCP_SERVER_ERROR: -32007;
+  CONTEXT_OVERFLOW: -32008;
+  REQUEST_TIMEOUT: -32099;
+  DESTROYED: -32098;
+  INVALID_RESPONSE: -32097;
+  SEND_FAILED: -32096;
+  REQUEST_CANCELLED: -32800;
+}>;
+
+export interface EndpointOptions {
+  /** Default per-call timeout in ms (10000). `0` or `Infinity`: no timeout. */
+  timeout?: number;
+}
+
+export interface RequestOptions {
+  /** This call's timeout in ms, overriding the endpoint's. */
+  timeout?: number;
+  /** Aborting rejects the call at once (`REQUEST_CANCELLED`) and sends `$/cancelRequest`. */
+  signal?: AbortSignal;
+  /** Objects to transfer rather than copy (ArrayBuffers, ports). */
+  transfer?: Transferable[];
+}
+
+export interface NotifyOptions {
+  transfer?: Transferable[];
+}
+
+/** A method handler: gets the params untouched; returns (or resolves to) the result. */
+export type MethodHandler<P = unknown, R = unknown> = (params: P) => R | Promise<R>;
+/** A notification handler. */
+export type NotificationHandler<P = unknown> = (params: P) => void | Promise<void>;
+
+/** Calls methods on the other side of a transport. */
+export class JSONRPCClient {
+  constructor(transport: RPCTransport, options?: EndpointOptions);
+  /** Resolves with the result; rejects with `RPCError` (see `ErrorCode`). */
+  request<T = unknown>(method: string, params?: Params | Transfer<Params>, options?: RequestOptions): Promise<T>;
+  /** Sends a notification: no id, no response. */
+  notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
+  /** Calls waiting for a response. */
+  readonly pending: number;
+  /** Rejects every pending call (`DESTROYED`), removes the listener, destroys the transport. */
+  destroy(): void;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Serves methods and notifications to the other side of a transport. */
+export class JSONRPCServer {
+  constructor(transport: RPCTransport, options?: EndpointOptions);
+  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>): void;
+  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
+  destroy(): void;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Client and server on one transport, both directions at once. */
+export class Peer {
+  constructor(transport: RPCTransport, options?: EndpointOptions);
+  request<T = unknown>(method: string, params?: Params | Transfer<Params>, options?: RequestOptions): Promise<T>;
+  notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
+  readonly pending: number;
+  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>): void;
+  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
+  destroy(): void;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+"#;
