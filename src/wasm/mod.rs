@@ -6,6 +6,10 @@ mod endpoint;
 mod transport;
 mod types;
 
+#[cfg(test)]
+#[path = "../../tests/browser/suite.rs"]
+mod browser_suite;
+
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 

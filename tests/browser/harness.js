@@ -1,0 +1,632 @@
+// Browser scenarios of the wasm-bindgen-test suite (tests/browser.rs runs each
+// one by name, in Chromium and in Firefox). Everything here is real: a real
+// MessageChannel, Worker, iframe (same-origin and sandboxed), postMessage.
+//
+// No static imports: this module is also loaded, unused, inside the sandboxed
+// iframe, where absolute imports cannot resolve.
+
+let lib;
+let fixtures;
+
+async function load() {
+  // The page loaded the test build as "/wasm-bindgen-test": the same URL gives
+  // the same, already initialised, module.
+  lib ??= await import("/wasm-bindgen-test");
+  fixtures ??= await import("/tests/browser/methods.js");
+}
+
+export async function scenario(name) {
+  await load();
+  const run = scenarios[name];
+  if (!run) throw new Error(`no scenario ${name}`);
+  await run();
+}
+
+export async function errorCode(name) {
+  await load();
+  return lib.ErrorCode[name];
+}
+
+// ---- helpers ---------------------------------------------------------------
+
+function assert(condition, what) {
+  if (!condition) throw new Error(`assertion failed: ${what}`);
+}
+
+function eq(actual, expected, what) {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
+}
+
+async function rejects(promise, code, what) {
+  let error;
+  try {
+    const value = await promise;
+    throw new Error(`${what}: expected rejection with ${code}, resolved with ${JSON.stringify(value)}`);
+  } catch (e) {
+    error = e;
+  }
+  if (!(error instanceof lib.RPCError)) throw new Error(`${what}: not an RPCError: ${error}`);
+  assert(error instanceof Error, `${what}: RPCError is an Error`);
+  eq(error.code, code, `${what}: code (${error.message})`);
+  return error;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function within(ms, promise, what) {
+  let timer;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Collects what arrives on a raw port; `take(n)` waits for n messages. */
+function recorder(port) {
+  const seen = [];
+  let wake = () => {};
+  port.addEventListener("message", (event) => {
+    seen.push(event.data);
+    wake();
+  });
+  port.start();
+  return {
+    seen,
+    async take(n, ms = 2000) {
+      const until = Date.now() + ms;
+      while (seen.length < n) {
+        if (Date.now() > until) throw new Error(`expected ${n} messages, got ${JSON.stringify(seen)}`);
+        await new Promise((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 20);
+        });
+      }
+      return seen.splice(0, n);
+    },
+  };
+}
+
+function servedPair(options) {
+  const { port1, port2 } = new MessageChannel();
+  const server = new lib.JSONRPCServer(lib.portTransport(port1));
+  fixtures.serveFixtures(server, lib);
+  const client = new lib.JSONRPCClient(lib.portTransport(port2), options);
+  return { server, client, destroy: () => (client.destroy(), server.destroy()) };
+}
+
+function samplePayload() {
+  const bytes = new Uint8Array([1, 2, 3, 250]);
+  const buffer = new Uint8Array([9, 8, 7]).buffer;
+  const map = new Map([["a", 1], ["nested", new Uint8Array([5])]]);
+  const date = new Date("2026-01-02T03:04:05.000Z");
+  const blob = new Blob(["hello"]);
+  return [bytes, buffer, map, date, blob];
+}
+
+const samplePayloadDescription = [
+  { type: "Uint8Array", content: [1, 2, 3, 250] },
+  { type: "ArrayBuffer", content: [9, 8, 7] },
+  { type: "Map", content: [["a", 1], ["nested", { type: "Uint8Array", content: [5] }]] },
+  { type: "Date", content: "2026-01-02T03:04:05.000Z" },
+  { type: "Blob", content: 5 },
+];
+
+/** Checks that structured-clone types survive both ways through `endpoint`. */
+async function checkPassthrough(endpoint, where) {
+  eq(await endpoint.request("describe", samplePayload()), samplePayloadDescription, `${where}: params arrive intact`);
+  const [bytes, buffer, map, date, blob] = await endpoint.request("echo", samplePayload());
+  assert(bytes instanceof Uint8Array && bytes[3] === 250, `${where}: Uint8Array result`);
+  assert(buffer instanceof ArrayBuffer && buffer.byteLength === 3, `${where}: ArrayBuffer result`);
+  assert(map instanceof Map && map.get("nested") instanceof Uint8Array, `${where}: Map result`);
+  assert(date instanceof Date && date.getTime() === Date.UTC(2026, 0, 2, 3, 4, 5), `${where}: Date result`);
+  assert(blob instanceof Blob && (await blob.text()) === "hello", `${where}: Blob result`);
+}
+
+/** Checks zero-copy moves both ways through `endpoint`. */
+async function checkTransfer(endpoint, where) {
+  const buffer = new Uint8Array(4096).fill(7).buffer;
+  eq(await endpoint.request("byteLength", [buffer], { transfer: [buffer] }), 4096, `${where}: transferred params`);
+  eq(buffer.byteLength, 0, `${where}: the sender's buffer was moved, not copied`);
+  const other = new Uint8Array(16).buffer;
+  eq(await endpoint.request("byteLength", lib.transfer([other], [other])), 16, `${where}: transfer() marker`);
+  eq(other.byteLength, 0, `${where}: marker moved the buffer`);
+  const { bytes } = await endpoint.request("bytes", [1000]);
+  assert(bytes instanceof Uint8Array && bytes.length === 1000 && bytes[999] === 999 % 251, `${where}: transferred result`);
+}
+
+/** Starts the fixture worker; `name` carries its options (e.g. "delay=400"). */
+function startWorker(name = "") {
+  const worker = new Worker("/tests/browser/worker.js", { type: "module", name });
+  worker.addEventListener("error", (event) => console.error(`worker failed: ${event.message}`));
+  return worker;
+}
+
+function addFrame(attributes) {
+  const frame = document.createElement("iframe");
+  Object.assign(frame, attributes);
+  document.body.appendChild(frame);
+  return frame;
+}
+
+/** Loads this very test build into a sandboxed (opaque-origin) iframe. */
+async function bootSandboxedFrame(body) {
+  const glue = await (await fetch("/wasm-bindgen-test.js")).text();
+  const paths = [...new Set([...glue.matchAll(/["'](\.\/snippets\/[^"']+)["']/g)].map((m) => m[1]))];
+  const snippets = {};
+  for (const path of paths) snippets[path] = await (await fetch(path.slice(1))).text();
+  const wasm = await (await fetch("/wasm-bindgen-test_bg.wasm")).arrayBuffer();
+  const frame = addFrame({ sandbox: "allow-scripts" });
+  frame.srcdoc = `<!doctype html><script type="module">
+    addEventListener("message", async function boot(event) {
+      if (event.source !== parent || event.data?.type !== "boot") return;
+      removeEventListener("message", boot);
+      try {
+      let source = event.data.glue;
+      for (const [path, text] of Object.entries(event.data.snippets)) {
+        const url = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+        // Only the import clauses: the same path also names the wasm imports.
+        source = source.split(\`from "\${path}"\`).join(\`from "\${url}"\`).split(\`from '\${path}'\`).join(\`from '\${url}'\`);
+      }
+      const lib = await import(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
+      await lib.default({ module_or_path: event.data.wasm });
+      const parentOrigin = event.data.parentOrigin;
+      ${body}
+      } catch (error) {
+        parent.postMessage({ type: "boot-failed", message: String(error && error.stack || error) }, "*");
+      }
+    });
+    parent.postMessage({ type: "booting" }, "*");
+  <\/script>`;
+  addEventListener("message", function failed(event) {
+    if (event.source !== frame.contentWindow || event.data?.type !== "boot-failed") return;
+    removeEventListener("message", failed);
+    console.error(`sandboxed frame failed to boot: ${event.data.message}`);
+  });
+  await new Promise((resolve) => {
+    addEventListener("message", function booting(event) {
+      if (event.source !== frame.contentWindow || event.data?.type !== "booting") return;
+      removeEventListener("message", booting);
+      frame.contentWindow.postMessage({ type: "boot", glue, snippets, wasm, parentOrigin: location.origin }, "*");
+      resolve();
+    });
+  });
+  return frame;
+}
+
+// ---- scenarios -------------------------------------------------------------
+
+const scenarios = {
+  async port_round_trip_results_and_errors() {
+    const { client, destroy } = servedPair();
+    try {
+      eq(await client.request("add", [2, 3]), 5, "sync handler");
+      eq(await client.request("addLater", [20, 22]), 42, "async handler");
+      eq(await client.request("echo", { named: ["params", 1] }), { named: ["params", 1] }, "named params untouched");
+      eq(await client.request("nothing"), null, "undefined result becomes null");
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => client.request("addLater", [i, i])));
+      eq(results, Array.from({ length: 200 }, (_, i) => 2 * i), "200 in flight, each answered correctly");
+
+      const build = await rejects(
+        client.request("fail", [lib.ErrorCode.BUILD_FAILED, "Build failed", { diagnostics: [{ line: 3 }] }]),
+        -32001, "RPCError thrown by handler");
+      eq(build.message, "Build failed", "message");
+      eq(build.data, { diagnostics: [{ line: 3 }] }, "data");
+      eq(build.name, "RPCError", "name");
+      assert(typeof build.stack === "string" && build.stack.length > 0, "has a stack");
+      await rejects(client.request("failAsync", [-32002, "Gate failed"]), -32002, "async RPCError");
+      eq((await rejects(client.request("throwPlain"), -32603, "plain Error")).message, "plain failure", "plain message");
+      eq((await rejects(client.request("throwValue", ["boom"]), -32603, "thrown string")).message, "boom", "string");
+      const thrownNumber = await rejects(client.request("throwValue", [42]), -32603, "thrown number");
+      eq([thrownNumber.message, thrownNumber.data], ["Internal error", 42], "thrown number");
+      await rejects(client.request("throwValue", [null]), -32603, "thrown null");
+      for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf", "missing"]) {
+        await rejects(client.request(name), -32601, `${name} is not a method`);
+      }
+      await rejects(client.request("add", 7), -32602, "params must be structured (refused locally)");
+      eq(client.pending, 0, "nothing left pending");
+    } finally {
+      destroy();
+    }
+  },
+
+  async port_notifications() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    const got = [];
+    server.onNotify("log", (params) => got.push(params));
+    const raw = recorder(port2);
+    const client = new lib.JSONRPCClient(lib.portTransport(port2));
+    try {
+      client.notify("log", { line: 1 });
+      client.notify("log", [2]);
+      client.notify("nobody-listens", { x: 1 });
+      await sleep(100);
+      eq(got, [{ line: 1 }, [2]], "notifications delivered in order");
+      eq(raw.seen.length, 0, "no reply to any notification");
+    } finally {
+      client.destroy();
+      server.destroy();
+    }
+  },
+
+  async port_invalid_messages_get_spec_answers() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    fixtures.serveFixtures(server, lib);
+    const raw = recorder(port2);
+    try {
+      const invalid = { code: -32600, message: "Invalid Request" };
+      port2.postMessage({ jsonrpc: "2.0", method: 1, params: "bar" });
+      eq(await raw.take(1), [{ jsonrpc: "2.0", error: invalid, id: null }], "method not a string");
+      port2.postMessage({ jsonrpc: "2.0", method: "add", params: 3, id: 9 });
+      eq(await raw.take(1), [{ jsonrpc: "2.0", error: invalid, id: 9 }], "params not structured, id echoed");
+      port2.postMessage({ jsonrpc: "2.0", method: "add", id: { bad: 1 } });
+      eq(await raw.take(1), [{ jsonrpc: "2.0", error: invalid, id: null }], "object id");
+      port2.postMessage({ jsonrpc: "2.0", method: "add", id: true });
+      eq(await raw.take(1), [{ jsonrpc: "2.0", error: invalid, id: null }], "boolean id");
+      port2.postMessage([]);
+      eq(await raw.take(1), [{ jsonrpc: "2.0", error: invalid, id: null }], "empty batch");
+      port2.postMessage([1]);
+      eq(await raw.take(1), [[{ jsonrpc: "2.0", error: invalid, id: null }]], "batch of one invalid");
+      port2.postMessage([
+        { jsonrpc: "2.0", method: "add", params: [1, 2], id: "1" },
+        { jsonrpc: "2.0", method: "log", params: [7] },
+        { jsonrpc: "2.0", method: "addLater", params: [2, 2], id: 1 },
+        { foo: "boo" },
+        { jsonrpc: "2.0", method: "foo.get", id: "5" },
+      ]);
+      eq(await raw.take(1), [[
+        { jsonrpc: "2.0", result: 3, id: "1" },
+        { jsonrpc: "2.0", result: 4, id: 1 },
+        { jsonrpc: "2.0", error: invalid, id: null },
+        { jsonrpc: "2.0", error: { code: -32601, message: "Method not found" }, id: "5" },
+      ]], "mixed batch, answered as one array in request order");
+      port2.postMessage([{ jsonrpc: "2.0", method: "log" }]);
+      port2.postMessage({ jsonrpc: "2.0", method: "add", params: [1, 1], id: "1" });
+      eq(await raw.take(1), [{ jsonrpc: "2.0", result: 2, id: "1" }], "all-notification batch gets nothing");
+      port2.postMessage({ jsonrpc: "2.0", method: "add", params: [5, 5], id: 1 });
+      port2.postMessage({ jsonrpc: "2.0", method: "add", params: [6, 6], id: "1" });
+      const [a, b] = await raw.take(2);
+      assert(a.id === 1 && a.result === 10 && b.id === "1" && b.result === 12, "1 and \"1\" are echoed exactly");
+    } finally {
+      server.destroy();
+      port2.close();
+    }
+  },
+
+  async port_foreign_traffic_is_left_alone() {
+    const { port1, port2 } = new MessageChannel();
+    const others = [];
+    port1.addEventListener("message", (event) => others.push(event.data));
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    fixtures.serveFixtures(server, lib);
+    const raw = recorder(port2);
+    try {
+      for (const foreign of [{ type: "build" }, "text", 42, null, { jsonrpc: "1.0", id: 1, method: "add" }]) {
+        port2.postMessage(foreign);
+      }
+      port2.postMessage({ jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 });
+      eq(await raw.take(1), [{ jsonrpc: "2.0", result: 3, id: 1 }], "only the JSON-RPC request is answered");
+      await sleep(50);
+      eq(raw.seen.length, 0, "foreign messages get no reply");
+      eq(others.length, 6, "other listeners still see every message");
+    } finally {
+      server.destroy();
+      port2.close();
+    }
+  },
+
+  async peer_both_directions_and_shared_transport() {
+    const { port1, port2 } = new MessageChannel();
+    const left = new lib.Peer(lib.portTransport(port1));
+    const right = new lib.Peer(lib.portTransport(port2));
+    try {
+      left.method("whoami", () => "left");
+      right.method("whoami", () => "right");
+      right.method("askLeft", async () => `right asked ${await right.request("whoami")}`);
+      const [a, b, c] = await Promise.all([left.request("whoami"), right.request("whoami"), left.request("askLeft")]);
+      eq([a, b, c], ["right", "left", "right asked left"], "both directions, nested call inside a handler");
+    } finally {
+      left.destroy();
+      right.destroy();
+    }
+    // A JSONRPCClient and a JSONRPCServer on one transport, at both ends.
+    const channel = new MessageChannel();
+    const ends = [lib.portTransport(channel.port1), lib.portTransport(channel.port2)].map((transport, i) => {
+      const server = new lib.JSONRPCServer(transport);
+      server.method("side", () => i);
+      return { server, client: new lib.JSONRPCClient(transport) };
+    });
+    try {
+      eq(await Promise.all([ends[0].client.request("side"), ends[1].client.request("side")]), [1, 0], "shared transport");
+    } finally {
+      ends.forEach(({ client, server }) => (client.destroy(), server.destroy()));
+    }
+  },
+
+  async timeouts() {
+    const { client, destroy } = servedPair({ timeout: 100 });
+    try {
+      const started = performance.now();
+      const error = await rejects(client.request("never"), lib.ErrorCode.REQUEST_TIMEOUT, "default timeout");
+      const took = performance.now() - started;
+      assert(took >= 95 && took < 2000, `timed out after ${took} ms`);
+      assert(error.message.includes("never"), "message names the method");
+      await rejects(client.request("never", [], { timeout: 20 }), -32099, "per-call timeout");
+      eq(await client.request("wait", [150], { timeout: 2000 }), 150, "per-call timeout can be longer");
+      await rejects(client.request("wait", [200], { timeout: 50 }), -32099, "late answer");
+      await sleep(250);
+      eq(await client.request("add", [1, 1]), 2, "a late answer to a timed-out call breaks nothing");
+      eq(await client.request("wait", [50], { timeout: 0 }), 50, "timeout 0 means none");
+      eq(client.pending, 0, "timed-out calls leave the table");
+    } finally {
+      destroy();
+    }
+  },
+
+  async destroy_rejects_pending_and_removes_listeners() {
+    const { client, server, destroy } = servedPair();
+    const calls = [client.request("never"), client.request("never"), client.request("wait", [10000])];
+    await sleep(20);
+    eq(client.pending, 3, "three pending");
+    client.destroy();
+    for (const call of calls) await rejects(call, lib.ErrorCode.DESTROYED, "pending call on destroy");
+    eq(client.pending, 0, "table empty");
+    await rejects(client.request("add", [1, 2]), -32098, "request after destroy");
+    server.destroy();
+    destroy();
+
+    // destroy() hands back exactly the listener it added, and destroys the transport.
+    const log = [];
+    const transport = {
+      send() {},
+      onMessage(handler) { log.push(["on", handler]); },
+      offMessage(handler) { log.push(["off", handler]); },
+      destroy() { log.push(["destroy"]); },
+    };
+    new lib.Peer(transport).destroy();
+    eq(log.map(([what]) => what), ["on", "off", "destroy"], "listener added, removed, transport destroyed");
+    assert(log[0][1] === log[1][1], "the same handler is removed");
+
+    // A destroyed postMessage transport no longer listens.
+    const window_ = lib.windowTransport(window, window, undefined, { handshake: false });
+    const got = [];
+    window_.onMessage((message) => got.push(message));
+    window.postMessage({ jsonrpc: "2.0", method: "ping" }, "*");
+    await sleep(50);
+    eq(got.length, 1, "listening before destroy");
+    window_.destroy();
+    window.postMessage({ jsonrpc: "2.0", method: "ping" }, "*");
+    await sleep(50);
+    eq(got.length, 1, "not listening after destroy");
+  },
+
+  async abort() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    fixtures.serveFixtures(server, lib);
+    const cancelled = [];
+    server.onNotify("$/cancelRequest", (params) => cancelled.push(params));
+    const client = new lib.JSONRPCClient(lib.portTransport(port2));
+    try {
+      const controller = new AbortController();
+      const call = client.request("never", [], { signal: controller.signal });
+      await sleep(10);
+      const started = performance.now();
+      controller.abort("user changed their mind");
+      const error = await rejects(call, lib.ErrorCode.REQUEST_CANCELLED, "aborted call");
+      assert(performance.now() - started < 50, "rejects at once");
+      eq(error.data, "user changed their mind", "abort reason as data");
+      await sleep(50);
+      eq(cancelled, [{ id: 1 }], "$/cancelRequest sent with the call's id");
+      await rejects(client.request("add", [1, 2], { signal: AbortSignal.abort() }), -32800, "already aborted");
+      const done = new AbortController();
+      eq(await client.request("add", [1, 2], { signal: done.signal }), 3, "signal that never fires");
+      done.abort();
+      await sleep(20);
+      eq(cancelled.length, 1, "aborting after the answer sends nothing");
+      eq(client.pending, 0, "nothing pending");
+    } finally {
+      client.destroy();
+      server.destroy();
+    }
+  },
+
+  async port_structured_clone_passthrough_and_transfer() {
+    const { client, server, destroy } = servedPair();
+    try {
+      await checkPassthrough(client, "port");
+      await checkTransfer(client, "port");
+      let kept;
+      server.method("keep", () => {
+        kept = new Uint8Array(64).buffer;
+        return lib.transfer(kept, [kept]);
+      });
+      const result = await client.request("keep");
+      assert(result instanceof ArrayBuffer && result.byteLength === 64, "result arrives");
+      eq(kept.byteLength, 0, "the handler's buffer was moved, not copied");
+    } finally {
+      destroy();
+    }
+  },
+
+  async uncloneable_result_fails_that_call_only() {
+    const { client, destroy } = servedPair();
+    try {
+      const error = await rejects(client.request("uncloneable"), -32603, "uncloneable result");
+      assert(/could not be sent/.test(error.message), `message says why: ${error.message}`);
+      eq(await client.request("add", [2, 2]), 4, "the server keeps serving");
+      const sent = await rejects(client.request("echo", [() => 1]), lib.ErrorCode.SEND_FAILED, "uncloneable params");
+      assert(/DataCloneError/.test(sent.message), `names the DataCloneError: ${sent.message}`);
+      eq(client.pending, 0, "the failed send left nothing pending");
+    } finally {
+      destroy();
+    }
+  },
+
+  async text_transport_gets_json_text() {
+    const { port1, port2 } = new MessageChannel();
+    const text = (port) => ({
+      text: true,
+      send(message) { port.postMessage(message); },
+      onMessage(handler) { port.onmessage = (event) => handler(event.data); },
+      destroy() { port.close(); },
+    });
+    const server = new lib.JSONRPCServer(text(port1));
+    fixtures.serveFixtures(server, lib);
+    const raw = recorder(port2);
+    try {
+      port2.postMessage('{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]');
+      const [parseError] = await raw.take(1);
+      eq(typeof parseError, "string", "answer is JSON text");
+      eq(JSON.parse(parseError), { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }, "-32700");
+      for (const [input, expected] of [
+        ['"just a string"', { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request" }, id: null }],
+        ["null", { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request" }, id: null }],
+        ['{"id":1}', { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request" }, id: 1 }],
+        ['{"jsonrpc":"2.1","method":"add","params":[1,2],"id":2}',
+          { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request" }, id: 2 }],
+        ['{"jsonrpc":"2.0","method":"add","params":[1,2],"id":"x"}', { jsonrpc: "2.0", result: 3, id: "x" }],
+      ]) {
+        port2.postMessage(input);
+        eq(JSON.parse((await raw.take(1))[0]), expected, input);
+      }
+      port2.close();
+      const channel = new MessageChannel();
+      const textServer = new lib.JSONRPCServer(text(channel.port1));
+      fixtures.serveFixtures(textServer, lib);
+      const client = new lib.JSONRPCClient(text(channel.port2));
+      eq(await client.request("add", [40, 2]), 42, "text client ↔ text server");
+      client.destroy();
+      textServer.destroy();
+    } finally {
+      server.destroy();
+    }
+  },
+
+  async worker_round_trip_passthrough_transfer() {
+    const worker = startWorker();
+    const peer = new lib.Peer(lib.workerTransport(worker));
+    try {
+      peer.method("add", ([a, b]) => a + b);
+      eq(await within(10000, peer.request("whereAmI"), "worker"), "worker", "served inside the worker");
+      eq(await peer.request("addLater", [1, 2]), 3, "async handler in the worker");
+      eq(await peer.request("askMain", [20, 22]), 42, "the worker calls back the main thread");
+      await rejects(peer.request("fail", [-32001, "Build failed", ["e1"]]), -32001, "worker RPCError");
+      await checkPassthrough(peer, "worker");
+      await checkTransfer(peer, "worker");
+      const error = await rejects(peer.request("uncloneable"), -32603, "uncloneable result in the worker");
+      assert(/could not be sent/.test(error.message), "says why");
+      eq(await peer.request("add", [1, 1]), 2, "the worker keeps serving");
+    } finally {
+      peer.destroy();
+      worker.terminate();
+    }
+  },
+
+  async worker_startup_race_loses_nothing() {
+    const worker = startWorker("delay=400");
+    const transport = lib.workerTransport(worker);
+    const client = new lib.JSONRPCClient(transport);
+    try {
+      const started = performance.now();
+      const answers = Promise.all([client.request("add", [1, 2]), client.request("addLater", [3, 4])]);
+      client.notify("early-notification");
+      eq(transport.queued, 3, "held until the worker's server is listening");
+      eq(await within(10000, answers, "early requests"), [3, 7], "requests sent before the server existed");
+      const took = performance.now() - started;
+      assert(took >= 390, `answered only once the server was ready (after ${took} ms)`);
+      eq(transport.queued, 0, "queue flushed");
+    } finally {
+      client.destroy();
+      worker.terminate();
+    }
+  },
+
+  async iframe_same_origin() {
+    const frame = addFrame({ src: "/tests/browser/frame.html" });
+    // Created before the iframe has loaded: the handshake holds calls until it listens.
+    const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, location.origin));
+    const states = [];
+    peer.onNotify("updateNavigationState", (params) => states.push(params));
+    peer.method("fetch", ({ url }) => ({ status: 200, body: `contents of ${url}` }));
+    try {
+      eq(await within(10000, peer.request("navigate", { path: "/about" }), "navigate"), { route: "/about" }, "navigate");
+      const error = await rejects(peer.request("navigate", { path: "about" }), -32006, "mistyped route");
+      eq(error.data, { path: "about" }, "NAVIGATION_FAILED data");
+      eq(await peer.request("fetchFromParent", { url: "/dist/app.js" }),
+        { status: 200, body: "contents of /dist/app.js" }, "the iframe calls its parent");
+      eq(await peer.request("whereAmI"), location.origin, "same origin");
+      await sleep(20);
+      eq(states, [{ path: "/about" }], "notification from the iframe");
+      await checkPassthrough(peer, "window");
+      await checkTransfer(peer, "window");
+    } finally {
+      peer.destroy();
+      frame.remove();
+    }
+  },
+
+  async iframe_sandboxed_opaque_origin() {
+    const frame = await bootSandboxedFrame(`
+      const peer = new lib.Peer(lib.windowTransport(parent, window, parentOrigin));
+      peer.method("whereAmI", () => String(self.origin));
+      peer.method("echo", (params) => params);
+      peer.method("fetchFromParent", ({ url }) => peer.request("fetch", { url }));
+    `);
+    const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, "null"));
+    peer.method("fetch", ({ url }) => ({ status: 200, body: `sandboxed asked for ${url}` }));
+    try {
+      eq(await within(10000, peer.request("whereAmI"), "sandboxed frame"), "null", "opaque origin");
+      eq(await peer.request("fetchFromParent", { url: "/x" }), { status: 200, body: "sandboxed asked for /x" },
+        "calls both ways");
+      const [bytes, , map] = await peer.request("echo", samplePayload());
+      assert(bytes instanceof Uint8Array && map instanceof Map, "structured clone through the sandbox");
+    } finally {
+      peer.destroy();
+      frame.remove();
+    }
+  },
+
+  async window_origin_and_source_checks_refuse_others() {
+    const frame = addFrame({ src: "/tests/browser/frame.html" });
+    const trusted = new lib.Peer(lib.windowTransport(frame.contentWindow, window, location.origin));
+    const wrongOrigin = [];
+    const pinnedElsewhere = new lib.JSONRPCServer(
+      lib.windowTransport(frame.contentWindow, window, "http://127.0.0.1:1", { handshake: false }));
+    pinnedElsewhere.onNotify("updateNavigationState", (params) => wrongOrigin.push(params));
+    const rightOrigin = [];
+    trusted.onNotify("updateNavigationState", (params) => rightOrigin.push(params));
+    let forger;
+    try {
+      eq(await within(10000, trusted.request("navigate", { path: "/a" }), "navigate"), { route: "/a" }, "trusted");
+      await sleep(50);
+      eq(rightOrigin.length, 1, "the transport pinned to the right origin gets the notification");
+      eq(wrongOrigin.length, 0, "the transport pinned to another origin refuses it");
+
+      // Another window forges a response to a pending call: wrong source, refused.
+      const seenByWindow = [];
+      const spy = (event) => event.data?.result === "forged" && seenByWindow.push(event.data);
+      addEventListener("message", spy);
+      forger = addFrame({ sandbox: "allow-scripts" });
+      const pending = trusted.request("wait", [400]);
+      forger.srcdoc = `<script>
+        for (let id = 1; id < 10; id++) parent.postMessage({ jsonrpc: "2.0", result: "forged", id }, "*");
+      <\/script>`;
+      eq(await pending, 400, "the forged response from another window was ignored");
+      removeEventListener("message", spy);
+      assert(seenByWindow.length === 9, `the forgery did reach the window (${seenByWindow.length})`);
+    } finally {
+      trusted.destroy();
+      pinnedElsewhere.destroy();
+      frame.remove();
+      forger?.remove();
+    }
+  },
+};
