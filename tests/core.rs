@@ -478,8 +478,8 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     let c = table.insert("c", None);
     assert_ne!(a, b);
     assert_eq!(table.next_deadline(), Some(50));
-    assert!(table.expire(49).is_empty());
-    assert_eq!(table.expire(50), vec![(b, "b")]);
+    assert!(table.expire(49).0.is_empty());
+    assert_eq!(table.expire(50), (vec![(b, "b")], Some(100)));
     assert_eq!(table.next_deadline(), Some(100));
     assert_eq!(table.remove(a), Some("a"));
     assert_eq!(table.remove(a), None, "a call settles once");
@@ -489,7 +489,7 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
         "a settled call leaves no deadline"
     );
     assert_eq!(table.drain(), vec![(c, "c")]);
-    assert!(table.is_clean());
+    assert!(table.is_empty());
 }
 
 #[test]
@@ -504,12 +504,13 @@ fn pending_table_under_load_on_a_fake_clock() {
             settled += 1;
         }
         now += 1;
-        settled += table.expire(now).len();
+        settled += table.expire(now).0.len();
     }
     now += 10;
-    settled += table.expire(now).len();
+    settled += table.expire(now).0.len();
     assert_eq!(settled, 10_000);
-    assert!(table.is_clean());
+    assert!(table.is_empty());
+    assert_eq!(table.next_deadline(), None);
 }
 
 fn json_value() -> impl Strategy<Value = Json> {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::error::{code, ErrorObject};
+use super::hash::IdHasher;
 use super::inbound::{classify, classify_batch_member, Framing, Inbound};
 use super::message::Response;
 use super::value::{Kind, Value};
@@ -79,10 +80,10 @@ struct Batch<V> {
 /// registered are callable: `toString` or `__proto__` are not methods here.
 pub struct Dispatcher<V, H> {
     roles: Roles,
-    methods: HashMap<String, H>,
-    notifications: HashMap<String, H>,
-    calls: HashMap<u32, InFlight<V>>,
-    batches: HashMap<u32, Batch<V>>,
+    methods: HashMap<String, H, IdHasher>,
+    notifications: HashMap<String, H, IdHasher>,
+    calls: HashMap<u32, InFlight<V>, IdHasher>,
+    batches: HashMap<u32, Batch<V>, IdHasher>,
     next_call: u32,
     next_batch: u32,
 }
@@ -91,10 +92,10 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
     pub fn new(roles: Roles) -> Self {
         Dispatcher {
             roles,
-            methods: HashMap::new(),
-            notifications: HashMap::new(),
-            calls: HashMap::new(),
-            batches: HashMap::new(),
+            methods: HashMap::default(),
+            notifications: HashMap::default(),
+            calls: HashMap::default(),
+            batches: HashMap::default(),
             next_call: 0,
             next_batch: 0,
         }

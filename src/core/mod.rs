@@ -7,6 +7,7 @@
 
 mod dispatch;
 mod error;
+mod hash;
 mod inbound;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod json;

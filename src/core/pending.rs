@@ -1,7 +1,9 @@
 //! The pending-request table of a caller: id allocation, settlement, deadlines
 //! and rejection of everything at once. Time is passed in, never read.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+
+use super::hash::IdHasher;
 
 /// A point in time in milliseconds on the caller's own clock.
 pub type Deadline = u64;
@@ -10,12 +12,15 @@ pub type Deadline = u64;
 /// it allocated. `W` is whatever the caller needs to settle a call later.
 ///
 /// Ids are positive integers below 2^53, so they survive a trip through any
-/// JSON or JS number unchanged. A response whose id is a string never matches
-/// one of them: `1` and `"1"` are different ids.
+/// JSON or JS number unchanged, and they are never reused while pending: a
+/// late answer to an expired call cannot settle a newer one. A response whose
+/// id is a string never matches one of them: `1` and `"1"` are different ids.
+///
+/// Deadlines are kept with their calls and scanned only when the caller's
+/// single timer fires, so sending and settling a call never touches them.
 pub struct PendingTable<W> {
     next_id: u64,
-    calls: HashMap<u64, Pending<W>>,
-    deadlines: BTreeSet<(Deadline, u64)>,
+    calls: HashMap<u64, Pending<W>, IdHasher>,
 }
 
 struct Pending<W> {
@@ -29,8 +34,7 @@ impl<W> Default for PendingTable<W> {
     fn default() -> Self {
         PendingTable {
             next_id: 1,
-            calls: HashMap::new(),
-            deadlines: BTreeSet::new(),
+            calls: HashMap::default(),
         }
     }
 }
@@ -47,20 +51,13 @@ impl<W> PendingTable<W> {
             id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
         }
         self.next_id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
-        if let Some(at) = deadline {
-            self.deadlines.insert((at, id));
-        }
         self.calls.insert(id, Pending { waiter, deadline });
         id
     }
 
     /// Removes a call (answered, aborted or cancelled) and returns its waiter.
     pub fn remove(&mut self, id: u64) -> Option<W> {
-        let call = self.calls.remove(&id)?;
-        if let Some(at) = call.deadline {
-            self.deadlines.remove(&(at, id));
-        }
-        Some(call.waiter)
+        self.calls.remove(&id).map(|call| call.waiter)
     }
 
     /// The waiter of a pending call, to attach more to it after sending.
@@ -73,36 +70,33 @@ impl<W> PendingTable<W> {
         (id.fract() == 0.0 && (1.0..=MAX_SAFE_ID as f64).contains(&id)).then_some(id as u64)
     }
 
-    /// The earliest deadline still pending, for arming a single timer.
+    /// The earliest deadline still pending.
     pub fn next_deadline(&self) -> Option<Deadline> {
-        self.deadlines.first().map(|&(at, _)| at)
+        self.calls.values().filter_map(|call| call.deadline).min()
     }
 
-    /// Removes and returns every call whose deadline is at or before `now`.
-    pub fn expire(&mut self, now: Deadline) -> Vec<(u64, W)> {
-        let mut expired = Vec::new();
-        while let Some(&(at, id)) = self.deadlines.first() {
-            if at > now {
-                break;
-            }
-            self.deadlines.pop_first();
-            if let Some(call) = self.calls.remove(&id) {
-                expired.push((id, call.waiter));
-            }
-        }
-        expired
+    /// Removes and returns every call whose deadline is at or before `now`,
+    /// with the earliest deadline left, for re-arming the timer.
+    pub fn expire(&mut self, now: Deadline) -> (Vec<(u64, W)>, Option<Deadline>) {
+        let due: Vec<u64> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.deadline.is_some_and(|at| at <= now))
+            .map(|(&id, _)| id)
+            .collect();
+        let expired = due
+            .into_iter()
+            .filter_map(|id| Some((id, self.remove(id)?)))
+            .collect();
+        (expired, self.next_deadline())
     }
 
     /// Removes and returns every pending call (destroy, connection lost).
     pub fn drain(&mut self) -> Vec<(u64, W)> {
-        self.deadlines.clear();
-        let mut all: Vec<_> = self
-            .calls
+        self.calls
             .drain()
             .map(|(id, call)| (id, call.waiter))
-            .collect();
-        all.sort_unstable_by_key(|&(id, _)| id);
-        all
+            .collect()
     }
 
     pub fn len(&self) -> usize {
@@ -111,10 +105,5 @@ impl<W> PendingTable<W> {
 
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()
-    }
-
-    /// Whether no bookkeeping remains (no call, no deadline): a leak check.
-    pub fn is_clean(&self) -> bool {
-        self.calls.is_empty() && self.deadlines.is_empty()
     }
 }

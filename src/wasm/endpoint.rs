@@ -258,7 +258,7 @@ impl Endpoint {
         let Err(failure) = self.post_reply(&reply) else {
             return;
         };
-        let reason = format!("Result could not be sent: {}", describe(&failure));
+        let reason = concat(&["Result could not be sent: ", &describe(&failure)]);
         let as_text = self.state().is_some_and(|s| s.text);
         let mend = |response: Response<JsValue>| match &response.payload {
             Ok(result) if !encodable(&unwrap_transfer(result, &mut Vec::new()), as_text) => {
@@ -331,7 +331,7 @@ impl Endpoint {
             method: method.to_owned(),
             abort: None,
         };
-        let id = {
+        let (id, deadline) = {
             let Some(mut state) = self.state() else {
                 return Promise::reject(&rpc_error(
                     code::INTERNAL_ERROR,
@@ -342,15 +342,17 @@ impl Endpoint {
             let timeout = options.timeout.unwrap_or(state.default_timeout);
             let deadline = (timeout.is_finite() && timeout > 0.0)
                 .then(|| (performance_now() + timeout).ceil() as Deadline);
-            state.pending.insert(waiter, deadline)
+            (state.pending.insert(waiter, deadline), deadline)
         };
         let message = call_object(method, &params, Some(id));
         if let Err(failure) = self.post(message, &transfer) {
-            let reason = format!("Request could not be sent: {}", describe(&failure));
+            let reason = concat(&["Request could not be sent: ", &describe(&failure)]);
             self.fail(id, &rpc_error(code::SEND_FAILED, &reason, &failure));
             return promise;
         }
-        self.arm_timer();
+        if let Some(deadline) = deadline {
+            self.arm_timer(deadline);
+        }
         if let Some(signal) = options.signal {
             self.watch_abort(id, signal);
         }
@@ -452,42 +454,39 @@ impl Endpoint {
         true
     }
 
-    /// Keeps one timer armed for the earliest deadline. Later deadlines never
-    /// re-arm it, so a steady stream of calls costs no timer work per call.
-    fn arm_timer(&self) {
+    /// Keeps one timer armed for the earliest deadline. A later deadline never
+    /// re-arms it, so a steady stream of calls costs no timer work per call.
+    fn arm_timer(&self, deadline: Deadline) {
         let Some(mut state) = self.state() else {
             return;
         };
-        let Some(next) = state.pending.next_deadline() else {
-            return;
-        };
         if let Some((handle, armed)) = &state.timer {
-            if *armed <= next {
+            if *armed <= deadline {
                 return;
             }
             clear_timeout(handle);
         }
-        let delay = (next as f64 - performance_now()).max(0.0);
+        let delay = (deadline as f64 - performance_now()).max(0.0);
         let handle = set_timeout(self.on_timer.as_ref().unchecked_ref(), delay);
-        state.timer = Some((handle, next));
+        state.timer = Some((handle, deadline));
     }
 
     fn expire(&self) {
-        let expired = {
+        let (expired, next) = {
             let Some(mut state) = self.state() else {
                 return;
             };
             state.timer = None;
             state.pending.expire(performance_now() as Deadline)
         };
-        self.arm_timer();
-        for (id, mut waiter) in expired {
+        if let Some(next) = next {
+            self.arm_timer(next);
+        }
+        for (_, mut waiter) in expired {
             waiter.detach();
-            let message = format!("Request timed out: {} (id {id})", waiter.method);
-            let _ = waiter.reject.call1(
-                &JsValue::UNDEFINED,
-                &rpc_error(code::REQUEST_TIMEOUT, &message, &JsValue::UNDEFINED),
-            );
+            let message = concat(&["Request timed out: ", &waiter.method]);
+            let error = rpc_error(code::REQUEST_TIMEOUT, &message, &JsValue::UNDEFINED);
+            let _ = waiter.reject.call1(&JsValue::UNDEFINED, &error);
         }
     }
 
@@ -536,6 +535,13 @@ impl Endpoint {
     fn pending_count(&self) -> usize {
         self.state().map_or(0, |s| s.pending.len())
     }
+}
+
+/// Joins text without pulling `core::fmt` into the wasm build.
+fn concat(parts: &[&str]) -> String {
+    let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    parts.iter().for_each(|part| text.push_str(part));
+    text
 }
 
 fn call_optional(target: &JsValue, name: &str, argument: &JsValue) {

@@ -1,0 +1,119 @@
+// The benchmark page: the same calls through raw postMessage (a hand-written
+// id map), json-rpc-2.0, comlink and wiggum-rpc, each over a MessageChannel
+// in this page. Bundled by bench/run.mjs; wiggum-rpc comes from /pkg/.
+import init, { JSONRPCClient, JSONRPCServer, portTransport } from "/pkg/wiggum_rpc.js";
+import { JSONRPCClient as JrpcClient, JSONRPCServer as JrpcServer } from "json-rpc-2.0";
+import * as Comlink from "comlink";
+
+const api = {
+  add: (a, b) => a + b,
+  echo: (value) => value,
+};
+
+/** Each variant opens a channel and returns `call(method, args)` plus `close()`. */
+const variants = {
+  raw() {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = ({ data: { id, method, params } }) => port1.postMessage({ id, result: api[method](...params) });
+    const pending = new Map();
+    let nextId = 0;
+    port2.onmessage = ({ data: { id, result } }) => {
+      const resolve = pending.get(id);
+      pending.delete(id);
+      resolve(result);
+    };
+    return {
+      call: (method, params) =>
+        new Promise((resolve) => {
+          const id = ++nextId;
+          pending.set(id, resolve);
+          port2.postMessage({ id, method, params });
+        }),
+      close: () => (port1.close(), port2.close()),
+    };
+  },
+  "json-rpc-2.0"() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new JrpcServer();
+    server.addMethod("add", ([a, b]) => a + b);
+    server.addMethod("echo", ([value]) => value);
+    port1.onmessage = ({ data }) => server.receive(data).then((response) => response && port1.postMessage(response));
+    const client = new JrpcClient((request) => port2.postMessage(request));
+    port2.onmessage = ({ data }) => client.receive(data);
+    return { call: (method, params) => client.request(method, params), close: () => (port1.close(), port2.close()) };
+  },
+  comlink() {
+    const { port1, port2 } = new MessageChannel();
+    Comlink.expose(api, port1);
+    const remote = Comlink.wrap(port2);
+    return { call: (method, params) => remote[method](...params), close: () => (port1.close(), port2.close()) };
+  },
+  "wiggum-rpc"() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new JSONRPCServer(portTransport(port1));
+    server.method("add", ([a, b]) => a + b);
+    server.method("echo", ([value]) => value);
+    const client = new JSONRPCClient(portTransport(port2));
+    return { call: (method, params) => client.request(method, params), close: () => (client.destroy(), server.destroy()) };
+  },
+};
+
+const workloads = {
+  async sequential({ call }, { calls }) {
+    for (let i = 0; i < calls; i++) if ((await call("add", [i, 1])) !== i + 1) throw new Error("wrong result");
+    return calls;
+  },
+  async inFlight({ call }, { calls, width }) {
+    let next = 0;
+    const lane = async () => {
+      while (next < calls) {
+        const i = next++;
+        if ((await call("add", [i, 1])) !== i + 1) throw new Error("wrong result");
+      }
+    };
+    await Promise.all(Array.from({ length: width }, lane));
+    return calls;
+  },
+  async payload({ call }, { calls }) {
+    const bytes = new Uint8Array(1 << 20).fill(7);
+    for (let i = 0; i < calls; i++) if ((await call("echo", [bytes])).byteLength !== bytes.byteLength) throw new Error("lost bytes");
+    return calls;
+  },
+};
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Runs every workload for every variant `runs` times; returns medians in calls per second. */
+window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3 } = {}) {
+  await init();
+  const scale = smoke ? 0.05 : 1;
+  const measures = [
+    ["sequential", "sequential", { calls: Math.ceil(3000 * scale) }],
+    ["64 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 64 }],
+    ["1024 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 1024 }],
+    ["1 MB payload", "payload", { calls: Math.ceil(40 * scale) }],
+  ];
+  const samples = {};
+  for (let run = 0; run < runs; run++) {
+    for (const [label, workload, options] of measures) {
+      for (const [name, open] of Object.entries(variants)) {
+        const channel = open();
+        await workloads[workload](channel, { ...options, calls: Math.ceil(options.calls / 10) }); // warm-up
+        const started = performance.now();
+        const calls = await workloads[workload](channel, options);
+        const seconds = (performance.now() - started) / 1000;
+        channel.close();
+        ((samples[label] ??= {})[name] ??= []).push(calls / seconds);
+      }
+    }
+  }
+  const results = {};
+  for (const [label, byVariant] of Object.entries(samples)) {
+    results[label] = Object.fromEntries(Object.entries(byVariant).map(([name, values]) => [name, median(values)]));
+  }
+  return { runs, smoke, results };
+};
+window.benchmarkReady = true;

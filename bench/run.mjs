@@ -1,0 +1,84 @@
+// Runs the benchmark page in headless Chromium and prints, from one run,
+// requests per second (medians of 3 runs), wiggum-rpc's ratios to the others,
+// and the package's size. A benchmark, not a test: it never fails on speed.
+//
+//   node bench/run.mjs            full run
+//   node bench/run.mjs --smoke    a few calls each, to prove it still works
+import { build } from "esbuild";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import os from "node:os";
+import { startServer } from "../scripts/serve.mjs";
+import { launchChromium } from "../tests/js/browser.mjs";
+
+const smoke = process.argv.includes("--smoke");
+const root = new URL("..", import.meta.url).pathname;
+
+await build({
+  entryPoints: [join(root, "bench/page.js")],
+  bundle: true,
+  format: "esm",
+  outfile: join(root, "bench/dist/page.js"),
+  external: ["/pkg/*"],
+  logLevel: "warning",
+});
+
+function sizes() {
+  const dir = join(root, "pkg-web");
+  const files = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.(js|wasm)$/.test(name)) files.push(path);
+    }
+  };
+  walk(dir);
+  const total = { raw: 0, gzip: 0 };
+  const wasm = { raw: 0, gzip: 0 };
+  for (const path of files) {
+    const bytes = readFileSync(path);
+    const gzip = gzipSync(bytes, { level: 9 }).length;
+    total.raw += bytes.length;
+    total.gzip += gzip;
+    if (path.endsWith(".wasm")) Object.assign(wasm, { raw: bytes.length, gzip });
+  }
+  return { wasm, glue: { raw: total.raw - wasm.raw, gzip: total.gzip - wasm.gzip }, total };
+}
+
+const server = await startServer();
+const browser = await launchChromium();
+try {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error));
+  await page.goto(`${server.url}bench/`);
+  await page.waitForFunction(() => window.benchmarkReady === true);
+  const { results, runs } = await page.evaluate((options) => window.runBenchmark(options), { smoke });
+  if (errors.length) throw errors[0];
+
+  const variants = ["raw", "json-rpc-2.0", "comlink", "wiggum-rpc"];
+  const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
+  const lines = [
+    `| measure (calls/s, median of ${runs}) | ${variants.join(" | ")} | wiggum ÷ raw | wiggum ÷ json-rpc-2.0 | wiggum ÷ comlink |`,
+    `| --- | ${variants.map(() => "---:").join(" | ")} | ---: | ---: | ---: |`,
+  ];
+  for (const [label, byVariant] of Object.entries(results)) {
+    const w = byVariant["wiggum-rpc"];
+    const ratio = (other) => (w / byVariant[other]).toFixed(2);
+    lines.push(`| ${label} | ${variants.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} |`);
+  }
+  const size = sizes();
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  console.log(smoke ? "wiggum-rpc benchmark (smoke mode: too few calls to mean anything)" : "wiggum-rpc benchmark");
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${browser.version()} headless, one page, MessageChannel\n`);
+  console.log(lines.join("\n"));
+  console.log(`\n| size (release, wasm-opt -Oz) | raw | gzip |\n| --- | ---: | ---: |`);
+  console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
+  console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
+  console.log(`| total | ${kb(size.total.raw)} | ${kb(size.total.gzip)} |`);
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,72 @@
+// A small static server for the demo, the benchmark page and the browser
+// tests: www/ at `/`, the web build of the package at `/pkg/`, bench/ at
+// `/bench/`. Loopback only. Run directly, it serves until stopped.
+import { createServer } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import { extname, join, normalize, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const mounts = [
+  ["/pkg/", join(root, "pkg-web")],
+  ["/bench/", join(root, "bench")],
+  ["/", join(root, "www")],
+];
+const types = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ts": "text/plain; charset=utf-8",
+};
+
+async function resolvePath(urlPath) {
+  for (const [prefix, dir] of mounts) {
+    if (!urlPath.startsWith(prefix)) continue;
+    const relative = normalize(decodeURIComponent(urlPath.slice(prefix.length)));
+    if (relative.startsWith("..")) return null;
+    let file = join(dir, relative);
+    const info = await stat(file).catch(() => null);
+    if (info?.isDirectory()) file = join(file, "index.html");
+    return file;
+  }
+  return null;
+}
+
+export function startServer({ port = 0, host = "127.0.0.1" } = {}) {
+  const server = createServer(async (request, response) => {
+    const path = new URL(request.url, "http://localhost").pathname;
+    const file = await resolvePath(path);
+    const body = file && (await readFile(file).catch(() => null));
+    if (!body) {
+      response.writeHead(404, { "content-type": "text/plain" }).end(`not found: ${path}\n`);
+      return;
+    }
+    response.writeHead(200, {
+      "content-type": types[extname(file)] ?? "application/octet-stream",
+      "cache-control": "no-store",
+    });
+    response.end(body);
+  });
+  return new Promise((resolveStart, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      const { port: actual } = server.address();
+      resolveStart({
+        url: `http://${host}:${actual}/`,
+        close: () => new Promise((done) => server.close(done)),
+      });
+    });
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const port = Number(process.env.PORT ?? 8080);
+  const { url } = await startServer({ port });
+  console.log(`wiggum-rpc demo: ${url}`);
+  console.log("(Ctrl-C to stop)");
+}
