@@ -117,3 +117,13 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3 } = 
   return { runs, smoke, results };
 };
 window.benchmarkReady = true;
+
+/** One variant, one workload, once: for bench/profile.mjs. */
+window.profileVariant = async function profileVariant(name, workload) {
+  const channel = variants[name]();
+  const options = { calls: 30000, width: 1024 };
+  const started = performance.now();
+  const calls = await workloads[workload](channel, options);
+  channel.close();
+  return calls / ((performance.now() - started) / 1000);
+};

@@ -7,7 +7,7 @@ import { extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const mounts = [
+const defaultMounts = [
   ["/pkg/", join(root, "pkg-web")],
   ["/bench/", join(root, "bench")],
   ["/", join(root, "www")],
@@ -24,7 +24,7 @@ const types = {
   ".ts": "text/plain; charset=utf-8",
 };
 
-async function resolvePath(urlPath) {
+async function resolvePath(mounts, urlPath) {
   for (const [prefix, dir] of mounts) {
     if (!urlPath.startsWith(prefix)) continue;
     const relative = normalize(decodeURIComponent(urlPath.slice(prefix.length)));
@@ -37,10 +37,11 @@ async function resolvePath(urlPath) {
   return null;
 }
 
-export function startServer({ port = 0, host = "127.0.0.1" } = {}) {
+/** Serves `mounts` ([url prefix, directory] pairs, first match wins). */
+export function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMounts } = {}) {
   const server = createServer(async (request, response) => {
     const path = new URL(request.url, "http://localhost").pathname;
-    const file = await resolvePath(path);
+    const file = await resolvePath(mounts, path);
     const body = file && (await readFile(file).catch(() => null));
     if (!body) {
       response.writeHead(404, { "content-type": "text/plain" }).end(`not found: ${path}\n`);

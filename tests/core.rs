@@ -7,13 +7,13 @@ use std::rc::Rc;
 
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
-use wiggum_rpc::core::{
-    code, json as wire, Action, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Roles,
-};
+use wiggum_rpc::core::{code, json as wire, Action, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Roles};
+
+type Outcome = Result<Json, ErrorObject<Json>>;
 
 /// A handler of the native test server.
 #[derive(Clone)]
-struct Handler(Rc<dyn Fn(Option<Json>) -> Result<Json, ErrorObject<Json>>>);
+struct Handler(Rc<dyn Fn(Option<Json>) -> Outcome>);
 
 impl std::fmt::Debug for Handler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -21,7 +21,7 @@ impl std::fmt::Debug for Handler {
     }
 }
 
-fn handler(f: impl Fn(Option<Json>) -> Result<Json, ErrorObject<Json>> + 'static) -> Handler {
+fn handler(f: impl Fn(Option<Json>) -> Outcome + 'static) -> Handler {
     Handler(Rc::new(f))
 }
 
@@ -33,22 +33,14 @@ fn spec_server() -> Dispatcher<Json, Handler> {
         "subtract",
         handler(|params| match params {
             Some(Json::Array(p)) => Ok(json!(p[0].as_i64().unwrap() - p[1].as_i64().unwrap())),
-            Some(Json::Object(p)) => Ok(json!(
-                p["minuend"].as_i64().unwrap() - p["subtrahend"].as_i64().unwrap()
-            )),
+            Some(Json::Object(p)) => Ok(json!(p["minuend"].as_i64().unwrap() - p["subtrahend"].as_i64().unwrap())),
             _ => Err(ErrorObject::standard(code::INVALID_PARAMS)),
         }),
     );
     server.set_method(
         "sum",
         handler(|params| {
-            Ok(json!(params
-                .unwrap()
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_i64().unwrap())
-                .sum::<i64>()))
+            Ok(json!(params.unwrap().as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).sum::<i64>()))
         }),
     );
     server.set_method("get_data", handler(|_| Ok(json!(["hello", 5]))));
@@ -68,11 +60,7 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
     for action in actions {
         match action {
             Action::Send(out) => sent.push(wire::outgoing(&out)),
-            Action::Call {
-                call,
-                handler,
-                params,
-            } => {
+            Action::Call { call, handler, params } => {
                 if let Some(out) = server.complete(call, (handler.0)(params)) {
                     sent.push(wire::outgoing(&out));
                 }
@@ -83,14 +71,8 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
             Action::Settle { .. } => panic!("a server settles nothing"),
         }
     }
-    assert!(
-        sent.len() <= 1,
-        "one message in, at most one reply out: {sent:?}"
-    );
-    assert!(
-        server.is_clean(),
-        "a synchronous server leaves nothing in flight"
-    );
+    assert!(sent.len() <= 1, "one message in, at most one reply out: {sent:?}");
+    assert!(server.is_clean(), "a synchronous server leaves nothing in flight");
     sent.pop()
 }
 
@@ -125,10 +107,7 @@ fn spec_rpc_call_with_named_parameters() {
 
 #[test]
 fn spec_notification() {
-    assert_serves(
-        r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#,
-        None,
-    );
+    assert_serves(r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#, None);
     assert_serves(r#"{"jsonrpc": "2.0", "method": "foobar"}"#, None);
 }
 
@@ -136,9 +115,7 @@ fn spec_notification() {
 fn spec_rpc_call_of_non_existent_method() {
     assert_serves(
         r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
-        Some(
-            json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}),
-        ),
+        Some(json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"})),
     );
 }
 
@@ -146,9 +123,7 @@ fn spec_rpc_call_of_non_existent_method() {
 fn spec_rpc_call_with_invalid_json() {
     assert_serves(
         r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
-        Some(
-            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}),
-        ),
+        Some(json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null})),
     );
 }
 
@@ -156,9 +131,7 @@ fn spec_rpc_call_with_invalid_json() {
 fn spec_rpc_call_with_invalid_request_object() {
     assert_serves(
         r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
-        Some(
-            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}),
-        ),
+        Some(json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null})),
     );
 }
 
@@ -169,9 +142,7 @@ fn spec_rpc_call_batch_invalid_json() {
   {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
   {"jsonrpc": "2.0", "method"
 ]"#,
-        Some(
-            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}),
-        ),
+        Some(json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null})),
     );
 }
 
@@ -179,9 +150,7 @@ fn spec_rpc_call_batch_invalid_json() {
 fn spec_rpc_call_with_an_empty_array() {
     assert_serves(
         "[]",
-        Some(
-            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}),
-        ),
+        Some(json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null})),
     );
 }
 
@@ -189,9 +158,7 @@ fn spec_rpc_call_with_an_empty_array() {
 fn spec_rpc_call_with_an_invalid_batch_but_not_empty() {
     assert_serves(
         "[1]",
-        Some(
-            json!([{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]),
-        ),
+        Some(json!([{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}])),
     );
 }
 
@@ -243,23 +210,12 @@ fn a_batch_of_one_is_still_an_array() {
 
 #[test]
 fn ids_are_echoed_exactly() {
-    for id in [
-        json!(1),
-        json!("1"),
-        json!(null),
-        json!(-0.5),
-        json!(""),
-        json!("ünï©ødé"),
-        json!(9007199254740993u64),
-    ] {
+    for id in [json!(1), json!("1"), json!(null), json!(-0.5), json!(""), json!("ünï©ødé"), json!(9007199254740993u64)]
+    {
         let request = json!({"jsonrpc": "2.0", "method": "get_data", "id": id});
         let reply = serve(&mut spec_server(), &request.to_string()).unwrap();
         assert_eq!(reply["id"], id);
-        assert_eq!(
-            reply["id"].is_string(),
-            id.is_string(),
-            "1 and \"1\" stay apart"
-        );
+        assert_eq!(reply["id"].is_string(), id.is_string(), "1 and \"1\" stay apart");
     }
 }
 
@@ -285,39 +241,19 @@ fn envelope_rules_answer_invalid_request() {
     for case in cases {
         let reply = serve(&mut spec_server(), &case.to_string()).unwrap();
         assert_eq!(reply["error"]["code"], json!(-32600), "{case}");
-        assert_eq!(
-            reply["error"]["message"],
-            json!("Invalid Request"),
-            "{case}"
-        );
+        assert_eq!(reply["error"]["message"], json!("Invalid Request"), "{case}");
         // An id that could be read is echoed; one that could not is null.
-        let readable = case
-            .get("id")
-            .filter(|id| id.is_number() || id.is_string() || id.is_null());
-        assert_eq!(
-            reply["id"],
-            readable.cloned().unwrap_or(Json::Null),
-            "{case}"
-        );
+        let readable = case.get("id").filter(|id| id.is_number() || id.is_string() || id.is_null());
+        assert_eq!(reply["id"], readable.cloned().unwrap_or(Json::Null), "{case}");
     }
 }
 
 #[test]
 fn only_registered_names_are_methods() {
-    for name in [
-        "toString",
-        "constructor",
-        "__proto__",
-        "hasOwnProperty",
-        "update",
-    ] {
+    for name in ["toString", "constructor", "__proto__", "hasOwnProperty", "update"] {
         let request = json!({"jsonrpc": "2.0", "method": name, "id": 1});
         let reply = serve(&mut spec_server(), &request.to_string()).unwrap();
-        assert_eq!(
-            reply["error"]["code"],
-            json!(code::METHOD_NOT_FOUND),
-            "{name}"
-        );
+        assert_eq!(reply["error"]["code"], json!(code::METHOD_NOT_FOUND), "{name}");
     }
 }
 
@@ -326,31 +262,16 @@ fn handler_errors_carry_code_and_data() {
     let mut server = spec_server();
     server.set_method(
         "build",
-        handler(|_| {
-            Err(ErrorObject::new(code::BUILD_FAILED, "Build failed")
-                .with_data(json!([{"line": 3}])))
-        }),
+        handler(|_| Err(ErrorObject::new(code::BUILD_FAILED, "Build failed").with_data(json!([{"line": 3}])))),
     );
     let reply = serve(&mut server, r#"{"jsonrpc":"2.0","method":"build","id":1}"#).unwrap();
     assert_eq!(
         reply,
         json!({"jsonrpc":"2.0","error":{"code":-32001,"message":"Build failed","data":[{"line":3}]},"id":1})
     );
-    let reply = serve(
-        &mut server,
-        r#"{"jsonrpc":"2.0","method":"subtract","params":"x","id":2}"#,
-    )
-    .unwrap();
-    assert_eq!(
-        reply["error"]["code"],
-        json!(-32600),
-        "params must be structured"
-    );
-    let reply = serve(
-        &mut server,
-        r#"{"jsonrpc":"2.0","method":"subtract","id":2}"#,
-    )
-    .unwrap();
+    let reply = serve(&mut server, r#"{"jsonrpc":"2.0","method":"subtract","params":"x","id":2}"#).unwrap();
+    assert_eq!(reply["error"]["code"], json!(-32600), "params must be structured");
+    let reply = serve(&mut server, r#"{"jsonrpc":"2.0","method":"subtract","id":2}"#).unwrap();
     assert_eq!(reply["error"]["code"], json!(code::INVALID_PARAMS));
 }
 
@@ -368,17 +289,9 @@ fn responses_are_never_answered_by_a_server() {
 #[test]
 fn object_framing_ignores_foreign_traffic() {
     let mut peer: Dispatcher<Json, Handler> = Dispatcher::new(Roles::PEER);
-    for foreign in [
-        json!({"type": "build"}),
-        json!("text"),
-        json!(3),
-        json!(null),
-        json!({"jsonrpc": "1.0", "id": 1}),
-    ] {
-        assert!(
-            peer.receive(&foreign, Framing::Object).is_empty(),
-            "{foreign}"
-        );
+    for foreign in [json!({"type": "build"}), json!("text"), json!(3), json!(null), json!({"jsonrpc": "1.0", "id": 1})]
+    {
+        assert!(peer.receive(&foreign, Framing::Object).is_empty(), "{foreign}");
     }
     // An array is a batch, and so ours.
     assert_eq!(peer.receive(&json!([1]), Framing::Object).len(), 1);
@@ -403,46 +316,27 @@ fn async_batch_replies_once_every_call_completed_in_request_order() {
         .collect();
     assert_eq!(calls.len(), 2);
     // Complete in reverse order: the reply still lists requests in order.
-    assert!(server
-        .complete(calls[1].0, Ok(calls[1].1.clone()))
-        .is_none());
+    assert!(server.complete(calls[1].0, Ok(calls[1].1.clone())).is_none());
     let Some(Outgoing::Batch(replies)) = server.complete(calls[0].0, Ok(calls[0].1.clone())) else {
         panic!("batch reply expected")
     };
     let ids: Vec<_> = replies.iter().map(|r| r.id.clone().unwrap()).collect();
     assert_eq!(ids, vec![json!(1), json!(2), json!(3)]);
     assert!(server.is_clean());
-    assert!(
-        server.complete(calls[0].0, Ok(Json::Null)).is_none(),
-        "a call completes once"
-    );
+    assert!(server.complete(calls[0].0, Ok(Json::Null)).is_none(), "a call completes once");
 }
 
 #[test]
 fn client_settles_only_its_own_numeric_ids() {
     let mut client: Dispatcher<Json, Handler> = Dispatcher::new(Roles::CLIENT);
-    let actions = client.receive(
-        &json!({"jsonrpc":"2.0","result":5,"id":"1"}),
-        Framing::Object,
-    );
-    let [Action::Settle { id, .. }] = actions.as_slice() else {
-        panic!("{actions:?}")
-    };
-    assert_eq!(
-        PendingTable::<()>::key_of(id.as_f64().unwrap_or(f64::NAN)),
-        None,
-        "\"1\" is not 1"
-    );
+    let actions = client.receive(&json!({"jsonrpc":"2.0","result":5,"id":"1"}), Framing::Object);
+    let [Action::Settle { id, .. }] = actions.as_slice() else { panic!("{actions:?}") };
+    assert_eq!(PendingTable::<()>::key_of(id.as_f64().unwrap_or(f64::NAN)), None, "\"1\" is not 1");
     assert_eq!(PendingTable::<()>::key_of(1.0), Some(1));
     assert_eq!(PendingTable::<()>::key_of(1.5), None);
     assert_eq!(PendingTable::<()>::key_of(0.0), None);
     // A client does not answer requests: a server sharing its transport may.
-    assert!(client
-        .receive(
-            &json!({"jsonrpc":"2.0","method":"x","id":1}),
-            Framing::Object
-        )
-        .is_empty());
+    assert!(client.receive(&json!({"jsonrpc":"2.0","method":"x","id":1}), Framing::Object).is_empty());
     assert!(client.receive(&json!([]), Framing::Object).is_empty());
 }
 
@@ -458,10 +352,7 @@ fn invalid_responses_fail_their_call() {
     ] {
         let actions = client.receive(&bad, Framing::Object);
         match actions.as_slice() {
-            [Action::Settle {
-                id,
-                outcome: Err(error),
-            }] => {
+            [Action::Settle { id, outcome: Err(error) }] => {
                 assert_eq!(id, &json!(4));
                 assert_eq!(error.code, code::INVALID_RESPONSE, "{bad}");
             }
@@ -483,11 +374,7 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     assert_eq!(table.next_deadline(), Some(100));
     assert_eq!(table.remove(a), Some("a"));
     assert_eq!(table.remove(a), None, "a call settles once");
-    assert_eq!(
-        table.next_deadline(),
-        None,
-        "a settled call leaves no deadline"
-    );
+    assert_eq!(table.next_deadline(), None, "a settled call leaves no deadline");
     assert_eq!(table.drain(), vec![(c, "c")]);
     assert!(table.is_empty());
 }
@@ -518,15 +405,8 @@ fn json_value() -> impl Strategy<Value = Json> {
         Just(Json::Null),
         any::<bool>().prop_map(Json::from),
         any::<i64>().prop_map(Json::from),
-        any::<f64>()
-            .prop_filter("finite", |f| f.is_finite())
-            .prop_map(Json::from),
-        prop_oneof![
-            Just("2.0".to_owned()),
-            Just("sum".to_owned()),
-            ".*".prop_map(String::from)
-        ]
-        .prop_map(Json::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Json::from),
+        prop_oneof![Just("2.0".to_owned()), Just("sum".to_owned()), ".*".prop_map(String::from)].prop_map(Json::from),
     ];
     leaf.prop_recursive(4, 32, 6, |inner| {
         prop_oneof![
@@ -553,10 +433,7 @@ fn is_valid_response(value: &Json) -> bool {
     let Some(object) = value.as_object() else {
         return false;
     };
-    let id_ok = matches!(
-        object.get("id"),
-        Some(Json::Null | Json::Number(_) | Json::String(_))
-    );
+    let id_ok = matches!(object.get("id"), Some(Json::Null | Json::Number(_) | Json::String(_)));
     let payload_ok = match (object.get("result"), object.get("error")) {
         (Some(_), None) => true,
         (None, Some(error)) => error["code"].is_i64() && error["message"].is_string(),

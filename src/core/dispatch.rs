@@ -20,18 +20,9 @@ pub struct Roles {
 }
 
 impl Roles {
-    pub const CLIENT: Roles = Roles {
-        client: true,
-        server: false,
-    };
-    pub const SERVER: Roles = Roles {
-        client: false,
-        server: true,
-    };
-    pub const PEER: Roles = Roles {
-        client: true,
-        server: true,
-    };
+    pub const CLIENT: Roles = Roles { client: true, server: false };
+    pub const SERVER: Roles = Roles { client: false, server: true };
+    pub const PEER: Roles = Roles { client: true, server: true };
 }
 
 /// Identifies one incoming request between [`Action::Call`] and
@@ -52,18 +43,11 @@ pub enum Action<V, H> {
     /// Send this reply now.
     Send(Outgoing<V>),
     /// Run a method handler, then report its outcome to [`Dispatcher::complete`].
-    Call {
-        call: CallId,
-        handler: H,
-        params: Option<V>,
-    },
+    Call { call: CallId, handler: H, params: Option<V> },
     /// Run a notification handler; nothing goes back.
     Notify { handler: H, params: Option<V> },
     /// Settle the caller's pending call `id` with this outcome.
-    Settle {
-        id: V,
-        outcome: Result<V, ErrorObject<V>>,
-    },
+    Settle { id: V, outcome: Result<V, ErrorObject<V>> },
 }
 
 struct InFlight<V> {
@@ -153,9 +137,8 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         if value.kind() == Kind::Array {
             self.receive_batch(value.elements(), &mut actions);
         } else {
-            match self.answer(classify(value, framing), None, &mut actions) {
-                Some(reply) => actions.push(Action::Send(Outgoing::Single(reply))),
-                None => {}
+            if let Some(reply) = self.answer(classify(value, framing), None, &mut actions) {
+                actions.push(Action::Send(Outgoing::Single(reply)));
             }
         }
         actions
@@ -163,16 +146,9 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
 
     /// Reports how a handler ended. Returns the reply to send, if this
     /// completes something: the call itself, or the last open call of a batch.
-    pub fn complete(
-        &mut self,
-        call: CallId,
-        outcome: Result<V, ErrorObject<V>>,
-    ) -> Option<Outgoing<V>> {
+    pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) -> Option<Outgoing<V>> {
         let InFlight { id, batch } = self.calls.remove(&call.0)?;
-        let response = Response {
-            id: Some(id),
-            payload: outcome,
-        };
+        let response = Response { id: Some(id), payload: outcome };
         let Some((key, slot)) = batch else {
             return Some(Outgoing::Single(response));
         };
@@ -182,9 +158,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         if open.outstanding > 0 {
             return None;
         }
-        self.batches
-            .remove(&key)
-            .map(|done| Outgoing::Batch(done.replies.into_iter().flatten().collect()))
+        self.batches.remove(&key).map(|done| Outgoing::Batch(done.replies.into_iter().flatten().collect()))
     }
 
     fn receive_batch(&mut self, members: Vec<V>, actions: &mut Vec<Action<V, H>>) {
@@ -214,17 +188,9 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
             return;
         }
         if outstanding == 0 {
-            actions.push(Action::Send(Outgoing::Batch(
-                replies.into_iter().flatten().collect(),
-            )));
+            actions.push(Action::Send(Outgoing::Batch(replies.into_iter().flatten().collect())));
         } else {
-            self.batches.insert(
-                key,
-                Batch {
-                    replies,
-                    outstanding,
-                },
-            );
+            self.batches.insert(key, Batch { replies, outstanding });
         }
     }
 
@@ -243,48 +209,23 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
                     return Some(Response::error(Some(request.id), error));
                 };
                 let call = self.next_call_id();
-                self.calls.insert(
-                    call.0,
-                    InFlight {
-                        id: request.id,
-                        batch,
-                    },
-                );
-                actions.push(Action::Call {
-                    call,
-                    handler,
-                    params: request.params,
-                });
+                self.calls.insert(call.0, InFlight { id: request.id, batch });
+                actions.push(Action::Call { call, handler, params: request.params });
                 None
             }
             Inbound::Notification(notification) if self.roles.server => {
                 if let Some(handler) = self.notifications.get(&notification.method).cloned() {
-                    actions.push(Action::Notify {
-                        handler,
-                        params: notification.params,
-                    });
+                    actions.push(Action::Notify { handler, params: notification.params });
                 }
                 None
             }
             Inbound::Invalid(reply) if self.roles.server => Some(reply),
-            Inbound::Response(Response {
-                id: Some(id),
-                payload,
-            }) if self.roles.client => {
-                actions.push(Action::Settle {
-                    id,
-                    outcome: payload,
-                });
+            Inbound::Response(Response { id: Some(id), payload }) if self.roles.client => {
+                actions.push(Action::Settle { id, outcome: payload });
                 None
             }
-            Inbound::InvalidResponse {
-                id: Some(id),
-                error,
-            } if self.roles.client => {
-                actions.push(Action::Settle {
-                    id,
-                    outcome: Err(error),
-                });
+            Inbound::InvalidResponse { id: Some(id), error } if self.roles.client => {
+                actions.push(Action::Settle { id, outcome: Err(error) });
                 None
             }
             _ => None,

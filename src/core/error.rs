@@ -66,7 +66,7 @@ pub mod code {
             INVALID_RESPONSE => "Invalid response",
             SEND_FAILED => "Send failed",
             REQUEST_CANCELLED => "Request cancelled",
-            -32099..=-32000 => "Server error",
+            _ if (-32099..=-32000).contains(&code) => "Server error",
             _ => "Error",
         }
     }
@@ -104,11 +104,7 @@ pub struct ErrorObject<V> {
 
 impl<V> ErrorObject<V> {
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        ErrorObject {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        ErrorObject { code, message: message.into(), data: None }
     }
 
     /// An error with the standard message of its code.

@@ -39,8 +39,7 @@ pub enum Inbound<V> {
 /// [`classify_batch_member`] for their members).
 pub fn classify<V: Value>(value: &V, framing: Framing) -> Inbound<V> {
     if framing == Framing::Object {
-        let ours = value.kind() == Kind::Object
-            && value.member("jsonrpc").is_some_and(|v| v.is_version_2());
+        let ours = value.kind() == Kind::Object && value.member("jsonrpc").is_some_and(|v| v.is_version_2());
         if !ours {
             return Inbound::Foreign;
         }
@@ -58,9 +57,7 @@ fn classify_member<V: Value>(value: &V) -> Inbound<V> {
         return invalid(None);
     }
     let id = value.member("id");
-    let id_is_valid = id
-        .as_ref()
-        .map(|id| matches!(id.kind(), Kind::Null | Kind::Number | Kind::String));
+    let id_is_valid = id.as_ref().map(|id| matches!(id.kind(), Kind::Null | Kind::Number | Kind::String));
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
     let echo = match (&id, id_is_valid) {
@@ -76,10 +73,7 @@ fn classify_member<V: Value>(value: &V) -> Inbound<V> {
             return invalid(echo);
         };
         let params = value.member("params");
-        if params
-            .as_ref()
-            .is_some_and(|p| !matches!(p.kind(), Kind::Array | Kind::Object))
-        {
+        if params.as_ref().is_some_and(|p| !matches!(p.kind(), Kind::Array | Kind::Object)) {
             return invalid(echo);
         }
         return match (id, id_is_valid) {
@@ -106,21 +100,12 @@ fn classify_member<V: Value>(value: &V) -> Inbound<V> {
             id: echo,
             error: ErrorObject::new(code::INVALID_RESPONSE, "Response has both result and error"),
         },
-        (Some(result), None) => Inbound::Response(Response {
-            id: echo,
-            payload: Ok(result),
-        }),
+        (Some(result), None) => Inbound::Response(Response { id: echo, payload: Ok(result) }),
         (None, Some(error)) => match error_object(&error) {
-            Some(error) => Inbound::Response(Response {
-                id: echo,
-                payload: Err(error),
-            }),
+            Some(error) => Inbound::Response(Response { id: echo, payload: Err(error) }),
             None => Inbound::InvalidResponse {
                 id: echo,
-                error: ErrorObject::new(
-                    code::INVALID_RESPONSE,
-                    "Response has a malformed error object",
-                ),
+                error: ErrorObject::new(code::INVALID_RESPONSE, "Response has a malformed error object"),
             },
         },
         (None, None) => unreachable!("checked above"),
@@ -133,25 +118,16 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
         return None;
     }
     let code = error.member("code")?.as_number()?;
-    if code.fract() != 0.0
-        || !(-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&code)
-    {
+    if code.fract() != 0.0 || !(-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&code) {
         return None;
     }
     let message = error.member("message")?;
     if message.kind() != Kind::String {
         return None;
     }
-    Some(ErrorObject {
-        code: code as i64,
-        message: message.as_text()?,
-        data: error.member("data"),
-    })
+    Some(ErrorObject { code: code as i64, message: message.as_text()?, data: error.member("data") })
 }
 
 fn invalid<V>(id: Option<V>) -> Inbound<V> {
-    Inbound::Invalid(Response::error(
-        id,
-        ErrorObject::standard(code::INVALID_REQUEST),
-    ))
+    Inbound::Invalid(Response::error(id, ErrorObject::standard(code::INVALID_REQUEST)))
 }

@@ -29,9 +29,6 @@ pub struct Response<V> {
 
 impl<V> Response<V> {
     pub fn error(id: Option<V>, error: ErrorObject<V>) -> Self {
-        Response {
-            id,
-            payload: Err(error),
-        }
+        Response { id, payload: Err(error) }
     }
 }

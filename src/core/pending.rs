@@ -32,10 +32,7 @@ const MAX_SAFE_ID: u64 = (1 << 53) - 1;
 
 impl<W> Default for PendingTable<W> {
     fn default() -> Self {
-        PendingTable {
-            next_id: 1,
-            calls: HashMap::default(),
-        }
+        PendingTable { next_id: 1, calls: HashMap::default() }
     }
 }
 
@@ -84,19 +81,13 @@ impl<W> PendingTable<W> {
             .filter(|(_, call)| call.deadline.is_some_and(|at| at <= now))
             .map(|(&id, _)| id)
             .collect();
-        let expired = due
-            .into_iter()
-            .filter_map(|id| Some((id, self.remove(id)?)))
-            .collect();
+        let expired = due.into_iter().filter_map(|id| Some((id, self.remove(id)?))).collect();
         (expired, self.next_deadline())
     }
 
     /// Removes and returns every pending call (destroy, connection lost).
     pub fn drain(&mut self) -> Vec<(u64, W)> {
-        self.calls
-            .drain()
-            .map(|(id, call)| (id, call.waiter))
-            .collect()
+        self.calls.drain().map(|(id, call)| (id, call.waiter)).collect()
     }
 
     pub fn len(&self) -> usize {

@@ -10,13 +10,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{
-    await_outcome, clear_timeout, describe, encodable, error_object_from_thrown, get, is_thenable,
-    keys, kind_of, performance_now, rpc_error, rpc_error_from, set, set_timeout, Transfer,
+    await_outcome, clear_timeout, describe, encodable, error_object_from_thrown, get, is_thenable, keys, kind_of,
+    performance_now, rpc_error, rpc_error_from, set, set_timeout, Transfer,
 };
-use crate::core::{
-    code, Action, Deadline, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Response,
-    Roles,
-};
+use crate::core::{code, Action, Deadline, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Response, Roles};
 
 /// The default per-call timeout of the JS API, in milliseconds.
 const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
@@ -62,8 +59,7 @@ struct AbortHook {
 impl Waiter {
     fn detach(&mut self) {
         if let Some(hook) = self.abort.take() {
-            hook.signal
-                .remove_event_listener("abort", hook.listener.as_ref().unchecked_ref());
+            hook.signal.remove_event_listener("abort", hook.listener.as_ref().unchecked_ref());
         }
     }
 }
@@ -96,11 +92,7 @@ struct CallOptions {
 impl CallOptions {
     fn read(options: &JsValue) -> CallOptions {
         if !options.is_object() {
-            return CallOptions {
-                timeout: None,
-                signal: None,
-                transfer: JsValue::UNDEFINED,
-            };
+            return CallOptions { timeout: None, signal: None, transfer: JsValue::UNDEFINED };
         }
         let signal = get(options, &keys::SIGNAL);
         CallOptions {
@@ -117,14 +109,10 @@ fn type_error(message: &str) -> JsValue {
 
 impl Endpoint {
     fn open(transport: JsValue, roles: Roles, options: &JsValue) -> Result<Rc<Endpoint>, JsValue> {
-        let has = |name: &str| {
-            js_sys::Reflect::get(&transport, &JsValue::from_str(name))
-                .is_ok_and(|f| f.is_function())
-        };
+        let has =
+            |name: &str| js_sys::Reflect::get(&transport, &JsValue::from_str(name)).is_ok_and(|f| f.is_function());
         if !transport.is_object() || !has("send") || !has("onMessage") {
-            return Err(type_error(
-                "transport must have send(message) and onMessage(handler)",
-            ));
+            return Err(type_error("transport must have send(message) and onMessage(handler)"));
         }
         let mut default_timeout = DEFAULT_TIMEOUT_MS;
         if options.is_object() {
@@ -154,11 +142,7 @@ impl Endpoint {
                 let weak = weak.clone();
                 Closure::new(move |call: u32, ok: bool, value: JsValue| {
                     if let Some(endpoint) = weak.upgrade() {
-                        let outcome = if ok {
-                            Ok(value)
-                        } else {
-                            Err(error_object_from_thrown(&value))
-                        };
+                        let outcome = if ok { Ok(value) } else { Err(error_object_from_thrown(&value)) };
                         endpoint.complete(crate::core::CallId(call), outcome);
                     }
                 })
@@ -178,9 +162,7 @@ impl Endpoint {
                 on_settled,
             }
         });
-        endpoint
-            .transport
-            .on_message(endpoint.on_message.as_ref().unchecked_ref())?;
+        endpoint.transport.on_message(endpoint.on_message.as_ref().unchecked_ref())?;
         Ok(endpoint)
     }
 
@@ -218,13 +200,8 @@ impl Endpoint {
         for action in actions {
             match action {
                 Action::Send(reply) => self.send_reply(reply),
-                Action::Call {
-                    call,
-                    handler,
-                    params,
-                } => {
-                    match handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED))
-                    {
+                Action::Call { call, handler, params } => {
+                    match handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED)) {
                         Ok(result) if is_thenable(&result) => {
                             await_outcome(&result, self.on_settled.as_ref().unchecked_ref(), call.0)
                         }
@@ -234,8 +211,7 @@ impl Endpoint {
                 }
                 Action::Notify { handler, params } => {
                     // A notification has no one to tell about a failure.
-                    let _ =
-                        handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED));
+                    let _ = handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED));
                 }
                 Action::Settle { id, outcome } => self.settle(&id, outcome),
             }
@@ -262,22 +238,16 @@ impl Endpoint {
         let as_text = self.state().is_some_and(|s| s.text);
         let mend = |response: Response<JsValue>| match &response.payload {
             Ok(result) if !encodable(&unwrap_transfer(result, &mut Vec::new()), as_text) => {
-                Response {
-                    id: response.id,
-                    payload: Err(ErrorObject::new(code::INTERNAL_ERROR, reason.clone())),
-                }
+                Response { id: response.id, payload: Err(ErrorObject::new(code::INTERNAL_ERROR, reason.clone())) }
             }
-            Err(error) if error.data.as_ref().is_some_and(|d| !encodable(d, as_text)) => Response {
-                id: response.id,
-                payload: Err(ErrorObject::new(error.code, error.message.clone())),
-            },
+            Err(error) if error.data.as_ref().is_some_and(|d| !encodable(d, as_text)) => {
+                Response { id: response.id, payload: Err(ErrorObject::new(error.code, error.message.clone())) }
+            }
             _ => response,
         };
         let mended = match reply {
             Outgoing::Single(response) => Outgoing::Single(mend(response)),
-            Outgoing::Batch(responses) => {
-                Outgoing::Batch(responses.into_iter().map(mend).collect())
-            }
+            Outgoing::Batch(responses) => Outgoing::Batch(responses.into_iter().map(mend).collect()),
         };
         // If even the mended reply cannot be sent, the channel itself is gone.
         let _ = self.post_reply(&mended);
@@ -287,27 +257,18 @@ impl Endpoint {
         let mut transfer = Vec::new();
         let message = match reply {
             Outgoing::Single(response) => response_object(response, &mut transfer),
-            Outgoing::Batch(responses) => responses
-                .iter()
-                .map(|r| response_object(r, &mut transfer))
-                .collect::<Array>()
-                .into(),
+            Outgoing::Batch(responses) => {
+                responses.iter().map(|r| response_object(r, &mut transfer)).collect::<Array>().into()
+            }
         };
-        let transfer = if transfer.is_empty() {
-            JsValue::UNDEFINED
-        } else {
-            transfer.into_iter().collect::<Array>().into()
-        };
+        let transfer =
+            if transfer.is_empty() { JsValue::UNDEFINED } else { transfer.into_iter().collect::<Array>().into() };
         self.post(message, &transfer)
     }
 
     fn post(&self, message: JsValue, transfer: &JsValue) -> Result<(), JsValue> {
         let as_text = self.state().is_some_and(|s| s.text);
-        let message = if as_text {
-            JSON::stringify(&message)?.into()
-        } else {
-            message
-        };
+        let message = if as_text { JSON::stringify(&message)?.into() } else { message };
         self.transport.send(&message, transfer).map(drop)
     }
 
@@ -325,23 +286,14 @@ impl Endpoint {
             return promise;
         };
 
-        let waiter = Waiter {
-            resolve,
-            reject,
-            method: method.to_owned(),
-            abort: None,
-        };
+        let waiter = Waiter { resolve, reject, method: method.to_owned(), abort: None };
         let (id, deadline) = {
             let Some(mut state) = self.state() else {
-                return Promise::reject(&rpc_error(
-                    code::INTERNAL_ERROR,
-                    "re-entrant call",
-                    &JsValue::UNDEFINED,
-                ));
+                return Promise::reject(&rpc_error(code::INTERNAL_ERROR, "re-entrant call", &JsValue::UNDEFINED));
             };
             let timeout = options.timeout.unwrap_or(state.default_timeout);
-            let deadline = (timeout.is_finite() && timeout > 0.0)
-                .then(|| (performance_now() + timeout).ceil() as Deadline);
+            let deadline =
+                (timeout.is_finite() && timeout > 0.0).then(|| (performance_now() + timeout).ceil() as Deadline);
             (state.pending.insert(waiter, deadline), deadline)
         };
         let message = call_object(method, &params, Some(id));
@@ -370,25 +322,13 @@ impl Endpoint {
     /// with params the spec does not allow.
     fn check_call(&self, params: &JsValue, signal: Option<&AbortSignal>) -> Result<(), JsValue> {
         if self.state().is_none_or(|s| s.destroyed) {
-            return Err(rpc_error(
-                code::DESTROYED,
-                "The endpoint was destroyed",
-                &JsValue::UNDEFINED,
-            ));
+            return Err(rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED));
         }
         if !params.is_undefined() && !matches!(kind_of(params), 4 | 5) {
-            return Err(rpc_error(
-                code::INVALID_PARAMS,
-                "params must be an array or an object",
-                &JsValue::UNDEFINED,
-            ));
+            return Err(rpc_error(code::INVALID_PARAMS, "params must be an array or an object", &JsValue::UNDEFINED));
         }
         if let Some(signal) = signal.filter(|s| s.aborted()) {
-            return Err(rpc_error(
-                code::REQUEST_CANCELLED,
-                "Request aborted",
-                &signal.reason(),
-            ));
+            return Err(rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
         }
         Ok(())
     }
@@ -400,18 +340,11 @@ impl Endpoint {
             let Some(endpoint) = weak.upgrade() else {
                 return;
             };
-            let error = rpc_error(
-                code::REQUEST_CANCELLED,
-                "Request aborted",
-                &watched.reason(),
-            );
+            let error = rpc_error(code::REQUEST_CANCELLED, "Request aborted", &watched.reason());
             if endpoint.fail(id, &error) {
                 let params: JsValue = Object::new().into();
                 set(&params, &keys::ID, &JsValue::from_f64(id as f64));
-                let _ = endpoint.post(
-                    call_object(CANCEL_REQUEST, &params, None),
-                    &JsValue::UNDEFINED,
-                );
+                let _ = endpoint.post(call_object(CANCEL_REQUEST, &params, None), &JsValue::UNDEFINED);
             }
         });
         signal.add_event_listener("abort", listener.as_ref().unchecked_ref());
@@ -423,8 +356,7 @@ impl Endpoint {
             }
         }
         // The call already ended while the listener was being attached.
-        hook.signal
-            .remove_event_listener("abort", hook.listener.as_ref().unchecked_ref());
+        hook.signal.remove_event_listener("abort", hook.listener.as_ref().unchecked_ref());
     }
 
     /// Settles a pending call from a response; unknown ids are ignored.
@@ -438,9 +370,7 @@ impl Endpoint {
         waiter.detach();
         let _ = match outcome {
             Ok(result) => waiter.resolve.call1(&JsValue::UNDEFINED, &result),
-            Err(error) => waiter
-                .reject
-                .call1(&JsValue::UNDEFINED, &rpc_error_from(&error)),
+            Err(error) => waiter.reject.call1(&JsValue::UNDEFINED, &rpc_error_from(&error)),
         };
     }
 
@@ -510,11 +440,7 @@ impl Endpoint {
         call_optional(&self.transport, "destroy", &JsValue::UNDEFINED);
         for (_, mut waiter) in drained {
             waiter.detach();
-            let error = rpc_error(
-                code::DESTROYED,
-                "The endpoint was destroyed",
-                &JsValue::UNDEFINED,
-            );
+            let error = rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED);
             let _ = waiter.reject.call1(&JsValue::UNDEFINED, &error);
         }
     }
@@ -571,21 +497,13 @@ fn split_transfer(params: JsValue, option: JsValue) -> (JsValue, JsValue) {
     if Array::is_array(&option) {
         list.extend(Array::from(&option).iter());
     }
-    let transfer = if list.is_empty() {
-        JsValue::UNDEFINED
-    } else {
-        list.into_iter().collect::<Array>().into()
-    };
+    let transfer = if list.is_empty() { JsValue::UNDEFINED } else { list.into_iter().collect::<Array>().into() };
     (params, transfer)
 }
 
 fn call_object(method: &str, params: &JsValue, id: Option<u64>) -> JsValue {
     let message: JsValue = Object::new().into();
-    set(
-        &message,
-        &keys::JSONRPC,
-        &keys::VERSION.with(JsValue::clone),
-    );
+    set(&message, &keys::JSONRPC, &keys::VERSION.with(JsValue::clone));
     set(&message, &keys::METHOD, &JsValue::from_str(method));
     if !params.is_undefined() {
         set(&message, &keys::PARAMS, params);
@@ -598,20 +516,12 @@ fn call_object(method: &str, params: &JsValue, id: Option<u64>) -> JsValue {
 
 fn response_object(response: &Response<JsValue>, transfer: &mut Vec<JsValue>) -> JsValue {
     let message: JsValue = Object::new().into();
-    set(
-        &message,
-        &keys::JSONRPC,
-        &keys::VERSION.with(JsValue::clone),
-    );
+    set(&message, &keys::JSONRPC, &keys::VERSION.with(JsValue::clone));
     match &response.payload {
         Ok(result) => {
             let result = unwrap_transfer(result, transfer);
             // A handler that returns nothing still answers: `result: null`.
-            let result = if result.is_undefined() {
-                JsValue::NULL
-            } else {
-                result
-            };
+            let result = if result.is_undefined() { JsValue::NULL } else { result };
             set(&message, &keys::RESULT, &result);
         }
         Err(error) => {
@@ -624,11 +534,7 @@ fn response_object(response: &Response<JsValue>, transfer: &mut Vec<JsValue>) ->
             set(&message, &keys::ERROR, &object);
         }
     }
-    set(
-        &message,
-        &keys::ID,
-        response.id.as_ref().unwrap_or(&JsValue::NULL),
-    );
+    set(&message, &keys::ID, response.id.as_ref().unwrap_or(&JsValue::NULL));
     message
 }
 
@@ -642,9 +548,7 @@ pub struct JSONRPCClient {
 impl JSONRPCClient {
     #[wasm_bindgen(constructor)]
     pub fn new(transport: JsValue, options: JsValue) -> Result<JSONRPCClient, JsValue> {
-        Ok(JSONRPCClient {
-            endpoint: Endpoint::open(transport, Roles::CLIENT, &options)?,
-        })
+        Ok(JSONRPCClient { endpoint: Endpoint::open(transport, Roles::CLIENT, &options)? })
     }
 
     /// Sends a request; resolves with its result, rejects with `RPCError`.
@@ -679,9 +583,7 @@ pub struct JSONRPCServer {
 impl JSONRPCServer {
     #[wasm_bindgen(constructor)]
     pub fn new(transport: JsValue, options: JsValue) -> Result<JSONRPCServer, JsValue> {
-        Ok(JSONRPCServer {
-            endpoint: Endpoint::open(transport, Roles::SERVER, &options)?,
-        })
+        Ok(JSONRPCServer { endpoint: Endpoint::open(transport, Roles::SERVER, &options)? })
     }
 
     /// Registers the handler of a method: `(params) => result | Promise`.
@@ -711,9 +613,7 @@ pub struct Peer {
 impl Peer {
     #[wasm_bindgen(constructor)]
     pub fn new(transport: JsValue, options: JsValue) -> Result<Peer, JsValue> {
-        Ok(Peer {
-            endpoint: Endpoint::open(transport, Roles::PEER, &options)?,
-        })
+        Ok(Peer { endpoint: Endpoint::open(transport, Roles::PEER, &options)? })
     }
 
     /// Sends a request; resolves with its result, rejects with `RPCError`.

@@ -16,9 +16,7 @@ use wasm_bindgen::prelude::*;
 use crate::core::{ErrorObject, Kind, Value};
 
 pub use endpoint::{JSONRPCClient, JSONRPCServer, Peer};
-pub use transport::{
-    port_transport, self_transport, window_transport, worker_transport, PostMessageTransport,
-};
+pub use transport::{port_transport, self_transport, window_transport, worker_transport, PostMessageTransport};
 
 #[wasm_bindgen(module = "/src/wasm/glue.js")]
 extern "C" {
@@ -161,11 +159,7 @@ fn rpc_error(code: i64, message: &str, data: &JsValue) -> JsValue {
 }
 
 fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
-    rpc_error(
-        error.code,
-        &error.message,
-        error.data.as_ref().unwrap_or(&JsValue::UNDEFINED),
-    )
+    rpc_error(error.code, &error.message, error.data.as_ref().unwrap_or(&JsValue::UNDEFINED))
 }
 
 /// What a handler's thrown value becomes on the wire.
@@ -174,9 +168,5 @@ fn error_object_from_thrown(thrown: &JsValue) -> ErrorObject<JsValue> {
     let code = get(&parts, &keys::CODE).as_f64().unwrap_or(-32603.0) as i64;
     let message = get(&parts, &keys::MESSAGE).as_string().unwrap_or_default();
     let data = get(&parts, &keys::DATA);
-    ErrorObject {
-        code,
-        message,
-        data: (!data.is_undefined()).then_some(data),
-    }
+    ErrorObject { code, message, data: (!data.is_undefined()).then_some(data) }
 }

@@ -29,12 +29,7 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = postMessage)]
     fn post(this: &Channel, message: &JsValue, transfer: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = postMessage)]
-    fn post_to(
-        this: &Channel,
-        message: &JsValue,
-        origin: &str,
-        transfer: &JsValue,
-    ) -> Result<(), JsValue>;
+    fn post_to(this: &Channel, message: &JsValue, origin: &str, transfer: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(method, js_name = addEventListener)]
     fn add_event_listener(this: &Channel, kind: &str, listener: &Function);
     #[wasm_bindgen(method, js_name = removeEventListener)]
@@ -82,7 +77,7 @@ struct Shared {
     listen_on: Channel,
     handshake: bool,
     state: RefCell<State>,
-    listener: RefCell<Option<Closure<dyn FnMut(JsValue)>>>,
+    listener: Closure<dyn FnMut(JsValue)>,
 }
 
 /// A transport over postMessage. Made by `windowTransport`, `portTransport`,
@@ -124,16 +119,8 @@ pub fn window_transport(
         Some(o) if o != "null" => o.to_owned(),
         _ => "*".to_owned(),
     };
-    let kind = Kind::Window {
-        target: target.unchecked_into(),
-        origin,
-        post_origin,
-    };
-    Ok(PostMessageTransport::open(
-        kind,
-        listen_on,
-        handshake_option(&options, true),
-    ))
+    let kind = Kind::Window { target: target.unchecked_into(), origin, post_origin };
+    Ok(PostMessageTransport::open(kind, listen_on, handshake_option(&options, true)))
 }
 
 /// A transport over one end of a `MessageChannel`. Starts the port;
@@ -144,30 +131,20 @@ pub fn port_transport(port: JsValue, options: JsValue) -> Result<PostMessageTran
         return Err(js_sys::TypeError::new("portTransport: port must be a MessagePort").into());
     }
     let port: Channel = port.unchecked_into();
-    let transport = PostMessageTransport::open(
-        Kind::Port(port.clone()),
-        port.clone(),
-        handshake_option(&options, false),
-    );
+    let transport =
+        PostMessageTransport::open(Kind::Port(port.clone()), port.clone(), handshake_option(&options, false));
     port.start()?;
     Ok(transport)
 }
 
 /// The main thread's side of a dedicated `Worker`.
 #[wasm_bindgen(js_name = workerTransport, skip_typescript)]
-pub fn worker_transport(
-    worker: JsValue,
-    options: JsValue,
-) -> Result<PostMessageTransport, JsValue> {
+pub fn worker_transport(worker: JsValue, options: JsValue) -> Result<PostMessageTransport, JsValue> {
     if !worker.is_object() {
         return Err(js_sys::TypeError::new("workerTransport: worker must be a Worker").into());
     }
     let worker: Channel = worker.unchecked_into();
-    Ok(PostMessageTransport::open(
-        Kind::Worker(worker.clone()),
-        worker,
-        handshake_option(&options, true),
-    ))
+    Ok(PostMessageTransport::open(Kind::Worker(worker.clone()), worker, handshake_option(&options, true)))
 }
 
 /// The worker's side of `workerTransport`: talks to whoever created this
@@ -175,39 +152,34 @@ pub fn worker_transport(
 #[wasm_bindgen(js_name = selfTransport, skip_typescript)]
 pub fn self_transport(options: JsValue) -> PostMessageTransport {
     let scope = GLOBAL.with(|global| global.clone());
-    PostMessageTransport::open(
-        Kind::Worker(scope.clone()),
-        scope,
-        handshake_option(&options, true),
-    )
+    PostMessageTransport::open(Kind::Worker(scope.clone()), scope, handshake_option(&options, true))
 }
 
 impl PostMessageTransport {
     fn open(kind: Kind, listen_on: Channel, handshake: bool) -> Self {
-        let shared = Rc::new(Shared {
-            kind,
-            listen_on,
-            handshake,
-            state: RefCell::new(State {
-                handlers: Vec::new(),
-                inbox: Vec::new(),
-                outbox: Vec::new(),
-                peer_ready: !handshake,
-                announced: false,
-                destroyed: false,
-            }),
-            listener: RefCell::new(None),
-        });
-        let weak: Weak<Shared> = Rc::downgrade(&shared);
-        let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
-            if let Some(shared) = weak.upgrade() {
-                shared.on_event(event.unchecked_into());
+        let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
+            let weak = weak.clone();
+            let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+                if let Some(shared) = weak.upgrade() {
+                    shared.on_event(event.unchecked_into());
+                }
+            });
+            Shared {
+                kind,
+                listen_on,
+                handshake,
+                state: RefCell::new(State {
+                    handlers: Vec::new(),
+                    inbox: Vec::new(),
+                    outbox: Vec::new(),
+                    peer_ready: !handshake,
+                    announced: false,
+                    destroyed: false,
+                }),
+                listener,
             }
         });
-        shared
-            .listen_on
-            .add_event_listener("message", listener.as_ref().unchecked_ref());
-        *shared.listener.borrow_mut() = Some(listener);
+        shared.listen_on.add_event_listener("message", shared.listener.as_ref().unchecked_ref());
         PostMessageTransport { shared }
     }
 }
@@ -268,11 +240,7 @@ impl PostMessageTransport {
     #[wasm_bindgen(js_name = offMessage)]
     pub fn off_message(&self, handler: Function) {
         let handler: &JsValue = &handler;
-        self.shared
-            .state
-            .borrow_mut()
-            .handlers
-            .retain(|h| AsRef::<JsValue>::as_ref(h) != handler);
+        self.shared.state.borrow_mut().handlers.retain(|h| AsRef::<JsValue>::as_ref(h) != handler);
     }
 
     /// Removes the listener, closes an owned port, drops queued messages.
@@ -288,11 +256,7 @@ impl PostMessageTransport {
             state.inbox.clear();
             state.outbox.clear();
         }
-        if let Some(listener) = shared.listener.borrow().as_ref() {
-            shared
-                .listen_on
-                .remove_event_listener("message", listener.as_ref().unchecked_ref());
-        }
+        shared.listen_on.remove_event_listener("message", shared.listener.as_ref().unchecked_ref());
         if let Kind::Port(port) = &shared.kind {
             let _ = port.close();
         }
@@ -308,11 +272,7 @@ impl PostMessageTransport {
 impl Shared {
     fn post(&self, message: &JsValue, transfer: &JsValue) -> Result<(), JsValue> {
         match &self.kind {
-            Kind::Window {
-                target,
-                post_origin,
-                ..
-            } => target.post_to(message, post_origin, transfer),
+            Kind::Window { target, post_origin, .. } => target.post_to(message, post_origin, transfer),
             Kind::Port(channel) | Kind::Worker(channel) => channel.post(message, transfer),
         }
     }
@@ -320,11 +280,7 @@ impl Shared {
     fn announce(&self, ack: bool) {
         self.state.borrow_mut().announced = true;
         let message: JsValue = Object::new().into();
-        set(
-            &message,
-            &keys::JSONRPC,
-            &keys::VERSION.with(JsValue::clone),
-        );
+        set(&message, &keys::JSONRPC, &keys::VERSION.with(JsValue::clone));
         set(&message, &keys::METHOD, &JsValue::from_str(READY));
         let params: JsValue = Object::new().into();
         let _ = js_sys::Reflect::set(&params, &JsValue::from_str("ack"), &JsValue::from_bool(ack));
@@ -370,10 +326,7 @@ impl Shared {
         }
         let params = get(data, &keys::PARAMS);
         let ack = params.is_object()
-            && js_sys::Reflect::get(&params, &JsValue::from_str("ack"))
-                .ok()
-                .and_then(|a| a.as_bool())
-                == Some(true);
+            && js_sys::Reflect::get(&params, &JsValue::from_str("ack")).ok().and_then(|a| a.as_bool()) == Some(true);
         self.peer_is_ready();
         let listening = !self.state.borrow().handlers.is_empty();
         if !ack && listening {

@@ -42,8 +42,8 @@ export class PostMessageTransport implements RPCTransport {
   destroy(): void;
   /** Messages waiting for the other side's handshake. */
   readonly queued: number;
+  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;
-  [Symbol.dispose](): void;
 }
 
 /**
@@ -137,8 +137,8 @@ export class JSONRPCClient {
   readonly pending: number;
   /** Rejects every pending call (`DESTROYED`), removes the listener, destroys the transport. */
   destroy(): void;
+  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;
-  [Symbol.dispose](): void;
 }
 
 /** Serves methods and notifications to the other side of a transport. */
@@ -147,8 +147,8 @@ export class JSONRPCServer {
   method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>): void;
   onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
   destroy(): void;
+  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;
-  [Symbol.dispose](): void;
 }
 
 /** Client and server on one transport, both directions at once. */
@@ -160,7 +160,7 @@ export class Peer {
   method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>): void;
   onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
   destroy(): void;
+  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;
-  [Symbol.dispose](): void;
 }
 "#;

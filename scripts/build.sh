@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the package with wasm-pack (release, wasm-opt -Oz from npm's binaryen):
+#   scripts/build.sh          pkg-web/  (--target web: the demo, tests, benchmark)
+#   scripts/build.sh bundler  pkg/      (--target bundler: the npm package)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+target="${1:-web}"
+out=pkg-web
+[ "$target" = bundler ] && out=pkg
+rm -rf "$out"
+# wasm-pack warns that it "failed to get wasm-pack version": an update check
+# that cannot reach its server; harmless.
+wasm-pack build --release --target "$target" --out-dir "$out"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up (idempotent), builds the web package and serves the demo page in
+# www/ on http://127.0.0.1:8080/ (PORT=… to change).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh web
+exec node scripts/serve.mjs

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything the demo, the tests and the benchmark need, idempotently:
+# the wasm target, the pinned wasm-bindgen CLI, wasm-pack, Chromium and its
+# driver, Firefox and geckodriver, and the npm tools (wasm-opt among them).
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.129   # must equal the `wasm-bindgen = "=…"` pin in Cargo.toml
+WASM_PACK_VERSION=0.15.1
+GECKODRIVER_VERSION=0.37.1
+export PATH="$HOME/.cargo/bin:$PATH"
+
+step() { printf '\n== %s\n' "$*"; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  step "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v firefox-esr >/dev/null || missing+=(firefox-esr)
+if [ "${#missing[@]}" -gt 0 ]; then
+  step "apt-get install ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+installed() { "$1" --version 2>/dev/null | grep -q "$2"; }
+if ! installed wasm-bindgen "$WASM_BINDGEN_VERSION"; then
+  step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force
+fi
+if ! installed wasm-pack "$WASM_PACK_VERSION"; then
+  step "cargo install wasm-pack $WASM_PACK_VERSION (a few minutes)"
+  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --force
+fi
+if ! installed geckodriver "$GECKODRIVER_VERSION"; then
+  step "cargo install geckodriver $GECKODRIVER_VERSION (a few minutes)"
+  cargo install geckodriver --version "$GECKODRIVER_VERSION" --locked --force
+fi
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  step "npm ci"
+  npm ci --no-audit --no-fund
+fi

@@ -1,0 +1,111 @@
+// The npm import path the Wiggum frontend uses: `npm pack` the bundler build
+// (pkg/), install the tarball into a throwaway app, type-check it with tsc,
+// bundle it with esbuild, and call through a worker in Chromium.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { build } from "esbuild";
+import { startServer } from "../../scripts/serve.mjs";
+import { launchChromium } from "./browser.mjs";
+
+const root = resolve(new URL("../..", import.meta.url).pathname);
+let app;
+
+/**
+ * esbuild has no WebAssembly/ES-module integration of its own: this plugin
+ * instantiates the `.wasm` a bundler-target package imports, wiring its
+ * imports to the JS modules it names (as webpack's asyncWebAssembly does).
+ */
+const wasmModules = {
+  name: "wasm-esm",
+  setup(builder) {
+    builder.onResolve({ filter: /\.wasm$/ }, (args) => ({
+      path: resolve(args.resolveDir, args.path),
+      namespace: args.namespace === "wasm-bytes" ? "wasm-bytes" : "wasm-esm",
+    }));
+    builder.onLoad({ filter: /.*/, namespace: "wasm-esm" }, (args) => {
+      const module = new WebAssembly.Module(readFileSync(args.path));
+      const sources = [...new Set(WebAssembly.Module.imports(module).map((i) => i.module))];
+      const names = WebAssembly.Module.exports(module).map((e) => e.name);
+      const contents = [
+        ...sources.map((source, i) => `import * as m${i} from ${JSON.stringify(source)};`),
+        `import bytes from ${JSON.stringify(args.path)} with { type: "bytes" };`,
+        `const { instance } = await WebAssembly.instantiate(bytes, {${sources.map((s, i) => `${JSON.stringify(s)}: m${i}`).join(", ")}});`,
+        ...names.map((name) => `export const ${name} = instance.exports.${name};`),
+      ].join("\n");
+      return { contents, resolveDir: dirname(args.path), loader: "js" };
+    });
+    builder.onLoad({ filter: /.*/, namespace: "wasm-bytes" }, (args) => ({
+      contents: readFileSync(args.path),
+      loader: "binary",
+    }));
+  },
+};
+
+before(() => {
+  app = mkdtempSync(join(tmpdir(), "wiggum-npm-app-"));
+  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", app], { cwd: join(root, "pkg") }));
+  cpSync(join(root, "tests/npm-app"), app, { recursive: true });
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "npm-app", private: true, type: "module" }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(app, packed[0].filename)], { cwd: app, stdio: "pipe" });
+});
+
+after(() => rmSync(app, { recursive: true, force: true }));
+
+test("the tarball holds the package and nothing else", () => {
+  const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
+  assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)),
+    ["package.json", "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc_bg.js", "wiggum_rpc_bg.wasm"]);
+});
+
+test("the types compile under strict tsc, and misuse does not", () => {
+  try {
+    execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", app], { stdio: "pipe" });
+  } catch (error) {
+    assert.fail(`tsc: ${error.stdout}${error.stderr}`);
+  }
+});
+
+test("bundled with esbuild, it calls a worker in Chromium", async () => {
+  const dist = join(app, "dist");
+  const wasmBytes = {
+    name: "wasm-bytes-namespace",
+    setup(builder) {
+      // `import bytes from "x.wasm" with { type: "bytes" }` inside the plugin's module.
+      builder.onResolve({ filter: /\.wasm$/, namespace: "wasm-esm" }, (args) => ({ path: args.path, namespace: "wasm-bytes" }));
+    },
+  };
+  await build({
+    entryPoints: [join(app, "src/main.ts"), join(app, "src/worker.ts")],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    outdir: dist,
+    plugins: [wasmBytes, wasmModules],
+    logLevel: "warning",
+  });
+  cpSync(join(app, "index.html"), join(dist, "index.html"));
+  const server = await startServer({ mounts: [["/", dist]] });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on("pageerror", (error) => problems.push(String(error)));
+    page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 15000 });
+    assert.deepEqual(await page.evaluate(() => window.result), {
+      sum: 5,
+      buildFailed: true,
+      isError: true,
+      reversed: [3, 2, 1],
+    });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

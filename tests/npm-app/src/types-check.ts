@@ -1,0 +1,50 @@
+// Compiled by tsc, never run: the package's types say what the API does.
+// Each @ts-expect-error must meet an error, or tsc fails: the types are not `any`.
+import {
+  ErrorCode,
+  JSONRPCClient,
+  JSONRPCServer,
+  Peer,
+  RPCError,
+  type RPCTransport,
+  portTransport,
+  transfer,
+  windowTransport,
+  workerTransport,
+} from "wiggum-rpc";
+
+declare const worker: Worker;
+declare const frame: HTMLIFrameElement;
+
+const client = new JSONRPCClient(workerTransport(worker), { timeout: 5000 });
+export const sum: Promise<number> = client.request<number>("add", [1, 2]);
+// @ts-expect-error the result has the type asked for
+export const wrong: Promise<string> = client.request<number>("add", [1, 2]);
+client.request("add", [1, 2]).then((value) => {
+  // @ts-expect-error an untyped result is unknown, not any
+  value.toFixed();
+});
+// @ts-expect-error params are an array or an object
+client.request("add", 3);
+// @ts-expect-error options are checked
+client.request("add", [], { timeot: 5 });
+client.request("add", [], { timeout: 5, signal: new AbortController().signal, transfer: [new ArrayBuffer(1)] });
+client.notify("log", { line: 1 });
+
+const error = new RPCError(ErrorCode.BUILD_FAILED, "Build failed", { diagnostics: [] as string[] });
+export const asError: Error = error;
+export const code: number = error.code;
+// @ts-expect-error codes are named
+export const typo = ErrorCode.BUILD_FAIL;
+
+const server = new JSONRPCServer(portTransport(new MessageChannel().port1));
+server.method("add", ([a, b]: [number, number]) => a + b);
+server.method("bytes", () => transfer(new Uint8Array(4), [new ArrayBuffer(4)]));
+server.onNotify("log", (params: { line: number }) => void params.line);
+
+const custom: RPCTransport = { send(_message: unknown) {}, onMessage(_handler: (message: unknown) => void) {} };
+const peer = new Peer(custom);
+peer.destroy();
+new Peer(windowTransport(frame.contentWindow!, window, "https://preview.example", { handshake: true }));
+// @ts-expect-error a transport needs onMessage
+new Peer({ send() {} });
