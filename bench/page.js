@@ -94,7 +94,7 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3 } = 
     ["sequential", "sequential", { calls: Math.ceil(3000 * scale) }],
     ["64 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 64 }],
     ["1024 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 1024 }],
-    ["1 MB payload", "payload", { calls: Math.ceil(40 * scale) }],
+    ["1 MB payload", "payload", { calls: Math.ceil(300 * scale) }],
   ];
   const samples = {};
   for (let run = 0; run < runs; run++) {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::error::{code, ErrorObject};
 use super::hash::IdHasher;
-use super::inbound::{classify, classify_batch_member, Framing, Inbound};
+use super::inbound::{classify_batch_member, classify_kind, Framing, Inbound};
 use super::message::Response;
 use super::value::{Kind, Value};
 
@@ -133,13 +133,17 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
 
     /// Classifies an incoming value and returns what to do about it.
     pub fn receive(&mut self, value: &V, framing: Framing) -> Vec<Action<V, H>> {
+        self.receive_kind(value, value.kind(), framing)
+    }
+
+    /// [`Dispatcher::receive`] for a value whose kind the caller already read:
+    /// each question asked of a JS value crosses the wasm boundary.
+    pub fn receive_kind(&mut self, value: &V, kind: Kind, framing: Framing) -> Vec<Action<V, H>> {
         let mut actions = Vec::new();
-        if value.kind() == Kind::Array {
+        if kind == Kind::Array {
             self.receive_batch(value.elements(), &mut actions);
-        } else {
-            if let Some(reply) = self.answer(classify(value, framing), None, &mut actions) {
-                actions.push(Action::Send(Outgoing::Single(reply)));
-            }
+        } else if let Some(reply) = self.answer(classify_kind(value, kind, framing), None, &mut actions) {
+            actions.push(Action::Send(Outgoing::Single(reply)));
         }
         actions
     }

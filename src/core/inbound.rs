@@ -38,24 +38,35 @@ pub enum Inbound<V> {
 /// Classifies a top-level value that is not an array (arrays are batches: see
 /// [`classify_batch_member`] for their members).
 pub fn classify<V: Value>(value: &V, framing: Framing) -> Inbound<V> {
-    if framing == Framing::Object {
-        let ours = value.kind() == Kind::Object && value.member("jsonrpc").is_some_and(|v| v.is_version_2());
-        if !ours {
-            return Inbound::Foreign;
-        }
+    classify_kind(value, value.kind(), framing)
+}
+
+/// [`classify`] for a value whose kind the caller has already read: each
+/// question asked of a JS value crosses the wasm boundary, so none is asked twice.
+pub fn classify_kind<V: Value>(value: &V, kind: Kind, framing: Framing) -> Inbound<V> {
+    if kind != Kind::Object {
+        return match framing {
+            Framing::Object => Inbound::Foreign,
+            Framing::Text => invalid(None),
+        };
     }
-    classify_member(value)
+    let version_2 = value.member("jsonrpc").is_some_and(|v| v.is_version_2());
+    if framing == Framing::Object && !version_2 {
+        return Inbound::Foreign;
+    }
+    classify_object(value, version_2)
 }
 
 /// Classifies one member of a batch: every member is ours, whatever the framing.
 pub fn classify_batch_member<V: Value>(value: &V) -> Inbound<V> {
-    classify_member(value)
-}
-
-fn classify_member<V: Value>(value: &V) -> Inbound<V> {
     if value.kind() != Kind::Object {
         return invalid(None);
     }
+    let version_2 = value.member("jsonrpc").is_some_and(|v| v.is_version_2());
+    classify_object(value, version_2)
+}
+
+fn classify_object<V: Value>(value: &V, version_2: bool) -> Inbound<V> {
     let id = value.member("id");
     let id_is_valid = id.as_ref().map(|id| matches!(id.kind(), Kind::Null | Kind::Number | Kind::String));
     // An id we can read is echoed, so the caller gets its answer instead of a
@@ -64,12 +75,12 @@ fn classify_member<V: Value>(value: &V) -> Inbound<V> {
         (Some(id), Some(true)) => Some(id.clone()),
         _ => None,
     };
-    if !value.member("jsonrpc").is_some_and(|v| v.is_version_2()) {
+    if !version_2 {
         return invalid(echo);
     }
 
     if let Some(method) = value.member("method") {
-        let Some(method) = method.as_text().filter(|_| method.kind() == Kind::String) else {
+        let Some(method) = method.as_text() else {
             return invalid(echo);
         };
         let params = value.member("params");
@@ -88,27 +99,25 @@ fn classify_member<V: Value>(value: &V) -> Inbound<V> {
     if result.is_none() && error.is_none() {
         return invalid(echo);
     }
-    if id_is_valid != Some(true) {
+    let Some(id) = echo else {
         // A response without a readable id matches no call: nothing to fail.
         return Inbound::InvalidResponse {
             id: None,
             error: ErrorObject::new(code::INVALID_RESPONSE, "Response has no valid id"),
         };
-    }
+    };
+    let malformed = |reason: &str| Inbound::InvalidResponse {
+        id: Some(id.clone()),
+        error: ErrorObject::new(code::INVALID_RESPONSE, reason),
+    };
     match (result, error) {
-        (Some(_), Some(_)) => Inbound::InvalidResponse {
-            id: echo,
-            error: ErrorObject::new(code::INVALID_RESPONSE, "Response has both result and error"),
-        },
-        (Some(result), None) => Inbound::Response(Response { id: echo, payload: Ok(result) }),
+        (Some(_), Some(_)) => malformed("Response has both result and error"),
+        (Some(result), None) => Inbound::Response(Response { id: Some(id), payload: Ok(result) }),
         (None, Some(error)) => match error_object(&error) {
-            Some(error) => Inbound::Response(Response { id: echo, payload: Err(error) }),
-            None => Inbound::InvalidResponse {
-                id: echo,
-                error: ErrorObject::new(code::INVALID_RESPONSE, "Response has a malformed error object"),
-            },
+            Some(error) => Inbound::Response(Response { id: Some(id), payload: Err(error) }),
+            None => malformed("Response has a malformed error object"),
         },
-        (None, None) => unreachable!("checked above"),
+        (None, None) => invalid(None),
     }
 }
 
@@ -121,11 +130,8 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
     if code.fract() != 0.0 || !(-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&code) {
         return None;
     }
-    let message = error.member("message")?;
-    if message.kind() != Kind::String {
-        return None;
-    }
-    Some(ErrorObject { code: code as i64, message: message.as_text()?, data: error.member("data") })
+    let message = error.member("message")?.as_text()?;
+    Some(ErrorObject { code: code as i64, message, data: error.member("data") })
 }
 
 fn invalid<V>(id: Option<V>) -> Inbound<V> {

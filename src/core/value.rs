@@ -24,7 +24,7 @@ pub trait Value: Clone {
     /// A member of an object; `None` when absent (or `undefined`) or when the
     /// value is not an object.
     fn member(&self, name: &str) -> Option<Self>;
-    /// The text of a string value.
+    /// The text of a string value (`None` for anything else).
     fn as_text(&self) -> Option<String>;
     /// The numeric value of a number.
     fn as_number(&self) -> Option<f64>;

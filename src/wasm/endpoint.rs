@@ -10,10 +10,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{
-    await_outcome, clear_timeout, describe, encodable, error_object_from_thrown, get, is_thenable, keys, kind_of,
-    performance_now, rpc_error, rpc_error_from, set, set_timeout, Transfer,
+    await_outcome, clear_timeout, deferred, describe, encodable, error_message, error_object_from_thrown, get,
+    is_thenable, keys, notification_message, params_kind, performance_now, queue_microtask, request_message,
+    result_message, rpc_error, rpc_error_from, set, set_timeout, settle_call, Transfer,
 };
-use crate::core::{code, Action, Deadline, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Response, Roles};
+use crate::core::{
+    code, Action, Deadline, Dispatcher, ErrorObject, Framing, Kind, Outgoing, PendingTable, Response, Roles, Value,
+};
 
 /// The default per-call timeout of the JS API, in milliseconds.
 const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
@@ -44,9 +47,9 @@ extern "C" {
 
 /// A call this side is waiting on.
 struct Waiter {
-    resolve: Function,
-    reject: Function,
-    method: String,
+    /// `{promise, resolve, reject}`, made by `deferred()`.
+    call: JsValue,
+    method: JsValue,
     abort: Option<AbortHook>,
 }
 
@@ -57,11 +60,20 @@ struct AbortHook {
 }
 
 impl Waiter {
-    fn detach(&mut self) {
+    /// Ends the call: removes its abort listener and settles its promise.
+    fn settle(mut self, ok: bool, value: &JsValue) {
         if let Some(hook) = self.abort.take() {
             hook.signal.remove_event_listener("abort", hook.listener.as_ref().unchecked_ref());
         }
+        settle_call(&self.call, ok, value);
     }
+}
+
+/// A call or notification gathered for this turn's batch.
+struct Queued {
+    message: JsValue,
+    transfer: JsValue,
+    id: Option<u64>,
 }
 
 struct State {
@@ -71,6 +83,12 @@ struct State {
     default_timeout: f64,
     /// Whether to speak JSON text: the transport says so, or delivered text.
     text: bool,
+    /// Calls of one turn go out as one batch (see `send_call`).
+    batching: bool,
+    /// A message went out alone since the last flush or incoming message:
+    /// the next one in this turn waits for the batch.
+    sent_alone: bool,
+    queue: Vec<Queued>,
     destroyed: bool,
 }
 
@@ -79,6 +97,7 @@ struct Endpoint {
     state: RefCell<State>,
     on_message: Closure<dyn FnMut(JsValue)>,
     on_timer: Closure<dyn FnMut()>,
+    on_flush: Closure<dyn FnMut()>,
     on_settled: Closure<dyn FnMut(u32, bool, JsValue)>,
 }
 
@@ -90,10 +109,11 @@ struct CallOptions {
 }
 
 impl CallOptions {
-    fn read(options: &JsValue) -> CallOptions {
-        if !options.is_object() {
+    fn read(options: Option<Object>) -> CallOptions {
+        let Some(options) = options else {
             return CallOptions { timeout: None, signal: None, transfer: JsValue::UNDEFINED };
-        }
+        };
+        let options: &JsValue = &options;
         let signal = get(options, &keys::SIGNAL);
         CallOptions {
             timeout: get(options, &keys::TIMEOUT).as_f64(),
@@ -115,10 +135,12 @@ impl Endpoint {
             return Err(type_error("transport must have send(message) and onMessage(handler)"));
         }
         let mut default_timeout = DEFAULT_TIMEOUT_MS;
+        let mut batching = true;
         if options.is_object() {
             if let Some(timeout) = get(options, &keys::TIMEOUT).as_f64() {
                 default_timeout = timeout;
             }
+            batching = get(options, &keys::BATCH).as_bool() != Some(false);
         }
         let text = get(&transport, &keys::TEXT).as_bool() == Some(true);
         let endpoint = Rc::new_cyclic(|weak: &Weak<Endpoint>| {
@@ -135,6 +157,14 @@ impl Endpoint {
                 Closure::new(move || {
                     if let Some(endpoint) = weak.upgrade() {
                         endpoint.expire();
+                    }
+                })
+            };
+            let on_flush = {
+                let weak = weak.clone();
+                Closure::new(move || {
+                    if let Some(endpoint) = weak.upgrade() {
+                        endpoint.flush();
                     }
                 })
             };
@@ -155,10 +185,14 @@ impl Endpoint {
                     timer: None,
                     default_timeout,
                     text,
+                    batching,
+                    sent_alone: false,
+                    queue: Vec::new(),
                     destroyed: false,
                 }),
                 on_message,
                 on_timer,
+                on_flush,
                 on_settled,
             }
         });
@@ -256,9 +290,9 @@ impl Endpoint {
     fn post_reply(&self, reply: &Outgoing<JsValue>) -> Result<(), JsValue> {
         let mut transfer = Vec::new();
         let message = match reply {
-            Outgoing::Single(response) => response_object(response, &mut transfer),
+            Outgoing::Single(response) => response_message(response, &mut transfer),
             Outgoing::Batch(responses) => {
-                responses.iter().map(|r| response_object(r, &mut transfer)).collect::<Array>().into()
+                responses.iter().map(|r| response_message(r, &mut transfer)).collect::<Array>().into()
             }
         };
         let transfer =
@@ -274,19 +308,15 @@ impl Endpoint {
 
     // ---- client side -------------------------------------------------------
 
-    fn request(self: &Rc<Self>, method: &str, params: JsValue, options: &JsValue) -> Promise {
+    fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: Option<Object>) -> Promise {
         let options = CallOptions::read(options);
-        let (params, transfer) = split_transfer(params, options.transfer);
-        if let Err(error) = self.check_call(&params, options.signal.as_ref()) {
-            return Promise::reject(&error);
-        }
-        let mut settle = None;
-        let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
-        let Some((resolve, reject)) = settle else {
-            return promise;
+        let (params, transfer) = match self.check_call(&method, params, options.transfer, options.signal.as_ref()) {
+            Ok(checked) => checked,
+            Err(error) => return Promise::reject(&error),
         };
-
-        let waiter = Waiter { resolve, reject, method: method.to_owned(), abort: None };
+        let call = deferred();
+        let promise: Promise = get(&call, &keys::PROMISE).unchecked_into();
+        let waiter = Waiter { call, method: method.clone(), abort: None };
         let (id, deadline) = {
             let Some(mut state) = self.state() else {
                 return Promise::reject(&rpc_error(code::INTERNAL_ERROR, "re-entrant call", &JsValue::UNDEFINED));
@@ -296,12 +326,7 @@ impl Endpoint {
                 (timeout.is_finite() && timeout > 0.0).then(|| (performance_now() + timeout).ceil() as Deadline);
             (state.pending.insert(waiter, deadline), deadline)
         };
-        let message = call_object(method, &params, Some(id));
-        if let Err(failure) = self.post(message, &transfer) {
-            let reason = concat(&["Request could not be sent: ", &describe(&failure)]);
-            self.fail(id, &rpc_error(code::SEND_FAILED, &reason, &failure));
-            return promise;
-        }
+        self.send_call(request_message(&method, &params, id as f64), transfer, Some(id));
         if let Some(deadline) = deadline {
             self.arm_timer(deadline);
         }
@@ -311,40 +336,126 @@ impl Endpoint {
         promise
     }
 
-    fn notify(&self, method: &str, params: JsValue, options: &JsValue) -> Result<(), JsValue> {
+    fn notify(&self, method: JsValue, params: JsValue, options: Option<Object>) -> Result<(), JsValue> {
         let options = CallOptions::read(options);
-        let (params, transfer) = split_transfer(params, options.transfer);
-        self.check_call(&params, None)?;
-        self.post(call_object(method, &params, None), &transfer)
+        let (params, transfer) = self.check_call(&method, params, options.transfer, None)?;
+        self.send_call(notification_message(&method, &params), transfer, None);
+        Ok(())
     }
 
-    /// Refuses a call that cannot be made: destroyed, already aborted, or
-    /// with params the spec does not allow.
-    fn check_call(&self, params: &JsValue, signal: Option<&AbortSignal>) -> Result<(), JsValue> {
+    /// Refuses a call that cannot be made (destroyed, already aborted, a
+    /// method that is not a string, params the spec does not allow) and
+    /// splits params from their transfer list.
+    fn check_call(
+        &self,
+        method: &JsValue,
+        params: JsValue,
+        transfer: JsValue,
+        signal: Option<&AbortSignal>,
+    ) -> Result<(JsValue, JsValue), JsValue> {
         if self.state().is_none_or(|s| s.destroyed) {
             return Err(rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED));
         }
-        if !params.is_undefined() && !matches!(kind_of(params), 4 | 5) {
-            return Err(rpc_error(code::INVALID_PARAMS, "params must be an array or an object", &JsValue::UNDEFINED));
+        if !method.is_string() {
+            return Err(type_error("method must be a string"));
         }
+        let not_structured =
+            || rpc_error(code::INVALID_PARAMS, "params must be an array or an object", &JsValue::UNDEFINED);
+        let mut list = Vec::new();
+        let params = match params_kind(&params) {
+            0 | 1 => params,
+            2 => {
+                let params = unwrap_transfer(&params, &mut list);
+                if !matches!(params.kind(), Kind::Array | Kind::Object) {
+                    return Err(not_structured());
+                }
+                params
+            }
+            _ => return Err(not_structured()),
+        };
         if let Some(signal) = signal.filter(|s| s.aborted()) {
             return Err(rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
         }
-        Ok(())
+        if Array::is_array(&transfer) {
+            list.extend(Array::from(&transfer).iter());
+        }
+        let transfer = if list.is_empty() { JsValue::UNDEFINED } else { list.into_iter().collect::<Array>().into() };
+        Ok((params, transfer))
+    }
+
+    /// Sends a call or notification. A message sent while nothing else is in
+    /// flight or waiting goes out at once, so a lone call is never delayed.
+    /// Otherwise messages of one turn (everything sent before the current
+    /// microtasks run out) are gathered and go out together when they do:
+    /// alone if there is one, as one batch if there are more. A burst of calls
+    /// then costs the receiver one task instead of one per call.
+    fn send_call(&self, message: JsValue, transfer: JsValue, id: Option<u64>) {
+        let schedule = {
+            let Some(mut state) = self.state() else { return };
+            let others_in_flight = state.pending.len() > usize::from(id.is_some());
+            let alone = state.queue.is_empty() && !state.sent_alone && !others_in_flight;
+            if !state.batching || alone {
+                state.sent_alone = state.batching;
+                drop(state);
+                return self.post_call(&message, &transfer, id);
+            }
+            state.queue.push(Queued { message, transfer, id });
+            state.queue.len() == 1
+        };
+        if schedule {
+            queue_microtask(self.on_flush.as_ref().unchecked_ref());
+        }
+    }
+
+    fn post_call(&self, message: &JsValue, transfer: &JsValue, id: Option<u64>) {
+        if let Err(failure) = self.post(message.clone(), transfer) {
+            if let Some(id) = id {
+                let reason = concat(&["Request could not be sent: ", &describe(&failure)]);
+                self.fail(id, &rpc_error(code::SEND_FAILED, &reason, &failure));
+            }
+        }
+    }
+
+    /// Sends what this turn gathered: one message alone, several as a batch.
+    fn flush(&self) {
+        let queued = {
+            let Some(mut state) = self.state() else { return };
+            state.sent_alone = false;
+            std::mem::take(&mut state.queue)
+        };
+        match queued.as_slice() {
+            [] => {}
+            [one] => self.post_call(&one.message, &one.transfer, one.id),
+            many => {
+                let batch: Array = many.iter().map(|q| &q.message).collect();
+                let transfer: Array = many
+                    .iter()
+                    .filter(|q| !q.transfer.is_undefined())
+                    .flat_map(|q| Array::from(&q.transfer).iter().collect::<Vec<_>>())
+                    .collect();
+                let transfer = if transfer.length() == 0 { JsValue::UNDEFINED } else { transfer.into() };
+                // One unsendable member fails the whole batch: send each alone,
+                // so only the culprit's call fails.
+                if self.post(batch.into(), &transfer).is_err() {
+                    for one in many {
+                        self.post_call(&one.message, &one.transfer, one.id);
+                    }
+                }
+            }
+        }
     }
 
     fn watch_abort(self: &Rc<Self>, id: u64, signal: AbortSignal) {
         let weak = Rc::downgrade(self);
         let watched = signal.clone();
         let listener = Closure::<dyn FnMut()>::new(move || {
-            let Some(endpoint) = weak.upgrade() else {
-                return;
-            };
+            let Some(endpoint) = weak.upgrade() else { return };
             let error = rpc_error(code::REQUEST_CANCELLED, "Request aborted", &watched.reason());
             if endpoint.fail(id, &error) {
                 let params: JsValue = Object::new().into();
                 set(&params, &keys::ID, &JsValue::from_f64(id as f64));
-                let _ = endpoint.post(call_object(CANCEL_REQUEST, &params, None), &JsValue::UNDEFINED);
+                let cancel = notification_message(&JsValue::from_str(CANCEL_REQUEST), &params);
+                endpoint.send_call(cancel, JsValue::UNDEFINED, None);
             }
         });
         signal.add_event_listener("abort", listener.as_ref().unchecked_ref());
@@ -361,26 +472,18 @@ impl Endpoint {
 
     /// Settles a pending call from a response; unknown ids are ignored.
     fn settle(&self, id: &JsValue, outcome: Result<JsValue, ErrorObject<JsValue>>) {
-        let Some(key) = id.as_f64().and_then(PendingTable::<Waiter>::key_of) else {
-            return;
-        };
-        let Some(mut waiter) = self.state().and_then(|mut s| s.pending.remove(key)) else {
-            return;
-        };
-        waiter.detach();
-        let _ = match outcome {
-            Ok(result) => waiter.resolve.call1(&JsValue::UNDEFINED, &result),
-            Err(error) => waiter.reject.call1(&JsValue::UNDEFINED, &rpc_error_from(&error)),
-        };
+        let Some(key) = id.as_f64().and_then(PendingTable::<Waiter>::key_of) else { return };
+        let Some(waiter) = self.state().and_then(|mut s| s.pending.remove(key)) else { return };
+        match outcome {
+            Ok(result) => waiter.settle(true, &result),
+            Err(error) => waiter.settle(false, &rpc_error_from(&error)),
+        }
     }
 
     /// Rejects a pending call; returns whether it was still pending.
     fn fail(&self, id: u64, error: &JsValue) -> bool {
-        let Some(mut waiter) = self.state().and_then(|mut s| s.pending.remove(id)) else {
-            return false;
-        };
-        waiter.detach();
-        let _ = waiter.reject.call1(&JsValue::UNDEFINED, error);
+        let Some(waiter) = self.state().and_then(|mut s| s.pending.remove(id)) else { return false };
+        waiter.settle(false, error);
         true
     }
 
@@ -412,11 +515,11 @@ impl Endpoint {
         if let Some(next) = next {
             self.arm_timer(next);
         }
-        for (_, mut waiter) in expired {
-            waiter.detach();
-            let message = concat(&["Request timed out: ", &waiter.method]);
+        for (_, waiter) in expired {
+            let method = waiter.method.as_string().unwrap_or_default();
+            let message = concat(&["Request timed out: ", &method]);
             let error = rpc_error(code::REQUEST_TIMEOUT, &message, &JsValue::UNDEFINED);
-            let _ = waiter.reject.call1(&JsValue::UNDEFINED, &error);
+            waiter.settle(false, &error);
         }
     }
 
@@ -433,15 +536,15 @@ impl Endpoint {
                 clear_timeout(&handle);
             }
             state.dispatcher.clear();
+            state.queue.clear();
             state.pending.drain()
         };
         let handler: &JsValue = self.on_message.as_ref();
         call_optional(&self.transport, "offMessage", handler);
         call_optional(&self.transport, "destroy", &JsValue::UNDEFINED);
-        for (_, mut waiter) in drained {
-            waiter.detach();
+        for (_, waiter) in drained {
             let error = rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED);
-            let _ = waiter.reject.call1(&JsValue::UNDEFINED, &error);
+            waiter.settle(false, &error);
         }
     }
 
@@ -489,53 +592,15 @@ fn unwrap_transfer(value: &JsValue, transfer: &mut Vec<JsValue>) -> JsValue {
     }
 }
 
-/// Params and transfer list of a call: from a `transfer()` marker and/or the
-/// `transfer` option.
-fn split_transfer(params: JsValue, option: JsValue) -> (JsValue, JsValue) {
-    let mut list = Vec::new();
-    let params = unwrap_transfer(&params, &mut list);
-    if Array::is_array(&option) {
-        list.extend(Array::from(&option).iter());
-    }
-    let transfer = if list.is_empty() { JsValue::UNDEFINED } else { list.into_iter().collect::<Array>().into() };
-    (params, transfer)
-}
-
-fn call_object(method: &str, params: &JsValue, id: Option<u64>) -> JsValue {
-    let message: JsValue = Object::new().into();
-    set(&message, &keys::JSONRPC, &keys::VERSION.with(JsValue::clone));
-    set(&message, &keys::METHOD, &JsValue::from_str(method));
-    if !params.is_undefined() {
-        set(&message, &keys::PARAMS, params);
-    }
-    if let Some(id) = id {
-        set(&message, &keys::ID, &JsValue::from_f64(id as f64));
-    }
-    message
-}
-
-fn response_object(response: &Response<JsValue>, transfer: &mut Vec<JsValue>) -> JsValue {
-    let message: JsValue = Object::new().into();
-    set(&message, &keys::JSONRPC, &keys::VERSION.with(JsValue::clone));
+fn response_message(response: &Response<JsValue>, transfer: &mut Vec<JsValue>) -> JsValue {
+    let null = JsValue::NULL;
+    let id = response.id.as_ref().unwrap_or(&null);
     match &response.payload {
-        Ok(result) => {
-            let result = unwrap_transfer(result, transfer);
-            // A handler that returns nothing still answers: `result: null`.
-            let result = if result.is_undefined() { JsValue::NULL } else { result };
-            set(&message, &keys::RESULT, &result);
-        }
+        Ok(result) => result_message(id, &unwrap_transfer(result, transfer)),
         Err(error) => {
-            let object: JsValue = Object::new().into();
-            set(&object, &keys::CODE, &JsValue::from_f64(error.code as f64));
-            set(&object, &keys::MESSAGE, &JsValue::from_str(&error.message));
-            if let Some(data) = &error.data {
-                set(&object, &keys::DATA, data);
-            }
-            set(&message, &keys::ERROR, &object);
+            error_message(id, error.code as f64, &error.message, error.data.as_ref().unwrap_or(&JsValue::UNDEFINED))
         }
     }
-    set(&message, &keys::ID, response.id.as_ref().unwrap_or(&JsValue::NULL));
-    message
 }
 
 /// Calls methods on the other side of a transport.
@@ -552,13 +617,13 @@ impl JSONRPCClient {
     }
 
     /// Sends a request; resolves with its result, rejects with `RPCError`.
-    pub fn request(&self, method: &str, params: JsValue, options: JsValue) -> Promise {
-        self.endpoint.request(method, params, &options)
+    pub fn request(&self, method: JsValue, params: JsValue, options: Option<Object>) -> Promise {
+        self.endpoint.request(method, params, options)
     }
 
     /// Sends a notification: no id, no response.
-    pub fn notify(&self, method: &str, params: JsValue, options: JsValue) -> Result<(), JsValue> {
-        self.endpoint.notify(method, params, &options)
+    pub fn notify(&self, method: JsValue, params: JsValue, options: Option<Object>) -> Result<(), JsValue> {
+        self.endpoint.notify(method, params, options)
     }
 
     /// Calls still waiting for a response.
@@ -617,13 +682,13 @@ impl Peer {
     }
 
     /// Sends a request; resolves with its result, rejects with `RPCError`.
-    pub fn request(&self, method: &str, params: JsValue, options: JsValue) -> Promise {
-        self.endpoint.request(method, params, &options)
+    pub fn request(&self, method: JsValue, params: JsValue, options: Option<Object>) -> Promise {
+        self.endpoint.request(method, params, options)
     }
 
     /// Sends a notification: no id, no response.
-    pub fn notify(&self, method: &str, params: JsValue, options: JsValue) -> Result<(), JsValue> {
-        self.endpoint.notify(method, params, &options)
+    pub fn notify(&self, method: JsValue, params: JsValue, options: Option<Object>) -> Result<(), JsValue> {
+        self.endpoint.notify(method, params, options)
     }
 
     /// Calls still waiting for a response.

@@ -63,6 +63,69 @@ export function isThenable(value) {
     && typeof value.then === "function";
 }
 
+// ---- the per-message path: each helper saves several boundary crossings ----
+
+export function requestMessage(method, params, id) {
+  return params === undefined ? { jsonrpc: "2.0", method, id } : { jsonrpc: "2.0", method, params, id };
+}
+
+export function notificationMessage(method, params) {
+  return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+}
+
+/** A success response; a handler that returned nothing answers `result: null`. */
+export function resultMessage(id, result) {
+  return { jsonrpc: "2.0", result: result === undefined ? null : result, id };
+}
+
+export function errorMessage(id, code, message, data) {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return { jsonrpc: "2.0", error, id };
+}
+
+/** Params of a call: 0 none, 1 an array or object, 2 a transfer() marker, 3 not allowed. */
+export function paramsKind(params) {
+  if (params === undefined) return 0;
+  if (params instanceof Transfer) return 2;
+  return params !== null && typeof params === "object" ? 1 : 3;
+}
+
+/** A pending call's promise with its resolve and reject. */
+export function deferred() {
+  const call = {};
+  call.promise = new Promise((resolve, reject) => {
+    call.resolve = resolve;
+    call.reject = reject;
+  });
+  return call;
+}
+
+export function settleCall(call, ok, value) {
+  if (ok) call.resolve(value);
+  else call.reject(value);
+}
+
+/**
+ * The `message` listener of a postMessage transport: drops events from any
+ * window but `source` (when given) and any origin but `origin` (when given),
+ * and everything that is not JSON-RPC (an array, or an object with
+ * `jsonrpc: "2.0"`) without waking wasm. `deliver(data, ready)` gets the rest;
+ * `ready` is 1 for the other side's `$/ready` hello, 2 for its answer, else 0.
+ */
+export function messageListener(source, origin, deliver) {
+  return (event) => {
+    if (source !== undefined && event.source !== source) return;
+    if (origin !== undefined && event.origin !== origin) return;
+    const data = event.data;
+    if (Array.isArray(data)) {
+      deliver(data, 0);
+    } else if (data !== null && typeof data === "object" && data.jsonrpc === "2.0") {
+      const ready = data.method === "$/ready" && data.id === undefined;
+      deliver(data, ready ? (data.params?.ack === true ? 2 : 1) : 0);
+    }
+  };
+}
+
 /** Reports how a handler's promise settled, without a closure per call in wasm. */
 export function awaitOutcome(promise, settled, call) {
   Promise.resolve(promise).then(

@@ -50,6 +50,22 @@ extern "C" {
     fn error_parts(thrown: &JsValue) -> JsValue;
     fn encodable(value: &JsValue, as_text: bool) -> bool;
     fn describe(error: &JsValue) -> String;
+
+    #[wasm_bindgen(js_name = requestMessage)]
+    fn request_message(method: &JsValue, params: &JsValue, id: f64) -> JsValue;
+    #[wasm_bindgen(js_name = notificationMessage)]
+    fn notification_message(method: &JsValue, params: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = resultMessage)]
+    fn result_message(id: &JsValue, result: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = errorMessage)]
+    fn error_message(id: &JsValue, code: f64, message: &str, data: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = paramsKind)]
+    fn params_kind(params: &JsValue) -> u8;
+    fn deferred() -> JsValue;
+    #[wasm_bindgen(js_name = settleCall)]
+    fn settle_call(call: &JsValue, ok: bool, value: &JsValue);
+    #[wasm_bindgen(js_name = messageListener)]
+    fn message_listener(source: &JsValue, origin: &JsValue, deliver: &Function) -> JsValue;
 }
 
 #[wasm_bindgen]
@@ -89,7 +105,9 @@ mod keys {
         TRANSFER = "transfer",
         ABORTED = "aborted",
         HANDSHAKE = "handshake",
-        TEXT = "text"
+        TEXT = "text",
+        PROMISE = "promise",
+        BATCH = "batch"
     );
 }
 

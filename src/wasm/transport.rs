@@ -15,7 +15,7 @@ use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{get, keys, kind_of, queue_microtask, set};
+use super::{get, keys, message_listener, notification_message, queue_microtask};
 
 /// The handshake notification: `ack: false` asks the other side to answer.
 const READY: &str = "$/ready";
@@ -39,24 +39,15 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     fn close(this: &Channel) -> Result<(), JsValue>;
 
-    type MessageEvent;
-    #[wasm_bindgen(method, getter)]
-    fn data(this: &MessageEvent) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn source(this: &MessageEvent) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn origin(this: &MessageEvent) -> JsValue;
-
     #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
     static GLOBAL: Channel;
 }
 
 enum Kind {
-    /// Posts to `target` with `post_origin`; accepts only events from
-    /// `target` (and, when pinned, from `origin`).
+    /// Posts to `target` with `post_origin`. (Only events from `target`, and
+    /// from the pinned origin if any, reach `on_message`: see `messageListener`.)
     Window {
         target: Channel,
-        origin: Option<String>,
         post_origin: String,
     },
     Port(Channel),
@@ -68,7 +59,6 @@ struct State {
     inbox: Vec<JsValue>,
     outbox: Vec<(JsValue, JsValue)>,
     peer_ready: bool,
-    announced: bool,
     destroyed: bool,
 }
 
@@ -77,8 +67,16 @@ struct Shared {
     listen_on: Channel,
     handshake: bool,
     state: RefCell<State>,
-    listener: Closure<dyn FnMut(JsValue)>,
+    /// The wasm side of `listener`, called with each JSON-RPC message and its
+    /// handshake kind; owned here so that it lives as long as the listener.
+    _on_message: Closure<dyn FnMut(JsValue, u8)>,
+    /// The JS `message` listener added to `listen_on`, removed by `destroy()`.
+    listener: JsValue,
 }
+
+/// What `messageListener` says a message is.
+const MESSAGE: u8 = 0;
+const HELLO: u8 = 1;
 
 /// A transport over postMessage. Made by `windowTransport`, `portTransport`,
 /// `workerTransport` and `selfTransport`.
@@ -119,8 +117,10 @@ pub fn window_transport(
         Some(o) if o != "null" => o.to_owned(),
         _ => "*".to_owned(),
     };
-    let kind = Kind::Window { target: target.unchecked_into(), origin, post_origin };
-    Ok(PostMessageTransport::open(kind, listen_on, handshake_option(&options, true)))
+    let source = target.clone();
+    let kind = Kind::Window { target: target.unchecked_into(), post_origin };
+    let origin = origin.map_or(JsValue::UNDEFINED, |o| JsValue::from_str(&o));
+    Ok(PostMessageTransport::open(kind, listen_on, &source, &origin, handshake_option(&options, true)))
 }
 
 /// A transport over one end of a `MessageChannel`. Starts the port;
@@ -131,8 +131,10 @@ pub fn port_transport(port: JsValue, options: JsValue) -> Result<PostMessageTran
         return Err(js_sys::TypeError::new("portTransport: port must be a MessagePort").into());
     }
     let port: Channel = port.unchecked_into();
+    let undefined = JsValue::UNDEFINED;
+    let handshake = handshake_option(&options, false);
     let transport =
-        PostMessageTransport::open(Kind::Port(port.clone()), port.clone(), handshake_option(&options, false));
+        PostMessageTransport::open(Kind::Port(port.clone()), port.clone(), &undefined, &undefined, handshake);
     port.start()?;
     Ok(transport)
 }
@@ -144,7 +146,9 @@ pub fn worker_transport(worker: JsValue, options: JsValue) -> Result<PostMessage
         return Err(js_sys::TypeError::new("workerTransport: worker must be a Worker").into());
     }
     let worker: Channel = worker.unchecked_into();
-    Ok(PostMessageTransport::open(Kind::Worker(worker.clone()), worker, handshake_option(&options, true)))
+    let undefined = JsValue::UNDEFINED;
+    let handshake = handshake_option(&options, true);
+    Ok(PostMessageTransport::open(Kind::Worker(worker.clone()), worker, &undefined, &undefined, handshake))
 }
 
 /// The worker's side of `workerTransport`: talks to whoever created this
@@ -152,18 +156,27 @@ pub fn worker_transport(worker: JsValue, options: JsValue) -> Result<PostMessage
 #[wasm_bindgen(js_name = selfTransport, skip_typescript)]
 pub fn self_transport(options: JsValue) -> PostMessageTransport {
     let scope = GLOBAL.with(|global| global.clone());
-    PostMessageTransport::open(Kind::Worker(scope.clone()), scope, handshake_option(&options, true))
+    let undefined = JsValue::UNDEFINED;
+    PostMessageTransport::open(
+        Kind::Worker(scope.clone()),
+        scope,
+        &undefined,
+        &undefined,
+        handshake_option(&options, true),
+    )
 }
 
 impl PostMessageTransport {
-    fn open(kind: Kind, listen_on: Channel, handshake: bool) -> Self {
+    /// `source` and `origin` (or `undefined`) are what the listener insists on.
+    fn open(kind: Kind, listen_on: Channel, source: &JsValue, origin: &JsValue, handshake: bool) -> Self {
         let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
             let weak = weak.clone();
-            let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            let on_message = Closure::<dyn FnMut(JsValue, u8)>::new(move |data: JsValue, ready: u8| {
                 if let Some(shared) = weak.upgrade() {
-                    shared.on_event(event.unchecked_into());
+                    shared.on_message(data, ready);
                 }
             });
+            let listener = message_listener(source, origin, on_message.as_ref().unchecked_ref());
             Shared {
                 kind,
                 listen_on,
@@ -173,13 +186,13 @@ impl PostMessageTransport {
                     inbox: Vec::new(),
                     outbox: Vec::new(),
                     peer_ready: !handshake,
-                    announced: false,
                     destroyed: false,
                 }),
+                _on_message: on_message,
                 listener,
             }
         });
-        shared.listen_on.add_event_listener("message", shared.listener.as_ref().unchecked_ref());
+        shared.listen_on.add_event_listener("message", shared.listener.unchecked_ref());
         PostMessageTransport { shared }
     }
 }
@@ -256,7 +269,7 @@ impl PostMessageTransport {
             state.inbox.clear();
             state.outbox.clear();
         }
-        shared.listen_on.remove_event_listener("message", shared.listener.as_ref().unchecked_ref());
+        shared.listen_on.remove_event_listener("message", shared.listener.unchecked_ref());
         if let Kind::Port(port) = &shared.kind {
             let _ = port.close();
         }
@@ -278,61 +291,24 @@ impl Shared {
     }
 
     fn announce(&self, ack: bool) {
-        self.state.borrow_mut().announced = true;
-        let message: JsValue = Object::new().into();
-        set(&message, &keys::JSONRPC, &keys::VERSION.with(JsValue::clone));
-        set(&message, &keys::METHOD, &JsValue::from_str(READY));
         let params: JsValue = Object::new().into();
         let _ = js_sys::Reflect::set(&params, &JsValue::from_str("ack"), &JsValue::from_bool(ack));
-        set(&message, &keys::PARAMS, &params);
-        let _ = self.post(&message, &JsValue::UNDEFINED);
+        let _ = self.post(&notification_message(&JsValue::from_str(READY), &params), &JsValue::UNDEFINED);
     }
 
-    fn on_event(&self, event: MessageEvent) {
-        if let Kind::Window { target, origin, .. } = &self.kind {
-            let target: &JsValue = target;
-            if event.source() != *target {
-                return;
+    fn on_message(&self, data: JsValue, ready: u8) {
+        if ready != MESSAGE && self.handshake {
+            self.peer_is_ready();
+            // A hello asks for an answer, once someone here is listening.
+            let listening = !self.state.borrow().handlers.is_empty();
+            if ready == HELLO && listening {
+                self.announce(true);
             }
-            if let Some(origin) = origin {
-                if event.origin().as_string().as_deref() != Some(origin.as_str()) {
-                    return;
-                }
-            }
-        }
-        let data = event.data();
-        let is_ours = match kind_of(&data) {
-            4 => true,
-            5 => get(&data, &keys::JSONRPC) == keys::VERSION.with(JsValue::clone),
-            _ => false,
-        };
-        if !is_ours {
             return;
         }
-        if self.handshake && self.is_handshake(&data) {
-            return;
-        }
+        // Any other JSON-RPC message also shows the other side is there.
         self.peer_is_ready();
         self.deliver(data);
-    }
-
-    /// Handles the other side's `$/ready`; returns whether `data` was one.
-    fn is_handshake(&self, data: &JsValue) -> bool {
-        if kind_of(data) != 5 || get(data, &keys::METHOD).as_string().as_deref() != Some(READY) {
-            return false;
-        }
-        if !get(data, &keys::ID).is_undefined() {
-            return false;
-        }
-        let params = get(data, &keys::PARAMS);
-        let ack = params.is_object()
-            && js_sys::Reflect::get(&params, &JsValue::from_str("ack")).ok().and_then(|a| a.as_bool()) == Some(true);
-        self.peer_is_ready();
-        let listening = !self.state.borrow().handlers.is_empty();
-        if !ack && listening {
-            self.announce(true);
-        }
-        true
     }
 
     fn peer_is_ready(&self) {

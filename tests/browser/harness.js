@@ -350,6 +350,37 @@ const scenarios = {
     }
   },
 
+  async burst_of_calls_goes_out_as_one_batch() {
+    for (const batch of [true, false]) {
+      const { port1, port2 } = new MessageChannel();
+      const raw = recorder(port1);
+      const client = new lib.JSONRPCClient(lib.portTransport(port2), { batch });
+      try {
+        const calls = [1, 2, 3, 4, 5].map((n) => client.request("double", [n]));
+        client.notify("log", ["after the calls"]);
+        if (batch) {
+          const [first, rest] = await raw.take(2);
+          eq(first, { jsonrpc: "2.0", method: "double", params: [1], id: 1 }, "the first call goes out at once, alone");
+          eq(rest.map((m) => m.id ?? m.method), [2, 3, 4, 5, "log"], "the rest of the turn is one batch, in order");
+        } else {
+          eq((await raw.take(6)).map((m) => m.id ?? m.method), [1, 2, 3, 4, 5, "log"], "batch: false sends each alone");
+        }
+        await sleep(30);
+        eq(raw.seen.length, 0, "nothing else was sent");
+        port1.postMessage([5, 4, 3, 2, 1].map((id) => ({ jsonrpc: "2.0", result: id * 2, id })));
+        eq(await Promise.all(calls), [2, 4, 6, 8, 10], "a batch of responses settles each call");
+        const lone = client.request("double", [21]);
+        const [single] = await raw.take(1);
+        assert(!Array.isArray(single) && single.id === 6, "a lone call goes out alone, not as a batch of one");
+        port1.postMessage({ jsonrpc: "2.0", result: 42, id: 6 });
+        eq(await lone, 42, "lone call answered");
+      } finally {
+        client.destroy();
+        port1.close();
+      }
+    }
+  },
+
   async timeouts() {
     const { client, destroy } = servedPair({ timeout: 100 });
     try {
@@ -538,7 +569,8 @@ const scenarios = {
       const started = performance.now();
       const answers = Promise.all([client.request("add", [1, 2]), client.request("addLater", [3, 4])]);
       client.notify("early-notification");
-      eq(transport.queued, 3, "held until the worker's server is listening");
+      await sleep(0);
+      eq(transport.queued, 2, "held until the worker's server is listening (a call, then the turn's batch)");
       eq(await within(10000, answers, "early requests"), [3, 7], "requests sent before the server existed");
       const took = performance.now() - started;
       assert(took >= 390, `answered only once the server was ready (after ${took} ms)`);

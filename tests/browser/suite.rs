@@ -44,6 +44,7 @@ scenarios!(
     port_invalid_messages_get_spec_answers,
     port_foreign_traffic_is_left_alone,
     peer_both_directions_and_shared_transport,
+    burst_of_calls_goes_out_as_one_batch,
     timeouts,
     destroy_rejects_pending_and_removes_listeners,
     abort,
