@@ -106,24 +106,36 @@ export function settleCall(call, ok, value) {
 }
 
 /**
- * The `message` listener of a postMessage transport: drops events from any
+ * The `message` listener of a postMessage transport. Drops events from any
  * window but `source` (when given) and any origin but `origin` (when given),
  * and everything that is not JSON-RPC (an array, or an object with
- * `jsonrpc: "2.0"`) without waking wasm. `deliver(data, ready)` gets the rest;
- * `ready` is 1 for the other side's `$/ready` hello, 2 for its answer, else 0.
+ * `jsonrpc: "2.0"`), without waking wasm. Once the transport is settled
+ * (`direct`: the other side is ready, someone listens, the inbox is empty),
+ * messages go straight to `handlers`; until then, and for the `$/ready`
+ * handshake, to `deliver(data, ready)` (`ready`: 1 for a hello, 2 for the
+ * answer to ours, else 0).
  */
-export function messageListener(source, origin, deliver) {
-  return (event) => {
+export function messageRoute(source, origin, deliver) {
+  const route = { handlers: [], direct: false };
+  route.listener = (event) => {
     if (source !== undefined && event.source !== source) return;
     if (origin !== undefined && event.origin !== origin) return;
     const data = event.data;
+    let ready = 0;
     if (Array.isArray(data)) {
-      deliver(data, 0);
+      ready = 0;
     } else if (data !== null && typeof data === "object" && data.jsonrpc === "2.0") {
-      const ready = data.method === "$/ready" && data.id === undefined;
-      deliver(data, ready ? (data.params?.ack === true ? 2 : 1) : 0);
+      if (data.method === "$/ready" && data.id === undefined) ready = data.params?.ack === true ? 2 : 1;
+    } else {
+      return;
+    }
+    if (ready === 0 && route.direct) {
+      for (const handler of route.handlers) handler(data);
+    } else {
+      deliver(data, ready);
     }
   };
+  return route;
 }
 
 /** Reports how a handler's promise settled, without a closure per call in wasm. */

@@ -64,8 +64,8 @@ extern "C" {
     fn deferred() -> JsValue;
     #[wasm_bindgen(js_name = settleCall)]
     fn settle_call(call: &JsValue, ok: bool, value: &JsValue);
-    #[wasm_bindgen(js_name = messageListener)]
-    fn message_listener(source: &JsValue, origin: &JsValue, deliver: &Function) -> JsValue;
+    #[wasm_bindgen(js_name = messageRoute)]
+    fn message_route(source: &JsValue, origin: &JsValue, deliver: &Function) -> JsValue;
 }
 
 #[wasm_bindgen]
@@ -107,6 +107,9 @@ mod keys {
         HANDSHAKE = "handshake",
         TEXT = "text",
         PROMISE = "promise",
+        HANDLERS = "handlers",
+        DIRECT = "direct",
+        LISTENER = "listener",
         BATCH = "batch"
     );
 }

@@ -15,7 +15,8 @@ use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{get, keys, message_listener, notification_message, queue_microtask};
+use super::{get, keys, message_route, notification_message, queue_microtask, set};
+use js_sys::Array;
 
 /// The handshake notification: `ack: false` asks the other side to answer.
 const READY: &str = "$/ready";
@@ -45,7 +46,7 @@ extern "C" {
 
 enum Kind {
     /// Posts to `target` with `post_origin`. (Only events from `target`, and
-    /// from the pinned origin if any, reach `on_message`: see `messageListener`.)
+    /// from the pinned origin if any, reach `on_message`: see `messageRoute`.)
     Window {
         target: Channel,
         post_origin: String,
@@ -57,6 +58,8 @@ enum Kind {
 struct State {
     handlers: Vec<Function>,
     inbox: Vec<JsValue>,
+    /// The inbox is delivered on a microtask after the first subscription.
+    inbox_scheduled: bool,
     outbox: Vec<(JsValue, JsValue)>,
     peer_ready: bool,
     destroyed: bool,
@@ -70,6 +73,9 @@ struct Shared {
     /// The wasm side of `listener`, called with each JSON-RPC message and its
     /// handshake kind; owned here so that it lives as long as the listener.
     _on_message: Closure<dyn FnMut(JsValue, u8)>,
+    /// The JS side of the listener (`messageRoute`): its handlers and whether
+    /// it may hand messages to them without waking wasm.
+    route: JsValue,
     /// The JS `message` listener added to `listen_on`, removed by `destroy()`.
     listener: JsValue,
 }
@@ -176,7 +182,8 @@ impl PostMessageTransport {
                     shared.on_message(data, ready);
                 }
             });
-            let listener = message_listener(source, origin, on_message.as_ref().unchecked_ref());
+            let route = message_route(source, origin, on_message.as_ref().unchecked_ref());
+            let listener = get(&route, &keys::LISTENER);
             Shared {
                 kind,
                 listen_on,
@@ -184,11 +191,13 @@ impl PostMessageTransport {
                 state: RefCell::new(State {
                     handlers: Vec::new(),
                     inbox: Vec::new(),
+                    inbox_scheduled: false,
                     outbox: Vec::new(),
                     peer_ready: !handshake,
                     destroyed: false,
                 }),
                 _on_message: on_message,
+                route,
                 listener,
             }
         });
@@ -227,8 +236,10 @@ impl PostMessageTransport {
                 return;
             }
             state.handlers.push(handler);
+            state.inbox_scheduled |= state.handlers.len() == 1;
             state.handlers.len() == 1
         };
+        shared.update_route();
         if !first {
             return;
         }
@@ -240,10 +251,15 @@ impl PostMessageTransport {
         let weak = Rc::downgrade(shared);
         let flush = Closure::once_into_js(move || {
             if let Some(shared) = weak.upgrade() {
-                let inbox = std::mem::take(&mut shared.state.borrow_mut().inbox);
+                let inbox = {
+                    let mut state = shared.state.borrow_mut();
+                    state.inbox_scheduled = false;
+                    std::mem::take(&mut state.inbox)
+                };
                 for message in inbox {
                     shared.deliver(message);
                 }
+                shared.update_route();
             }
         });
         queue_microtask(flush.unchecked_ref());
@@ -254,6 +270,7 @@ impl PostMessageTransport {
     pub fn off_message(&self, handler: Function) {
         let handler: &JsValue = &handler;
         self.shared.state.borrow_mut().handlers.retain(|h| AsRef::<JsValue>::as_ref(h) != handler);
+        self.shared.update_route();
     }
 
     /// Removes the listener, closes an owned port, drops queued messages.
@@ -269,6 +286,7 @@ impl PostMessageTransport {
             state.inbox.clear();
             state.outbox.clear();
         }
+        shared.update_route();
         shared.listen_on.remove_event_listener("message", shared.listener.unchecked_ref());
         if let Kind::Port(port) = &shared.kind {
             let _ = port.close();
@@ -283,6 +301,19 @@ impl PostMessageTransport {
 }
 
 impl Shared {
+    /// Tells the JS listener who to call, and whether it may call them
+    /// directly: only once nothing waits in wasm (the other side is ready, the
+    /// inbox has been delivered), so messages keep their order.
+    fn update_route(&self) {
+        let (handlers, direct) = {
+            let state = self.state.borrow();
+            let direct = state.peer_ready && !state.inbox_scheduled && !state.destroyed && !state.handlers.is_empty();
+            (state.handlers.iter().collect::<Array>(), direct)
+        };
+        set(&self.route, &keys::HANDLERS, &handlers);
+        set(&self.route, &keys::DIRECT, &JsValue::from_bool(direct));
+    }
+
     fn post(&self, message: &JsValue, transfer: &JsValue) -> Result<(), JsValue> {
         match &self.kind {
             Kind::Window { target, post_origin, .. } => target.post_to(message, post_origin, transfer),
@@ -320,6 +351,7 @@ impl Shared {
             state.peer_ready = true;
             std::mem::take(&mut state.outbox)
         };
+        self.update_route();
         for (message, transfer) in outbox {
             // A message that cannot be posted now was accepted earlier; the
             // caller's timeout reports it.
