@@ -35,6 +35,7 @@ run "browser suite in headless Firefox" \
   env -u CHROMEDRIVER GECKODRIVER="$HOME/.cargo/bin/geckodriver" cargo test --target wasm32-unknown-unknown --lib
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build in Chromium: the demo page" node --test tests/js/demo.test.mjs
+run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
 run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc, esbuild, Chromium" node --test tests/js/npm-import.test.mjs
 run "benchmark, smoke mode" node bench/run.mjs --smoke

@@ -50,6 +50,12 @@ pub enum Action<V, H> {
     Settle { id: V, outcome: Result<V, ErrorObject<V>> },
 }
 
+/// What is registered under one name: a method, a notification handler, or both.
+struct Handlers<H> {
+    method: Option<H>,
+    notification: Option<H>,
+}
+
 struct InFlight<V> {
     id: V,
     batch: Option<(u32, usize)>,
@@ -64,8 +70,7 @@ struct Batch<V> {
 /// registered are callable: `toString` or `__proto__` are not methods here.
 pub struct Dispatcher<V, H> {
     roles: Roles,
-    methods: HashMap<String, H, IdHasher>,
-    notifications: HashMap<String, H, IdHasher>,
+    handlers: HashMap<String, Handlers<H>, IdHasher>,
     calls: HashMap<u32, InFlight<V>, IdHasher>,
     batches: HashMap<u32, Batch<V>, IdHasher>,
     next_call: u32,
@@ -76,8 +81,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
     pub fn new(roles: Roles) -> Self {
         Dispatcher {
             roles,
-            methods: HashMap::default(),
-            notifications: HashMap::default(),
+            handlers: HashMap::default(),
             calls: HashMap::default(),
             batches: HashMap::default(),
             next_call: 0,
@@ -91,16 +95,21 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
 
     /// Registers (or replaces) the handler of a method.
     pub fn set_method(&mut self, name: &str, handler: H) {
-        self.methods.insert(name.to_owned(), handler);
+        self.entry(name).method = Some(handler);
     }
 
     /// Registers (or replaces) the handler of a notification.
     pub fn set_notification(&mut self, name: &str, handler: H) {
-        self.notifications.insert(name.to_owned(), handler);
+        self.entry(name).notification = Some(handler);
     }
 
+    fn entry(&mut self, name: &str) -> &mut Handlers<H> {
+        self.handlers.entry(name.to_owned()).or_insert(Handlers { method: None, notification: None })
+    }
+
+    /// The names registered as methods.
     pub fn method_names(&self) -> impl Iterator<Item = &str> {
-        self.methods.keys().map(String::as_str)
+        self.handlers.iter().filter(|(_, h)| h.method.is_some()).map(|(name, _)| name.as_str())
     }
 
     /// Incoming calls still waiting for their handler.
@@ -118,8 +127,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
     pub fn clear(&mut self) {
         self.calls.clear();
         self.batches.clear();
-        self.methods.clear();
-        self.notifications.clear();
+        self.handlers.clear();
     }
 
     /// The answer to text that is not JSON: `-32700` with id null.
@@ -208,7 +216,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
     ) -> Option<Response<V>> {
         match inbound {
             Inbound::Request(request) if self.roles.server => {
-                let Some(handler) = self.methods.get(&request.method).cloned() else {
+                let Some(handler) = self.handlers.get(&request.method).and_then(|h| h.method.clone()) else {
                     let error = ErrorObject::standard(code::METHOD_NOT_FOUND);
                     return Some(Response::error(Some(request.id), error));
                 };
@@ -218,7 +226,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
                 None
             }
             Inbound::Notification(notification) if self.roles.server => {
-                if let Some(handler) = self.notifications.get(&notification.method).cloned() {
+                if let Some(handler) = self.handlers.get(&notification.method).and_then(|h| h.notification.clone()) {
                     actions.push(Action::Notify { handler, params: notification.params });
                 }
                 None

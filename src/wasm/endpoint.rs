@@ -95,10 +95,17 @@ struct State {
 struct Endpoint {
     transport: Transport,
     state: RefCell<State>,
-    on_message: Closure<dyn FnMut(JsValue)>,
-    on_timer: Closure<dyn FnMut()>,
-    on_flush: Closure<dyn FnMut()>,
-    on_settled: Closure<dyn FnMut(u32, bool, JsValue)>,
+    // Callbacks handed to JS. Each is owned by its JS function (freed when
+    // that is collected) and holds only a weak reference back, so a late call
+    // (a timer, a handler settling after destroy) finds nothing and does nothing.
+    on_message: Function,
+    on_timer: Function,
+    on_flush: Function,
+    on_settled: Function,
+    /// The endpoint itself while it is subscribed to its transport: it lives
+    /// as long as the transport can deliver to it, whether or not JS keeps a
+    /// reference to the JSONRPCClient/Server/Peer object. Cleared by destroy().
+    subscribed: RefCell<Option<Rc<Endpoint>>>,
 }
 
 /// Per-call options of `request` / `notify`.
@@ -146,36 +153,38 @@ impl Endpoint {
         let endpoint = Rc::new_cyclic(|weak: &Weak<Endpoint>| {
             let on_message = {
                 let weak = weak.clone();
-                Closure::new(move |message: JsValue| {
+                js_function(Closure::<dyn FnMut(JsValue)>::new(move |message: JsValue| {
                     if let Some(endpoint) = weak.upgrade() {
                         endpoint.receive(message);
                     }
-                })
+                }))
             };
             let on_timer = {
                 let weak = weak.clone();
-                Closure::new(move || {
+                js_function(Closure::<dyn FnMut()>::new(move || {
                     if let Some(endpoint) = weak.upgrade() {
                         endpoint.expire();
                     }
-                })
+                }))
             };
             let on_flush = {
                 let weak = weak.clone();
-                Closure::new(move || {
+                js_function(Closure::<dyn FnMut()>::new(move || {
                     if let Some(endpoint) = weak.upgrade() {
                         endpoint.flush();
                     }
-                })
+                }))
             };
             let on_settled = {
                 let weak = weak.clone();
-                Closure::new(move |call: u32, ok: bool, value: JsValue| {
-                    if let Some(endpoint) = weak.upgrade() {
-                        let outcome = if ok { Ok(value) } else { Err(error_object_from_thrown(&value)) };
-                        endpoint.complete(crate::core::CallId(call), outcome);
-                    }
-                })
+                js_function(Closure::<dyn FnMut(u32, bool, JsValue)>::new(
+                    move |call: u32, ok: bool, value: JsValue| {
+                        if let Some(endpoint) = weak.upgrade() {
+                            let outcome = if ok { Ok(value) } else { Err(error_object_from_thrown(&value)) };
+                            endpoint.complete(crate::core::CallId(call), outcome);
+                        }
+                    },
+                ))
             };
             Endpoint {
                 transport: transport.unchecked_into(),
@@ -194,9 +203,11 @@ impl Endpoint {
                 on_timer,
                 on_flush,
                 on_settled,
+                subscribed: RefCell::new(None),
             }
         });
-        endpoint.transport.on_message(endpoint.on_message.as_ref().unchecked_ref())?;
+        endpoint.transport.on_message(&endpoint.on_message)?;
+        *endpoint.subscribed.borrow_mut() = Some(endpoint.clone());
         Ok(endpoint)
     }
 
@@ -236,9 +247,7 @@ impl Endpoint {
                 Action::Send(reply) => self.send_reply(reply),
                 Action::Call { call, handler, params } => {
                     match handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED)) {
-                        Ok(result) if is_thenable(&result) => {
-                            await_outcome(&result, self.on_settled.as_ref().unchecked_ref(), call.0)
-                        }
+                        Ok(result) if is_thenable(&result) => await_outcome(&result, &self.on_settled, call.0),
                         Ok(result) => self.complete(call, Ok(result)),
                         Err(thrown) => self.complete(call, Err(error_object_from_thrown(&thrown))),
                     }
@@ -403,7 +412,7 @@ impl Endpoint {
             state.queue.len() == 1
         };
         if schedule {
-            queue_microtask(self.on_flush.as_ref().unchecked_ref());
+            queue_microtask(&self.on_flush);
         }
     }
 
@@ -500,7 +509,7 @@ impl Endpoint {
             clear_timeout(handle);
         }
         let delay = (deadline as f64 - performance_now()).max(0.0);
-        let handle = set_timeout(self.on_timer.as_ref().unchecked_ref(), delay);
+        let handle = set_timeout(&self.on_timer, delay);
         state.timer = Some((handle, deadline));
     }
 
@@ -539,13 +548,17 @@ impl Endpoint {
             state.queue.clear();
             state.pending.drain()
         };
-        let handler: &JsValue = self.on_message.as_ref();
+        let handler: &JsValue = &self.on_message;
         call_optional(&self.transport, "offMessage", handler);
         call_optional(&self.transport, "destroy", &JsValue::UNDEFINED);
         for (_, waiter) in drained {
             let error = rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED);
             waiter.settle(false, &error);
         }
+        // No longer reachable through the transport: from now on the endpoint
+        // lives only as long as JS holds its object.
+        let unsubscribed = self.subscribed.borrow_mut().take();
+        drop(unsubscribed);
     }
 
     fn register(&self, name: &str, handler: JsValue, notification: bool) -> Result<(), JsValue> {
@@ -571,6 +584,11 @@ fn concat(parts: &[&str]) -> String {
     let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     parts.iter().for_each(|part| text.push_str(part));
     text
+}
+
+/// Hands a callback to JS for good: the JS function owns it from now on.
+fn js_function<F: ?Sized + wasm_bindgen::closure::WasmClosure>(closure: Closure<F>) -> Function {
+    closure.into_js_value().unchecked_into()
 }
 
 fn call_optional(target: &JsValue, name: &str, argument: &JsValue) {

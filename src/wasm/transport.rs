@@ -70,9 +70,10 @@ struct Shared {
     listen_on: Channel,
     handshake: bool,
     state: RefCell<State>,
-    /// The wasm side of `listener`, called with each JSON-RPC message and its
-    /// handshake kind; owned here so that it lives as long as the listener.
-    _on_message: Closure<dyn FnMut(JsValue, u8)>,
+    /// Delivers the inbox to the first subscriber, on a microtask. (Like the
+    /// listener's wasm side, owned by its JS function and holding a weak
+    /// reference back, so a late call does nothing.)
+    on_inbox: Function,
     /// The JS side of the listener (`messageRoute`): its handlers and whether
     /// it may hand messages to them without waking wasm.
     route: JsValue,
@@ -176,13 +177,26 @@ impl PostMessageTransport {
     /// `source` and `origin` (or `undefined`) are what the listener insists on.
     fn open(kind: Kind, listen_on: Channel, source: &JsValue, origin: &JsValue, handshake: bool) -> Self {
         let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
-            let weak = weak.clone();
-            let on_message = Closure::<dyn FnMut(JsValue, u8)>::new(move |data: JsValue, ready: u8| {
-                if let Some(shared) = weak.upgrade() {
-                    shared.on_message(data, ready);
-                }
-            });
-            let route = message_route(source, origin, on_message.as_ref().unchecked_ref());
+            let on_message = {
+                let weak = weak.clone();
+                Closure::<dyn FnMut(JsValue, u8)>::new(move |data: JsValue, ready: u8| {
+                    if let Some(shared) = weak.upgrade() {
+                        shared.on_message(data, ready);
+                    }
+                })
+                .into_js_value()
+            };
+            let on_inbox = {
+                let weak = weak.clone();
+                Closure::<dyn FnMut()>::new(move || {
+                    if let Some(shared) = weak.upgrade() {
+                        shared.deliver_inbox();
+                    }
+                })
+                .into_js_value()
+                .unchecked_into()
+            };
+            let route = message_route(source, origin, on_message.unchecked_ref());
             let listener = get(&route, &keys::LISTENER);
             Shared {
                 kind,
@@ -196,7 +210,7 @@ impl PostMessageTransport {
                     peer_ready: !handshake,
                     destroyed: false,
                 }),
-                _on_message: on_message,
+                on_inbox,
                 route,
                 listener,
             }
@@ -248,21 +262,7 @@ impl PostMessageTransport {
         }
         // Later in this turn, so methods registered right after the
         // constructor are in place before early requests are dispatched.
-        let weak = Rc::downgrade(shared);
-        let flush = Closure::once_into_js(move || {
-            if let Some(shared) = weak.upgrade() {
-                let inbox = {
-                    let mut state = shared.state.borrow_mut();
-                    state.inbox_scheduled = false;
-                    std::mem::take(&mut state.inbox)
-                };
-                for message in inbox {
-                    shared.deliver(message);
-                }
-                shared.update_route();
-            }
-        });
-        queue_microtask(flush.unchecked_ref());
+        queue_microtask(&shared.on_inbox);
     }
 
     /// Removes a handler added with `onMessage`.
@@ -357,6 +357,18 @@ impl Shared {
             // caller's timeout reports it.
             let _ = self.post(&message, &transfer);
         }
+    }
+
+    fn deliver_inbox(&self) {
+        let inbox = {
+            let mut state = self.state.borrow_mut();
+            state.inbox_scheduled = false;
+            std::mem::take(&mut state.inbox)
+        };
+        for message in inbox {
+            self.deliver(message);
+        }
+        self.update_route();
     }
 
     fn deliver(&self, message: JsValue) {

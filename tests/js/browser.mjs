@@ -3,7 +3,8 @@
 // each launch a fresh profile.
 import { chromium } from "playwright-core";
 
-export async function launchChromium() {
+/** `extraArgs`: more Chromium flags (e.g. `--js-flags=--expose-gc`). */
+export async function launchChromium({ args: extraArgs = [] } = {}) {
   const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
   return chromium.launch({
     executablePath,
@@ -17,6 +18,7 @@ export async function launchChromium() {
       "--disable-component-update",
       "--disable-sync",
       "--disable-dev-shm-usage",
+      ...extraArgs,
     ],
   });
 }
