@@ -91,7 +91,7 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3 } = 
   await init();
   const scale = smoke ? 0.05 : 1;
   const measures = [
-    ["sequential", "sequential", { calls: Math.ceil(3000 * scale) }],
+    ["sequential", "sequential", { calls: Math.ceil(10000 * scale) }],
     ["64 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 64 }],
     ["1024 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 1024 }],
     ["1 MB payload", "payload", { calls: Math.ceil(300 * scale) }],

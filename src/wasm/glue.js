@@ -116,7 +116,7 @@ export function settleCall(call, ok, value) {
  * answer to ours, else 0).
  */
 export function messageRoute(source, origin, deliver) {
-  const route = { handlers: [], direct: false };
+  const route = { handlers: [], direct: false, open: false };
   route.listener = (event) => {
     if (source !== undefined && event.source !== source) return;
     if (origin !== undefined && event.origin !== origin) return;
@@ -136,6 +136,39 @@ export function messageRoute(source, origin, deliver) {
     }
   };
   return route;
+}
+
+/** Posts to the other side of a postMessage transport (a window with its target origin). */
+export function poster(target, targetOrigin) {
+  return targetOrigin === undefined
+    ? (message, transfer) => target.postMessage(message, transfer)
+    : (message, transfer) => target.postMessage(message, targetOrigin, transfer);
+}
+
+/**
+ * The transport object handed to users and endpoints. Once the other side is
+ * ready (`route.open`), sending is a plain postMessage; until then, and for
+ * everything else, it asks the wasm-side `state`.
+ */
+export function transportObject(route, state, post) {
+  return {
+    send(message, transfer) {
+      if (route.open) post(message, transfer);
+      else state.send(message, transfer);
+    },
+    onMessage(handler) {
+      state.onMessage(handler);
+    },
+    offMessage(handler) {
+      state.offMessage(handler);
+    },
+    destroy() {
+      state.destroy();
+    },
+    get queued() {
+      return state.queued;
+    },
+  };
 }
 
 /** Reports how a handler's promise settled, without a closure per call in wasm. */

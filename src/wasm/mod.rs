@@ -16,7 +16,12 @@ use wasm_bindgen::prelude::*;
 use crate::core::{ErrorObject, Kind, Value};
 
 pub use endpoint::{JSONRPCClient, JSONRPCServer, Peer};
-pub use transport::{port_transport, self_transport, window_transport, worker_transport, PostMessageTransport};
+pub use transport::{port_transport, self_transport, window_transport, worker_transport, PostMessageTransportState};
+
+/// talc instead of std's dlmalloc (see the `talc` feature).
+#[cfg(feature = "talc")]
+#[global_allocator]
+static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };
 
 #[wasm_bindgen(module = "/src/wasm/glue.js")]
 extern "C" {
@@ -64,6 +69,9 @@ extern "C" {
     fn deferred() -> JsValue;
     #[wasm_bindgen(js_name = settleCall)]
     fn settle_call(call: &JsValue, ok: bool, value: &JsValue);
+    fn poster(target: &JsValue, target_origin: &JsValue) -> Function;
+    #[wasm_bindgen(js_name = transportObject)]
+    fn transport_object(route: &JsValue, state: JsValue, post: &Function) -> JsValue;
     #[wasm_bindgen(js_name = messageRoute)]
     fn message_route(source: &JsValue, origin: &JsValue, deliver: &Function) -> JsValue;
 }
@@ -109,6 +117,7 @@ mod keys {
         PROMISE = "promise",
         HANDLERS = "handlers",
         DIRECT = "direct",
+        OPEN = "open",
         LISTENER = "listener",
         BATCH = "batch"
     );

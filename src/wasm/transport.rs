@@ -15,7 +15,7 @@ use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{get, keys, message_route, notification_message, queue_microtask, set};
+use super::{get, keys, message_route, notification_message, poster, queue_microtask, set, transport_object};
 use js_sys::Array;
 
 /// The handshake notification: `ack: false` asks the other side to answer.
@@ -27,10 +27,6 @@ extern "C" {
     /// MessagePort, DedicatedWorkerGlobalScope.
     #[derive(Clone)]
     pub type Channel;
-    #[wasm_bindgen(method, catch, js_name = postMessage)]
-    fn post(this: &Channel, message: &JsValue, transfer: &JsValue) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, catch, js_name = postMessage)]
-    fn post_to(this: &Channel, message: &JsValue, origin: &str, transfer: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(method, js_name = addEventListener)]
     fn add_event_listener(this: &Channel, kind: &str, listener: &Function);
     #[wasm_bindgen(method, js_name = removeEventListener)]
@@ -44,17 +40,6 @@ extern "C" {
     static GLOBAL: Channel;
 }
 
-enum Kind {
-    /// Posts to `target` with `post_origin`. (Only events from `target`, and
-    /// from the pinned origin if any, reach `on_message`: see `messageRoute`.)
-    Window {
-        target: Channel,
-        post_origin: String,
-    },
-    Port(Channel),
-    Worker(Channel),
-}
-
 struct State {
     handlers: Vec<Function>,
     inbox: Vec<JsValue>,
@@ -66,7 +51,10 @@ struct State {
 }
 
 struct Shared {
-    kind: Kind,
+    /// Posts to the other side (`poster` in glue.js).
+    post: Function,
+    /// The port this transport owns and closes on destroy, if it is a port.
+    port: Option<Channel>,
     listen_on: Channel,
     handshake: bool,
     state: RefCell<State>,
@@ -85,10 +73,11 @@ struct Shared {
 const MESSAGE: u8 = 0;
 const HELLO: u8 = 1;
 
-/// A transport over postMessage. Made by `windowTransport`, `portTransport`,
-/// `workerTransport` and `selfTransport`.
+/// The wasm side of a postMessage transport: the state behind the JS object
+/// that `windowTransport`, `portTransport`, `workerTransport` and
+/// `selfTransport` return (`transportObject` in glue.js).
 #[wasm_bindgen(skip_typescript)]
-pub struct PostMessageTransport {
+pub struct PostMessageTransportState {
     shared: Rc<Shared>,
 }
 
@@ -108,7 +97,7 @@ pub fn window_transport(
     source: JsValue,
     origin: Option<String>,
     options: JsValue,
-) -> Result<PostMessageTransport, JsValue> {
+) -> Result<JsValue, JsValue> {
     if !target.is_object() {
         return Err(js_sys::TypeError::new("windowTransport: target must be a Window").into());
     }
@@ -124,58 +113,61 @@ pub fn window_transport(
         Some(o) if o != "null" => o.to_owned(),
         _ => "*".to_owned(),
     };
-    let source = target.clone();
-    let kind = Kind::Window { target: target.unchecked_into(), post_origin };
+    let post = poster(&target, &JsValue::from_str(&post_origin));
     let origin = origin.map_or(JsValue::UNDEFINED, |o| JsValue::from_str(&o));
-    Ok(PostMessageTransport::open(kind, listen_on, &source, &origin, handshake_option(&options, true)))
+    Ok(PostMessageTransportState::open(post, None, listen_on, &target, &origin, handshake_option(&options, true)))
 }
 
 /// A transport over one end of a `MessageChannel`. Starts the port;
 /// `destroy()` closes it.
 #[wasm_bindgen(js_name = portTransport, skip_typescript)]
-pub fn port_transport(port: JsValue, options: JsValue) -> Result<PostMessageTransport, JsValue> {
+pub fn port_transport(port: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     if !port.is_object() {
         return Err(js_sys::TypeError::new("portTransport: port must be a MessagePort").into());
     }
     let port: Channel = port.unchecked_into();
     let undefined = JsValue::UNDEFINED;
     let handshake = handshake_option(&options, false);
+    let post = poster(&port, &undefined);
     let transport =
-        PostMessageTransport::open(Kind::Port(port.clone()), port.clone(), &undefined, &undefined, handshake);
+        PostMessageTransportState::open(post, Some(port.clone()), port.clone(), &undefined, &undefined, handshake);
     port.start()?;
     Ok(transport)
 }
 
 /// The main thread's side of a dedicated `Worker`.
 #[wasm_bindgen(js_name = workerTransport, skip_typescript)]
-pub fn worker_transport(worker: JsValue, options: JsValue) -> Result<PostMessageTransport, JsValue> {
+pub fn worker_transport(worker: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     if !worker.is_object() {
         return Err(js_sys::TypeError::new("workerTransport: worker must be a Worker").into());
     }
     let worker: Channel = worker.unchecked_into();
     let undefined = JsValue::UNDEFINED;
     let handshake = handshake_option(&options, true);
-    Ok(PostMessageTransport::open(Kind::Worker(worker.clone()), worker, &undefined, &undefined, handshake))
+    Ok(PostMessageTransportState::open(poster(&worker, &undefined), None, worker, &undefined, &undefined, handshake))
 }
 
 /// The worker's side of `workerTransport`: talks to whoever created this
 /// dedicated worker, through its global scope.
 #[wasm_bindgen(js_name = selfTransport, skip_typescript)]
-pub fn self_transport(options: JsValue) -> PostMessageTransport {
+pub fn self_transport(options: JsValue) -> JsValue {
     let scope = GLOBAL.with(|global| global.clone());
     let undefined = JsValue::UNDEFINED;
-    PostMessageTransport::open(
-        Kind::Worker(scope.clone()),
-        scope,
-        &undefined,
-        &undefined,
-        handshake_option(&options, true),
-    )
+    let handshake = handshake_option(&options, true);
+    PostMessageTransportState::open(poster(&scope, &undefined), None, scope, &undefined, &undefined, handshake)
 }
 
-impl PostMessageTransport {
+impl PostMessageTransportState {
     /// `source` and `origin` (or `undefined`) are what the listener insists on.
-    fn open(kind: Kind, listen_on: Channel, source: &JsValue, origin: &JsValue, handshake: bool) -> Self {
+    /// Returns the JS transport object, with this state behind it.
+    fn open(
+        post: Function,
+        port: Option<Channel>,
+        listen_on: Channel,
+        source: &JsValue,
+        origin: &JsValue,
+        handshake: bool,
+    ) -> JsValue {
         let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
             let on_message = {
                 let weak = weak.clone();
@@ -199,7 +191,8 @@ impl PostMessageTransport {
             let route = message_route(source, origin, on_message.unchecked_ref());
             let listener = get(&route, &keys::LISTENER);
             Shared {
-                kind,
+                post,
+                port,
                 listen_on,
                 handshake,
                 state: RefCell::new(State {
@@ -216,12 +209,15 @@ impl PostMessageTransport {
             }
         });
         shared.listen_on.add_event_listener("message", shared.listener.unchecked_ref());
-        PostMessageTransport { shared }
+        shared.update_route();
+        let route = shared.route.clone();
+        let post = shared.post.clone();
+        transport_object(&route, PostMessageTransportState { shared }.into(), &post)
     }
 }
 
 #[wasm_bindgen]
-impl PostMessageTransport {
+impl PostMessageTransportState {
     /// Posts a message (queued until the other side is listening when the
     /// handshake is on). Throws what `postMessage` throws, e.g. `DataCloneError`.
     pub fn send(&self, message: JsValue, transfer: JsValue) -> Result<(), JsValue> {
@@ -288,7 +284,7 @@ impl PostMessageTransport {
         }
         shared.update_route();
         shared.listen_on.remove_event_listener("message", shared.listener.unchecked_ref());
-        if let Kind::Port(port) = &shared.kind {
+        if let Some(port) = &shared.port {
             let _ = port.close();
         }
     }
@@ -310,15 +306,17 @@ impl Shared {
             let direct = state.peer_ready && !state.inbox_scheduled && !state.destroyed && !state.handlers.is_empty();
             (state.handlers.iter().collect::<Array>(), direct)
         };
+        let open = {
+            let state = self.state.borrow();
+            state.peer_ready && !state.destroyed
+        };
         set(&self.route, &keys::HANDLERS, &handlers);
         set(&self.route, &keys::DIRECT, &JsValue::from_bool(direct));
+        set(&self.route, &keys::OPEN, &JsValue::from_bool(open));
     }
 
     fn post(&self, message: &JsValue, transfer: &JsValue) -> Result<(), JsValue> {
-        match &self.kind {
-            Kind::Window { target, post_origin, .. } => target.post_to(message, post_origin, transfer),
-            Kind::Port(channel) | Kind::Worker(channel) => channel.post(message, transfer),
-        }
+        self.post.call2(&JsValue::UNDEFINED, message, transfer).map(drop)
     }
 
     fn announce(&self, ack: bool) {

@@ -34,16 +34,14 @@ export interface PostMessageTransportOptions {
 }
 
 /** A postMessage transport made by one of the transport functions. */
-export class PostMessageTransport implements RPCTransport {
-  private constructor();
+export interface PostMessageTransport extends RPCTransport {
   send(message: unknown, transfer?: Transferable[]): void;
   onMessage(handler: (message: unknown) => void): void;
   offMessage(handler: (message: unknown) => void): void;
+  /** Removes the listener, closes an owned port, drops queued messages. */
   destroy(): void;
   /** Messages waiting for the other side's handshake. */
   readonly queued: number;
-  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
-  free(): void;
 }
 
 /**
