@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::error::{code, ErrorObject};
 use super::hash::IdHasher;
-use super::inbound::{classify_batch_member, classify_kind, Framing, Inbound};
+use super::inbound::{classify_batch_member, classify_envelope, classify_kind, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::value::{Kind, Value};
 
@@ -151,6 +151,16 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         if kind == Kind::Array {
             self.receive_batch(value.elements(), &mut actions);
         } else if let Some(reply) = self.answer(classify_kind(value, kind, framing), None, &mut actions) {
+            actions.push(Action::Send(Outgoing::Single(reply)));
+        }
+        actions
+    }
+
+    /// [`Dispatcher::receive`] for a message object whose envelope the caller
+    /// has already read.
+    pub fn receive_envelope(&mut self, envelope: Envelope<V>, framing: Framing) -> Vec<Action<V, H>> {
+        let mut actions = Vec::new();
+        if let Some(reply) = self.answer(classify_envelope(envelope, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
         }
         actions

@@ -35,6 +35,38 @@ pub enum Inbound<V> {
     Foreign,
 }
 
+/// The members of one message object that classification looks at, each with
+/// its kind. A host that can read them all at once (the wasm layer does, in one
+/// call into JS) builds it directly; [`Envelope::read`] asks a [`Value`].
+#[derive(Clone, Debug)]
+pub struct Envelope<V> {
+    /// Whether `jsonrpc` is exactly `"2.0"`.
+    pub version_2: bool,
+    pub id: Option<(V, Kind)>,
+    pub method: Option<V>,
+    pub params: Option<(V, Kind)>,
+    pub result: Option<V>,
+    pub error: Option<V>,
+}
+
+impl<V: Value> Envelope<V> {
+    /// Reads the envelope of an object.
+    pub fn read(object: &V) -> Self {
+        let with_kind = |value: V| {
+            let kind = value.kind();
+            (value, kind)
+        };
+        Envelope {
+            version_2: object.member("jsonrpc").is_some_and(|v| v.is_version_2()),
+            id: object.member("id").map(with_kind),
+            method: object.member("method"),
+            params: object.member("params").map(with_kind),
+            result: object.member("result"),
+            error: object.member("error"),
+        }
+    }
+}
+
 /// Classifies a top-level value that is not an array (arrays are batches: see
 /// [`classify_batch_member`] for their members).
 pub fn classify<V: Value>(value: &V, framing: Framing) -> Inbound<V> {
@@ -50,11 +82,7 @@ pub fn classify_kind<V: Value>(value: &V, kind: Kind, framing: Framing) -> Inbou
             Framing::Text => invalid(None),
         };
     }
-    let version_2 = value.member("jsonrpc").is_some_and(|v| v.is_version_2());
-    if framing == Framing::Object && !version_2 {
-        return Inbound::Foreign;
-    }
-    classify_object(value, version_2)
+    classify_envelope(Envelope::read(value), framing)
 }
 
 /// Classifies one member of a batch: every member is ours, whatever the framing.
@@ -62,40 +90,41 @@ pub fn classify_batch_member<V: Value>(value: &V) -> Inbound<V> {
     if value.kind() != Kind::Object {
         return invalid(None);
     }
-    let version_2 = value.member("jsonrpc").is_some_and(|v| v.is_version_2());
-    classify_object(value, version_2)
+    classify_envelope(Envelope::read(value), Framing::Text)
 }
 
-fn classify_object<V: Value>(value: &V, version_2: bool) -> Inbound<V> {
-    let id = value.member("id");
-    let id_is_valid = id.as_ref().map(|id| matches!(id.kind(), Kind::Null | Kind::Number | Kind::String));
+/// Classifies a message object from its envelope.
+pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
+    let Envelope { version_2, id, method, params, result, error } = envelope;
+    if framing == Framing::Object && !version_2 {
+        return Inbound::Foreign;
+    }
+    let id_is_valid = id.as_ref().map(|(_, kind)| matches!(kind, Kind::Null | Kind::Number | Kind::String));
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
     let echo = match (&id, id_is_valid) {
-        (Some(id), Some(true)) => Some(id.clone()),
+        (Some((id, _)), Some(true)) => Some(id.clone()),
         _ => None,
     };
     if !version_2 {
         return invalid(echo);
     }
 
-    if let Some(method) = value.member("method") {
+    if let Some(method) = method {
         let Some(method) = method.as_text() else {
             return invalid(echo);
         };
-        let params = value.member("params");
-        if params.as_ref().is_some_and(|p| !matches!(p.kind(), Kind::Array | Kind::Object)) {
+        if params.as_ref().is_some_and(|(_, kind)| !matches!(kind, Kind::Array | Kind::Object)) {
             return invalid(echo);
         }
+        let params = params.map(|(params, _)| params);
         return match (id, id_is_valid) {
             (None, _) => Inbound::Notification(Notification { method, params }),
-            (Some(id), Some(true)) => Inbound::Request(Request { id, method, params }),
+            (Some((id, _)), Some(true)) => Inbound::Request(Request { id, method, params }),
             _ => invalid(None),
         };
     }
 
-    let result = value.member("result");
-    let error = value.member("error");
     if result.is_none() && error.is_none() {
         return invalid(echo);
     }

@@ -17,7 +17,7 @@ mod value;
 
 pub use dispatch::{Action, CallId, Dispatcher, Outgoing, Roles};
 pub use error::{code, ErrorObject};
-pub use inbound::{classify, classify_batch_member, classify_kind, Framing, Inbound};
+pub use inbound::{classify, classify_batch_member, classify_envelope, classify_kind, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};
 pub use pending::{Deadline, PendingTable};
 pub use value::{Kind, Value};

@@ -10,12 +10,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{
-    await_outcome, clear_timeout, deferred, describe, encodable, error_message, error_object_from_thrown, get,
-    is_thenable, keys, notification_message, params_kind, performance_now, queue_microtask, request_message,
-    result_message, rpc_error, rpc_error_from, set, set_timeout, settle_call, Transfer,
+    await_outcome, clear_timeout, deferred, describe, encodable, envelope_reader, error_message,
+    error_object_from_thrown, get, is_thenable, keys, kind_from_index, notification_message, params_kind,
+    performance_now, queue_microtask, request_message, result_message, rpc_error, rpc_error_from, set, set_timeout,
+    settle_call, Transfer,
 };
 use crate::core::{
-    code, Action, Deadline, Dispatcher, ErrorObject, Framing, Kind, Outgoing, PendingTable, Response, Roles, Value,
+    code, Action, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing, PendingTable, Response, Roles,
+    Value,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -153,11 +155,15 @@ impl Endpoint {
         let endpoint = Rc::new_cyclic(|weak: &Weak<Endpoint>| {
             let on_message = {
                 let weak = weak.clone();
-                js_function(Closure::<dyn FnMut(JsValue)>::new(move |message: JsValue| {
-                    if let Some(endpoint) = weak.upgrade() {
-                        endpoint.receive(message);
-                    }
-                }))
+                let sink =
+                    js_function(Closure::<dyn FnMut(JsValue, u32, JsValue, JsValue, JsValue, JsValue, JsValue)>::new(
+                        move |message, flags, id, method, params, result, error| {
+                            if let Some(endpoint) = weak.upgrade() {
+                                endpoint.receive(message, flags, [id, method, params, result, error]);
+                            }
+                        },
+                    ));
+                envelope_reader(&sink)
             };
             let on_timer = {
                 let weak = weak.clone();
@@ -220,27 +226,44 @@ impl Endpoint {
 
     // ---- server side -------------------------------------------------------
 
-    fn receive(self: &Rc<Self>, message: JsValue) {
-        let actions = if let Some(text) = message.as_string() {
-            let Some(mut state) = self.state() else {
-                return;
-            };
+    /// Handles one incoming message; for an object, `flags` and `members`
+    /// are its envelope as `envelopeReader` (glue.js) read it.
+    fn receive(self: &Rc<Self>, message: JsValue, flags: u32, members: [JsValue; 5]) {
+        let kind = kind_from_index(flags & 7);
+        let actions = {
+            let Some(mut state) = self.state() else { return };
             if state.destroyed {
                 return;
             }
-            state.text = true;
-            match JSON::parse(&text) {
-                Ok(value) => state.dispatcher.receive(&value, Framing::Text),
-                Err(_) => state.dispatcher.receive_unparsable(),
+            // A message in means a new task: what this side sends next may go alone.
+            state.sent_alone = false;
+            match kind {
+                Kind::String => {
+                    state.text = true;
+                    match message.as_string().and_then(|text| JSON::parse(&text).ok()) {
+                        Some(value) => state.dispatcher.receive(&value, Framing::Text),
+                        None => state.dispatcher.receive_unparsable(),
+                    }
+                }
+                Kind::Object => {
+                    let [id, method, params, result, error] = members;
+                    let present = |bit: u32| flags & (1 << bit) != 0;
+                    let with_kind = |value: JsValue, shift: u32| {
+                        let bits = (flags >> shift) & 7;
+                        (bits != 0).then(|| (value, kind_from_index(bits - 1)))
+                    };
+                    let envelope = Envelope {
+                        version_2: present(3),
+                        id: with_kind(id, 4),
+                        method: present(7).then_some(method),
+                        params: with_kind(params, 8),
+                        result: present(11).then_some(result),
+                        error: present(12).then_some(error),
+                    };
+                    state.dispatcher.receive_envelope(envelope, Framing::Object)
+                }
+                _ => state.dispatcher.receive_kind(&message, kind, Framing::Object),
             }
-        } else {
-            let Some(mut state) = self.state() else {
-                return;
-            };
-            if state.destroyed {
-                return;
-            }
-            state.dispatcher.receive(&message, Framing::Object)
         };
         for action in actions {
             match action {

@@ -58,6 +58,33 @@ export function kindOf(value) {
   }
 }
 
+/**
+ * An endpoint's message handler: reads a message's envelope in one go and
+ * hands it to wasm in one call, `sink(message, flags, id, method, params,
+ * result, error)`. `flags`: bits 0-2 the message's kind; bit 3 `jsonrpc` is
+ * "2.0"; bits 4-6 the id's kind + 1 (0: absent); bit 7 a method is present;
+ * bits 8-10 the params' kind + 1; bit 11 a result, bit 12 an error is present.
+ * It only reads; the core decides what the message is.
+ */
+export function envelopeReader(sink) {
+  return (message) => {
+    const kind = kindOf(message);
+    if (kind !== 5) {
+      sink(message, kind);
+      return;
+    }
+    const { id, method, params, result, error } = message;
+    let flags = kind;
+    if (message.jsonrpc === "2.0") flags |= 1 << 3;
+    if (id !== undefined) flags |= (kindOf(id) + 1) << 4;
+    if (method !== undefined) flags |= 1 << 7;
+    if (params !== undefined) flags |= (kindOf(params) + 1) << 8;
+    if (result !== undefined) flags |= 1 << 11;
+    if (error !== undefined) flags |= 1 << 12;
+    sink(message, flags, id, method, params, result, error);
+  };
+}
+
 export function isThenable(value) {
   return value !== null && (typeof value === "object" || typeof value === "function")
     && typeof value.then === "function";

@@ -47,6 +47,8 @@ extern "C" {
 
     #[wasm_bindgen(js_name = kindOf)]
     fn kind_of(value: &JsValue) -> u8;
+    #[wasm_bindgen(js_name = envelopeReader)]
+    fn envelope_reader(sink: &Function) -> Function;
     #[wasm_bindgen(js_name = isThenable)]
     fn is_thenable(value: &JsValue) -> bool;
     #[wasm_bindgen(js_name = awaitOutcome)]
@@ -133,17 +135,22 @@ fn set(target: &JsValue, key: &'static std::thread::LocalKey<JsValue>, value: &J
     });
 }
 
+/// A kind as `kindOf` in glue.js numbers it.
+fn kind_from_index(index: u32) -> Kind {
+    match index {
+        0 => Kind::Null,
+        1 => Kind::Bool,
+        2 => Kind::Number,
+        3 => Kind::String,
+        4 => Kind::Array,
+        5 => Kind::Object,
+        _ => Kind::Other,
+    }
+}
+
 impl Value for JsValue {
     fn kind(&self) -> Kind {
-        match kind_of(self) {
-            0 => Kind::Null,
-            1 => Kind::Bool,
-            2 => Kind::Number,
-            3 => Kind::String,
-            4 => Kind::Array,
-            5 => Kind::Object,
-            _ => Kind::Other,
-        }
+        kind_from_index(kind_of(self).into())
     }
 
     fn member(&self, name: &str) -> Option<Self> {
