@@ -113,7 +113,6 @@ mod keys {
         TIMEOUT = "timeout",
         SIGNAL = "signal",
         TRANSFER = "transfer",
-        ABORTED = "aborted",
         HANDSHAKE = "handshake",
         TEXT = "text",
         PROMISE = "promise",

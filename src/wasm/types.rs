@@ -104,6 +104,13 @@ export declare const ErrorCode: Readonly<{
 export interface EndpointOptions {
   /** Default per-call timeout in ms (10000). `0` or `Infinity`: no timeout. */
   timeout?: number;
+  /**
+   * Gather the calls and notifications of one turn into one JSON-RPC batch
+   * while other calls are in flight (default true). A call made while nothing
+   * else is in flight always goes out at once. `false`: one message per call,
+   * for peers that do not accept batches.
+   */
+  batch?: boolean;
 }
 
 export interface RequestOptions {

@@ -16,7 +16,7 @@ import {
 declare const worker: Worker;
 declare const frame: HTMLIFrameElement;
 
-const client = new JSONRPCClient(workerTransport(worker), { timeout: 5000 });
+const client = new JSONRPCClient(workerTransport(worker), { timeout: 5000, batch: true });
 export const sum: Promise<number> = client.request<number>("add", [1, 2]);
 // @ts-expect-error the result has the type asked for
 export const wrong: Promise<string> = client.request<number>("add", [1, 2]);
