@@ -208,11 +208,12 @@ export function awaitOutcome(promise, settled, call) {
 
 /** What a thrown value becomes on the wire: `{code, message, data?}`. */
 export function errorParts(thrown) {
-  if (thrown instanceof RPCError || (thrown instanceof Error && thrown.name === "RPCError"
-      && Number.isInteger(thrown.code))) {
+  // Errors from another realm (an iframe's) are not `instanceof` this one's.
+  const isError = thrown instanceof Error || Object.prototype.toString.call(thrown) === "[object Error]";
+  if (thrown instanceof RPCError || (isError && thrown.name === "RPCError" && Number.isInteger(thrown.code))) {
     return { code: thrown.code, message: String(thrown.message), data: thrown.data };
   }
-  if (thrown instanceof Error) return { code: -32603, message: thrown.message || "Internal error" };
+  if (isError) return { code: -32603, message: thrown.message || "Internal error" };
   if (typeof thrown === "string") return { code: -32603, message: thrown };
   const data = thrown === undefined || typeof thrown === "function" || typeof thrown === "symbol"
     ? undefined : thrown;
