@@ -425,6 +425,17 @@ const scenarios = {
     eq(log.map(([what]) => what), ["on", "off", "destroy"], "listener added, removed, transport destroyed");
     assert(log[0][1] === log[1][1], "the same handler is removed");
 
+    // portTransport owns its port: destroy() closes it.
+    const channel = new MessageChannel();
+    let closed = false;
+    const close = channel.port1.close.bind(channel.port1);
+    channel.port1.close = () => {
+      closed = true;
+      close();
+    };
+    new lib.JSONRPCClient(lib.portTransport(channel.port1)).destroy();
+    assert(closed, "destroy() closed the port");
+
     // A destroyed postMessage transport no longer listens.
     const window_ = lib.windowTransport(window, window, undefined, { handshake: false });
     const got = [];
