@@ -302,18 +302,28 @@ impl Endpoint {
         };
         let reason = concat(&["Result could not be sent: ", &describe(&failure)]);
         let as_text = self.state().is_some_and(|s| s.text);
-        let mend = |response: Response<JsValue>| match &response.payload {
-            Ok(result) if !encodable(&unwrap_transfer(result, &mut Vec::new()), as_text) => {
-                Response { id: response.id, payload: Err(ErrorObject::new(code::INTERNAL_ERROR, reason.clone())) }
-            }
-            Err(error) if error.data.as_ref().is_some_and(|d| !encodable(d, as_text)) => {
-                Response { id: response.id, payload: Err(ErrorObject::new(error.code, error.message.clone())) }
-            }
-            _ => response,
+        let sendable = |response: &Response<JsValue>| match &response.payload {
+            Ok(result) => encodable(&unwrap_transfer(result, &mut Vec::new()), as_text),
+            Err(error) => error.data.as_ref().is_none_or(|data| encodable(data, as_text)),
+        };
+        // What cannot be sent is replaced by an error without payload.
+        let strip = |response: Response<JsValue>| {
+            let error = match response.payload {
+                Ok(_) => ErrorObject::new(code::INTERNAL_ERROR, reason.clone()),
+                Err(error) => ErrorObject::new(error.code, error.message),
+            };
+            Response { id: response.id, payload: Err(error) }
         };
         let mended = match reply {
-            Outgoing::Single(response) => Outgoing::Single(mend(response)),
-            Outgoing::Batch(responses) => Outgoing::Batch(responses.into_iter().map(mend).collect()),
+            // The only response is the culprit, whatever the check says (a
+            // detached buffer in its transfer list fails only when sent).
+            Outgoing::Single(response) => Outgoing::Single(strip(response)),
+            Outgoing::Batch(responses) => {
+                let any_culprit = responses.iter().any(|r| !sendable(r));
+                let responses =
+                    responses.into_iter().map(|r| if !any_culprit || !sendable(&r) { strip(r) } else { r }).collect();
+                Outgoing::Batch(responses)
+            }
         };
         // If even the mended reply cannot be sent, the channel itself is gone.
         let _ = self.post_reply(&mended);

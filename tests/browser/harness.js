@@ -499,11 +499,21 @@ const scenarios = {
   },
 
   async uncloneable_result_fails_that_call_only() {
-    const { client, destroy } = servedPair();
+    const { client, server, destroy } = servedPair();
     try {
       const error = await rejects(client.request("uncloneable"), -32603, "uncloneable result");
       assert(/could not be sent/.test(error.message), `message says why: ${error.message}`);
       eq(await client.request("add", [2, 2]), 4, "the server keeps serving");
+      server.method("detached", () => {
+        const buffer = new ArrayBuffer(8);
+        structuredClone(buffer, { transfer: [buffer] });
+        return lib.transfer(buffer, [buffer]);
+      });
+      await rejects(client.request("detached"), -32603, "a detached buffer in the result's transfer list");
+      // The first call goes alone, the next two as one batch answered by one array.
+      const [, culprit, fine] = await Promise.allSettled(
+        [client.request("add", [0, 0]), client.request("uncloneable"), client.request("add", [1, 1])]);
+      eq([culprit.status, culprit.reason?.code, fine.value], ["rejected", -32603, 2], "in a batch, only the culprit fails");
       const sent = await rejects(client.request("echo", [() => 1]), lib.ErrorCode.SEND_FAILED, "uncloneable params");
       assert(/DataCloneError/.test(sent.message), `names the DataCloneError: ${sent.message}`);
       eq(client.pending, 0, "the failed send left nothing pending");
