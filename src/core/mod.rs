@@ -7,6 +7,7 @@
 
 mod dispatch;
 mod error;
+pub mod framing;
 mod hash;
 mod inbound;
 #[cfg(not(target_arch = "wasm32"))]
