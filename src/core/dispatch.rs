@@ -25,6 +25,17 @@ impl Roles {
     pub const PEER: Roles = Roles { client: true, server: true };
 }
 
+/// What a server does with a batch (an array of requests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchPolicy {
+    /// Answer it, as the JSON-RPC 2.0 specification requires (the default).
+    Allow,
+    /// Refuse every batch with one `-32600 "Batch requests not supported"`.
+    Reject,
+    /// Refuse batches of more than this many members with one `-32600`.
+    Limit(usize),
+}
+
 /// Identifies one incoming request between [`Action::Call`] and
 /// [`Dispatcher::complete`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +59,9 @@ pub enum Action<V, H> {
     Notify { handler: H, params: Option<V> },
     /// Settle the caller's pending call `id` with this outcome.
     Settle { id: V, outcome: Result<V, ErrorObject<V>> },
+    /// A notification nobody handles: dropped without a reply, as the spec
+    /// says; reported so that a host may log it.
+    Unhandled { method: String },
 }
 
 /// What is registered under one name: a method, a notification handler, or both.
@@ -70,6 +84,7 @@ struct Batch<V> {
 /// registered are callable: `toString` or `__proto__` are not methods here.
 pub struct Dispatcher<V, H> {
     roles: Roles,
+    batch_policy: BatchPolicy,
     handlers: HashMap<String, Handlers<H>, IdHasher>,
     calls: HashMap<u32, InFlight<V>, IdHasher>,
     batches: HashMap<u32, Batch<V>, IdHasher>,
@@ -81,6 +96,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
     pub fn new(roles: Roles) -> Self {
         Dispatcher {
             roles,
+            batch_policy: BatchPolicy::Allow,
             handlers: HashMap::default(),
             calls: HashMap::default(),
             batches: HashMap::default(),
@@ -91,6 +107,10 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
 
     pub fn roles(&self) -> Roles {
         self.roles
+    }
+
+    pub fn set_batch_policy(&mut self, policy: BatchPolicy) {
+        self.batch_policy = policy;
     }
 
     /// Registers (or replaces) the handler of a method.
@@ -184,12 +204,26 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
     }
 
     fn receive_batch(&mut self, members: Vec<V>, actions: &mut Vec<Action<V, H>>) {
-        if members.is_empty() {
-            if self.roles.server {
-                let error = ErrorObject::standard(code::INVALID_REQUEST);
-                actions.push(Action::Send(Outgoing::Single(Response::error(None, error))));
+        let refusal = match self.batch_policy {
+            _ if members.is_empty() => Some(ErrorObject::standard(code::INVALID_REQUEST)),
+            BatchPolicy::Reject => Some(ErrorObject::new(code::INVALID_REQUEST, "Batch requests not supported")),
+            BatchPolicy::Limit(most) if members.len() > most => {
+                Some(ErrorObject::new(code::INVALID_REQUEST, "Batch too large"))
             }
-            return;
+            _ => None,
+        };
+        if let Some(error) = refusal {
+            // A batch of responses (to this side's own batch) is never refused.
+            let responses_only = !members.is_empty()
+                && members.iter().all(|m| {
+                    matches!(classify_batch_member(m), Inbound::Response(_) | Inbound::InvalidResponse { .. })
+                });
+            if !responses_only {
+                if self.roles.server {
+                    actions.push(Action::Send(Outgoing::Single(Response::error(None, error))));
+                }
+                return;
+            }
         }
         let key = self.next_batch;
         self.next_batch = self.next_batch.wrapping_add(1);
@@ -236,8 +270,9 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
                 None
             }
             Inbound::Notification(notification) if self.roles.server => {
-                if let Some(handler) = self.handlers.get(&notification.method).and_then(|h| h.notification.clone()) {
-                    actions.push(Action::Notify { handler, params: notification.params });
+                match self.handlers.get(&notification.method).and_then(|h| h.notification.clone()) {
+                    Some(handler) => actions.push(Action::Notify { handler, params: notification.params }),
+                    None => actions.push(Action::Unhandled { method: notification.method }),
                 }
                 None
             }

@@ -280,6 +280,7 @@ impl Endpoint {
                     let _ = handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED));
                 }
                 Action::Settle { id, outcome } => self.settle(&id, outcome),
+                Action::Unhandled { .. } => {}
             }
         }
     }

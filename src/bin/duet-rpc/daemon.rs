@@ -1,0 +1,196 @@
+//! The stdio daemon: a reader thread and a signal thread feed one loop, which
+//! decodes frames, runs each request to completion in arrival order, and
+//! writes framed responses to stdout (and nothing else there).
+
+use std::cell::Cell;
+use std::io::{self, Read, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value as Json;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use wiggum_rpc::core::framing::{encode, Decoder, Frame};
+use wiggum_rpc::core::{code, json, Action, BatchPolicy, Dispatcher, ErrorObject, Framing, Outgoing, Response, Roles};
+
+use crate::log::Logger;
+use crate::methods::{self, Method};
+
+/// How long a partly received message may wait for the rest of its bytes.
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+enum Input {
+    Bytes(Vec<u8>),
+    Eof,
+    Failed(io::Error),
+    Signal(i32),
+}
+
+/// Serves until shutdown, end of input or a signal; returns the exit code.
+pub fn serve(logger: Logger) -> i32 {
+    let (sender, inputs) = mpsc::channel();
+    let mut signals = match Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(error) => {
+            logger.error(&format!("cannot install signal handlers: {error}"));
+            return 1;
+        }
+    };
+    let to_loop = sender.clone();
+    thread::spawn(move || {
+        for signal in signals.forever() {
+            if to_loop.send(Input::Signal(signal)).is_err() {
+                return;
+            }
+        }
+    });
+    thread::spawn(move || read_stdin(sender));
+
+    let shutdown = Rc::new(Cell::new(false));
+    let mut dispatcher = Dispatcher::new(Roles::SERVER);
+    dispatcher.set_batch_policy(BatchPolicy::Reject);
+    methods::register(&mut dispatcher, &logger, shutdown.clone());
+    let mut decoder = Decoder::new();
+    let read_timeout = std::env::var("DUET_RPC_READ_TIMEOUT_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(READ_TIMEOUT, Duration::from_millis);
+    logger.info(&format!("serving JSON-RPC 2.0 on stdio (duet-rpc {})", crate::cli::VERSION));
+
+    loop {
+        let input = if decoder.is_partial() {
+            match inputs.recv_timeout(read_timeout) {
+                Ok(input) => input,
+                Err(RecvTimeoutError::Timeout) => {
+                    logger.warn(&format!(
+                        "incomplete message discarded after {} s without more input",
+                        read_timeout.as_secs_f64()
+                    ));
+                    decoder.reset();
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => Input::Eof,
+            }
+        } else {
+            inputs.recv().unwrap_or(Input::Eof)
+        };
+        match input {
+            Input::Bytes(bytes) => {
+                for frame in decoder.push(&bytes) {
+                    handle(frame, &mut dispatcher, &logger);
+                    if shutdown.get() {
+                        logger.info("shutdown requested, shutting down gracefully");
+                        return 0;
+                    }
+                }
+            }
+            Input::Eof => {
+                logger.info("stdin closed, shutting down gracefully");
+                return 0;
+            }
+            Input::Signal(signal) => {
+                let name = match signal {
+                    SIGINT => "SIGINT",
+                    SIGTERM => "SIGTERM",
+                    _ => "SIGHUP",
+                };
+                logger.info(&format!("received {name}, shutting down gracefully"));
+                return 0;
+            }
+            Input::Failed(error) => {
+                logger.error(&format!("cannot read stdin: {error}"));
+                return 1;
+            }
+        }
+    }
+}
+
+fn read_stdin(sender: mpsc::Sender<Input>) {
+    let mut stdin = io::stdin().lock();
+    let mut buffer = vec![0; 64 * 1024];
+    loop {
+        let input = match stdin.read(&mut buffer) {
+            Ok(0) => Input::Eof,
+            Ok(read) => Input::Bytes(buffer[..read].to_vec()),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => Input::Failed(error),
+        };
+        let last = !matches!(input, Input::Bytes(_));
+        if sender.send(input).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// Answers one frame: requests run to completion before the next frame, so
+/// responses leave in the order requests arrived.
+fn handle(frame: Frame, dispatcher: &mut Dispatcher<Json, Method>, logger: &Logger) {
+    let actions = match frame {
+        Frame::Message(text) => {
+            logger.debug(&format!("<- {text}"));
+            match json::parse(&text) {
+                Some(value) => dispatcher.receive(&value, Framing::Text),
+                None => dispatcher.receive_unparsable(),
+            }
+        }
+        Frame::Error(error) => {
+            logger.warn(&format!("refused a frame: {}", error.message));
+            let error = ErrorObject { code: error.code, message: error.message, data: None };
+            vec![Action::Send(Outgoing::Single(Response::error(None, error)))]
+        }
+    };
+    for action in actions {
+        let reply = match action {
+            Action::Send(reply) => Some(reply),
+            Action::Call { call, handler, params } => dispatcher.complete(call, run(&handler, params, logger)),
+            Action::Notify { handler, params } => {
+                if let Err(error) = run(&handler, params, logger) {
+                    logger.warn(&format!("a notification failed: {}", error.message));
+                }
+                None
+            }
+            Action::Unhandled { method } => {
+                logger.warn(&format!("notification of unknown method '{method}' ignored"));
+                None
+            }
+            Action::Settle { .. } => None,
+        };
+        if let Some(reply) = reply {
+            write(&json::outgoing(&reply).to_string(), logger);
+        }
+    }
+}
+
+/// Runs a handler; a panic becomes `-32603` and the daemon stays up.
+fn run(handler: &Method, params: Option<Json>, logger: &Logger) -> Result<Json, ErrorObject<Json>> {
+    catch_unwind(AssertUnwindSafe(|| handler.call(params))).unwrap_or_else(|_| {
+        logger.error("a handler failed unexpectedly");
+        Err(ErrorObject::standard(code::INTERNAL_ERROR))
+    })
+}
+
+fn write(body: &str, logger: &Logger) {
+    logger.debug(&format!("-> {body}"));
+    let mut stdout = io::stdout().lock();
+    if let Err(error) = stdout.write_all(&encode(body)).and_then(|()| stdout.flush()) {
+        logger.error(&format!("cannot write to stdout: {error}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_handler_answers_internal_error_and_the_daemon_goes_on() {
+        let logger = Logger::open(crate::log::Level::Error, false, None).unwrap();
+        let panicking = Method::new(|_| panic!("handler bug"));
+        let outcome = run(&panicking, None, &logger);
+        assert_eq!(outcome.unwrap_err().code, code::INTERNAL_ERROR);
+        let working = Method::new(|_| Ok(Json::Null));
+        assert_eq!(run(&working, None, &logger).unwrap(), Json::Null);
+    }
+}
