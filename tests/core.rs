@@ -468,3 +468,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn batch_policy_reject_and_limit() {
+    use wiggum_rpc::core::BatchPolicy;
+    let batch = r#"[{"jsonrpc":"2.0","method":"get_data","id":1},{"jsonrpc":"2.0","method":"get_data","id":2}]"#;
+    let mut server = spec_server();
+    server.set_batch_policy(BatchPolicy::Reject);
+    assert_eq!(
+        serve(&mut server, batch),
+        Some(json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Batch requests not supported"},"id":null}))
+    );
+    server.set_batch_policy(BatchPolicy::Limit(1));
+    assert_eq!(serve(&mut server, batch).unwrap()["error"]["message"], json!("Batch too large"));
+    server.set_batch_policy(BatchPolicy::Limit(2));
+    assert_eq!(serve(&mut server, batch).unwrap().as_array().map(Vec::len), Some(2));
+
+    // A peer that refuses batches still reads a batch of responses to its own calls.
+    let mut peer: Dispatcher<Json, Handler> = Dispatcher::new(Roles::PEER);
+    peer.set_batch_policy(BatchPolicy::Reject);
+    let responses = json!([{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":2,"id":2}]);
+    let actions = peer.receive(&responses, Framing::Text);
+    assert_eq!(actions.iter().filter(|a| matches!(a, Action::Settle { .. })).count(), 2);
+}
