@@ -232,6 +232,15 @@ fn the_five_error_codes() {
 }
 
 #[test]
+fn null_params_are_read_as_none_as_jsonrpc_el_sends_them() {
+    let mut daemon = Daemon::rpc();
+    let response = daemon.call(json!({"jsonrpc": "2.0", "id": 1, "method": "version", "params": null}));
+    assert_eq!(response["result"]["version"], json!(env!("CARGO_PKG_VERSION")));
+    let response = daemon.call(json!({"jsonrpc": "2.0", "id": 2, "method": "version", "params": 3}));
+    assert_eq!(error_code(&response), -32600, "other non-structured params are still refused");
+}
+
+#[test]
 fn batches_are_refused_as_the_story_asks() {
     let mut daemon = Daemon::rpc();
     let response = daemon.call(json!([request(json!(1), "version", None), request(json!(2), "version", None)]));

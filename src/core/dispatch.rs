@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::error::{code, ErrorObject};
 use super::hash::IdHasher;
-use super::inbound::{classify_batch_member, classify_envelope, classify_kind, Envelope, Framing, Inbound};
+use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::value::{Kind, Value};
 
@@ -85,6 +85,7 @@ struct Batch<V> {
 pub struct Dispatcher<V, H> {
     roles: Roles,
     batch_policy: BatchPolicy,
+    null_params_absent: bool,
     handlers: HashMap<String, Handlers<H>, IdHasher>,
     calls: HashMap<u32, InFlight<V>, IdHasher>,
     batches: HashMap<u32, Batch<V>, IdHasher>,
@@ -97,6 +98,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         Dispatcher {
             roles,
             batch_policy: BatchPolicy::Allow,
+            null_params_absent: false,
             handlers: HashMap::default(),
             calls: HashMap::default(),
             batches: HashMap::default(),
@@ -111,6 +113,29 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
 
     pub fn set_batch_policy(&mut self, policy: BatchPolicy) {
         self.batch_policy = policy;
+    }
+
+    /// Reads `"params": null` as no params instead of an invalid request.
+    /// Off by default (the spec allows only an array or an object); on for
+    /// clients such as Emacs's jsonrpc.el, which sends `null` for `nil`.
+    pub fn set_null_params_absent(&mut self, absent: bool) {
+        self.null_params_absent = absent;
+    }
+
+    /// Classifies a message object, or answers what is not one.
+    fn classify(&self, value: &V, kind: Kind, framing: Framing) -> Inbound<V> {
+        match (kind, framing) {
+            (Kind::Object, _) => self.classify_envelope(Envelope::read(value), framing),
+            (_, Framing::Object) => Inbound::Foreign,
+            (_, Framing::Text) => invalid(None),
+        }
+    }
+
+    fn classify_envelope(&self, mut envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
+        if self.null_params_absent && envelope.params.as_ref().is_some_and(|(_, kind)| *kind == Kind::Null) {
+            envelope.params = None;
+        }
+        classify_envelope(envelope, framing)
     }
 
     /// Registers (or replaces) the handler of a method.
@@ -170,7 +195,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         let mut actions = Vec::new();
         if kind == Kind::Array {
             self.receive_batch(value.elements(), &mut actions);
-        } else if let Some(reply) = self.answer(classify_kind(value, kind, framing), None, &mut actions) {
+        } else if let Some(reply) = self.answer(self.classify(value, kind, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
         }
         actions
@@ -180,7 +205,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
     /// has already read.
     pub fn receive_envelope(&mut self, envelope: Envelope<V>, framing: Framing) -> Vec<Action<V, H>> {
         let mut actions = Vec::new();
-        if let Some(reply) = self.answer(classify_envelope(envelope, framing), None, &mut actions) {
+        if let Some(reply) = self.answer(self.classify_envelope(envelope, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
         }
         actions
@@ -216,7 +241,8 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
             // A batch of responses (to this side's own batch) is never refused.
             let responses_only = !members.is_empty()
                 && members.iter().all(|m| {
-                    matches!(classify_batch_member(m), Inbound::Response(_) | Inbound::InvalidResponse { .. })
+                    let member = self.classify(m, m.kind(), Framing::Text);
+                    matches!(member, Inbound::Response(_) | Inbound::InvalidResponse { .. })
                 });
             if !responses_only {
                 if self.roles.server {
@@ -232,7 +258,9 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         for member in &members {
             let slot = replies.len();
             let calls_before = self.calls.len();
-            let reply = self.answer(classify_batch_member(member), Some((key, slot)), actions);
+            // Every member of a batch is ours, whatever the framing.
+            let inbound = self.classify(member, member.kind(), Framing::Text);
+            let reply = self.answer(inbound, Some((key, slot)), actions);
             if self.calls.len() > calls_before {
                 replies.push(None);
                 outstanding += 1;

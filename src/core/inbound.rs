@@ -163,6 +163,6 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
     Some(ErrorObject { code: code as i64, message, data: error.member("data") })
 }
 
-fn invalid<V>(id: Option<V>) -> Inbound<V> {
+pub(crate) fn invalid<V>(id: Option<V>) -> Inbound<V> {
     Inbound::Invalid(Response::error(id, ErrorObject::standard(code::INVALID_REQUEST)))
 }

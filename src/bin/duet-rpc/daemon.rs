@@ -52,6 +52,7 @@ pub fn serve(logger: Logger) -> i32 {
     let shutdown = Rc::new(Cell::new(false));
     let mut dispatcher = Dispatcher::new(Roles::SERVER);
     dispatcher.set_batch_policy(BatchPolicy::Reject);
+    dispatcher.set_null_params_absent(true);
     methods::register(&mut dispatcher, &logger, shutdown.clone());
     let mut decoder = Decoder::new();
     let read_timeout = std::env::var("DUET_RPC_READ_TIMEOUT_MS")
