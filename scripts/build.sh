@@ -2,13 +2,19 @@
 # Builds the package with wasm-pack (release, wasm-opt -Oz from npm's binaryen):
 #   scripts/build.sh          pkg-web/  (--target web: the demo, tests, benchmark)
 #   scripts/build.sh bundler  pkg/      (--target bundler: the npm package)
+#   scripts/build.sh node     pkg-node/ (--target nodejs, with the `framing` feature)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 target="${1:-web}"
-out=pkg-web
-[ "$target" = bundler ] && out=pkg
+features=()
+case "$target" in
+  web) out=pkg-web ;;
+  bundler) out=pkg ;;
+  node) out=pkg-node target=nodejs features=(-- --features framing) ;;
+  *) echo "usage: scripts/build.sh [web|bundler|node]" >&2; exit 2 ;;
+esac
 rm -rf "$out"
 # wasm-pack warns that it "failed to get wasm-pack version": an update check
 # that cannot reach its server; harmless.
-wasm-pack build --release --target "$target" --out-dir "$out"
+wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the demo, the tests and the benchmark need, idempotently:
 # the wasm target, the pinned wasm-bindgen CLI, wasm-pack, Chromium and its
-# driver, Firefox and geckodriver, and the npm tools (wasm-opt among them).
+# driver, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
+# and the npm tools (wasm-opt and vscode-jsonrpc among them).
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v firefox-esr >/dev/null || missing+=(firefox-esr)
+command -v emacs >/dev/null || missing+=(emacs-nox)
 if [ "${#missing[@]}" -gt 0 ]; then
   step "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -28,7 +28,11 @@ run() {
 run "cargo fmt --check" cargo fmt --check
 run "clippy, native" cargo clippy --all-targets -- -D warnings
 run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-run "protocol core, native (spec examples, rules, property tests)" cargo test
+run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test
+run "duet-rpc driven by Emacs jsonrpc.el" \
+  env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
+  emacs --batch -Q -l tests/emacs/duet-rpc-test.el
+run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
 run "browser suite in headless Chromium" \
   env -u GECKODRIVER CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --lib
 run "browser suite in headless Firefox" \
@@ -38,6 +42,8 @@ run "release build in Chromium: the demo page" node --test tests/js/demo.test.mj
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
 run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc, esbuild, Chromium" node --test tests/js/npm-import.test.mjs
+run "Node build with framing (pkg-node/)" bash scripts/build.sh node
+run "Node: the framing codec, and a client driving duet-rpc over stdio" node --test tests/js/node-framing.test.mjs
 run "benchmark, smoke mode" node bench/run.mjs --smoke
 
 echo

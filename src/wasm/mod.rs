@@ -3,6 +3,8 @@
 //! envelopes, calls handlers, and owns every JS resource it creates.
 
 mod endpoint;
+#[cfg(feature = "framing")]
+mod framed;
 mod transport;
 mod types;
 
