@@ -26,8 +26,8 @@ run() {
 }
 
 run "cargo fmt --check" cargo fmt --check
-run "clippy, native" cargo clippy --all-targets -- -D warnings
-run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
+run "clippy, native" cargo clippy --all-targets --all-features -- -D warnings
+run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets --all-features -- -D warnings
 run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test
 run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
