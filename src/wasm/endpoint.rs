@@ -16,8 +16,8 @@ use super::{
     settle_call, Transfer,
 };
 use crate::core::{
-    code, Action, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing, PendingTable, Response, Roles,
-    Value,
+    code, Action, BatchPolicy, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing, PendingTable,
+    Response, Roles, Value,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -145,11 +145,18 @@ impl Endpoint {
         }
         let mut default_timeout = DEFAULT_TIMEOUT_MS;
         let mut batching = true;
+        let mut dispatcher = Dispatcher::new(roles);
         if options.is_object() {
             if let Some(timeout) = get(options, &keys::TIMEOUT).as_f64() {
                 default_timeout = timeout;
             }
             batching = get(options, &keys::BATCH).as_bool() != Some(false);
+            let batches = get(options, &keys::BATCHES);
+            if let Some(limit) = batches.as_f64() {
+                dispatcher.set_batch_policy(BatchPolicy::Limit(limit.max(0.0) as usize));
+            } else if batches.as_string().as_deref() == Some("reject") {
+                dispatcher.set_batch_policy(BatchPolicy::Reject);
+            }
         }
         let text = get(&transport, &keys::TEXT).as_bool() == Some(true);
         let endpoint = Rc::new_cyclic(|weak: &Weak<Endpoint>| {
@@ -195,7 +202,7 @@ impl Endpoint {
             Endpoint {
                 transport: transport.unchecked_into(),
                 state: RefCell::new(State {
-                    dispatcher: Dispatcher::new(roles),
+                    dispatcher,
                     pending: PendingTable::new(),
                     timer: None,
                     default_timeout,

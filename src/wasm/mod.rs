@@ -122,7 +122,8 @@ mod keys {
         DIRECT = "direct",
         OPEN = "open",
         LISTENER = "listener",
-        BATCH = "batch"
+        BATCH = "batch",
+        BATCHES = "batches"
     );
 }
 

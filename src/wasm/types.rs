@@ -111,6 +111,12 @@ export interface EndpointOptions {
    * for peers that do not accept batches.
    */
   batch?: boolean;
+  /**
+   * What the server side does with an incoming batch: `"allow"` (the default,
+   * as the spec requires), `"reject"` (one `-32600 "Batch requests not
+   * supported"`), or a number: batches longer than that get one `-32600`.
+   */
+  batches?: "allow" | "reject" | number;
 }
 
 export interface RequestOptions {

@@ -381,6 +381,23 @@ const scenarios = {
     }
   },
 
+  async server_batch_policy() {
+    for (const [batches, expected] of [
+      ["reject", { jsonrpc: "2.0", error: { code: -32600, message: "Batch requests not supported" }, id: null }],
+      [1, { jsonrpc: "2.0", error: { code: -32600, message: "Batch too large" }, id: null }],
+      [2, [{ jsonrpc: "2.0", result: 2, id: 1 }, { jsonrpc: "2.0", result: 4, id: 2 }]],
+    ]) {
+      const { port1, port2 } = new MessageChannel();
+      const server = new lib.JSONRPCServer(lib.portTransport(port1), { batches });
+      fixtures.serveFixtures(server, lib);
+      const raw = recorder(port2);
+      port2.postMessage([1, 2].map((n) => ({ jsonrpc: "2.0", method: "add", params: [n, n], id: n })));
+      eq(await raw.take(1), [expected], `batches: ${batches}`);
+      server.destroy();
+      port2.close();
+    }
+  },
+
   async timeouts() {
     const { client, destroy } = servedPair({ timeout: 100 });
     try {
