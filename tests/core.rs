@@ -491,3 +491,39 @@ fn batch_policy_reject_and_limit() {
     let actions = peer.receive(&responses, Framing::Text);
     assert_eq!(actions.iter().filter(|a| matches!(a, Action::Settle { .. })).count(), 2);
 }
+
+#[test]
+fn batch_answers_as_they_settle() {
+    use wiggum_rpc::core::BatchReplies;
+    let mut server: Dispatcher<Json, Handler> = Dispatcher::new(Roles::SERVER);
+    server.set_batch_replies(BatchReplies::AsSettled);
+    server.set_method("echo", handler(|p| Ok(p.unwrap_or(Json::Null))));
+    let batch = json!([
+        {"jsonrpc":"2.0","method":"echo","params":["slow"],"id":1},
+        {"jsonrpc":"2.0","method":"nope","id":2},
+        {"jsonrpc":"2.0","method":"echo","params":["fast"],"id":3}
+    ]);
+    let calls: Vec<_> = server
+        .receive(&batch, Framing::Text)
+        .into_iter()
+        .filter_map(|a| match a {
+            Action::Call { call, params, .. } => Some((call, params.unwrap())),
+            _ => None,
+        })
+        .collect();
+    let ids = |out: Vec<Outgoing<Json>>| -> Vec<Vec<Json>> {
+        out.into_iter()
+            .map(|o| match o {
+                Outgoing::Batch(replies) => replies.into_iter().map(|r| r.id.unwrap()).collect(),
+                Outgoing::Single(_) => panic!("a batch is answered with arrays"),
+            })
+            .collect()
+    };
+    assert_eq!(ids(server.take_settled()), vec![vec![json!(2)]], "the direct error at once");
+    assert!(server.complete(calls[1].0, Ok(calls[1].1.clone())).is_none());
+    assert_eq!(ids(server.take_settled()), vec![vec![json!(3)]], "the fast call without waiting for the slow one");
+    assert!(server.take_settled().is_empty(), "nothing is sent twice");
+    assert!(server.complete(calls[0].0, Ok(calls[0].1.clone())).is_none());
+    assert_eq!(ids(server.take_settled()), vec![vec![json!(1)]]);
+    assert!(server.is_clean());
+}

@@ -36,6 +36,19 @@ pub enum BatchPolicy {
     Limit(usize),
 }
 
+/// How a server answers a batch whose calls finish at different times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchReplies {
+    /// One array once every call of the batch has completed, as the spec
+    /// says a server should. The default.
+    Whole,
+    /// The answers settled since the host last called
+    /// [`Dispatcher::take_settled`] go out together, as one array: a batch
+    /// whose calls all finish at once still gets exactly one array, and a slow
+    /// call does not hold back the answers of the others.
+    AsSettled,
+}
+
 /// Identifies one incoming request between [`Action::Call`] and
 /// [`Dispatcher::complete`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,8 +89,24 @@ struct InFlight<V> {
 }
 
 struct Batch<V> {
-    replies: Vec<Option<Response<V>>>,
+    replies: Vec<Slot<V>>,
     outstanding: usize,
+}
+
+/// One answer of a batch, in request order.
+enum Slot<V> {
+    Waiting,
+    Settled(Response<V>),
+    Sent,
+}
+
+impl<V> Slot<V> {
+    fn settled(self) -> Option<Response<V>> {
+        match self {
+            Slot::Settled(response) => Some(response),
+            _ => None,
+        }
+    }
 }
 
 /// Routes incoming values to handlers registered by name. Only names that were
@@ -85,6 +114,7 @@ struct Batch<V> {
 pub struct Dispatcher<V, H> {
     roles: Roles,
     batch_policy: BatchPolicy,
+    batch_replies: BatchReplies,
     null_params_absent: bool,
     handlers: HashMap<String, Handlers<H>, IdHasher>,
     calls: HashMap<u32, InFlight<V>, IdHasher>,
@@ -98,6 +128,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         Dispatcher {
             roles,
             batch_policy: BatchPolicy::Allow,
+            batch_replies: BatchReplies::Whole,
             null_params_absent: false,
             handlers: HashMap::default(),
             calls: HashMap::default(),
@@ -113,6 +144,10 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
 
     pub fn set_batch_policy(&mut self, policy: BatchPolicy) {
         self.batch_policy = policy;
+    }
+
+    pub fn set_batch_replies(&mut self, replies: BatchReplies) {
+        self.batch_replies = replies;
     }
 
     /// Reads `"params": null` as no params instead of an invalid request.
@@ -220,12 +255,34 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
             return Some(Outgoing::Single(response));
         };
         let open = self.batches.get_mut(&key)?;
-        open.replies[slot] = Some(response);
+        open.replies[slot] = Slot::Settled(response);
         open.outstanding -= 1;
-        if open.outstanding > 0 {
+        if open.outstanding > 0 || self.batch_replies == BatchReplies::AsSettled {
             return None;
         }
-        self.batches.remove(&key).map(|done| Outgoing::Batch(done.replies.into_iter().flatten().collect()))
+        let done = self.batches.remove(&key)?;
+        Some(Outgoing::Batch(done.replies.into_iter().filter_map(Slot::settled).collect()))
+    }
+
+    /// With [`BatchReplies::AsSettled`]: the answers of each batch settled
+    /// since the last call, one array per batch, in request order. The host
+    /// calls it after running a message's handlers and whenever async
+    /// handlers have settled (once per turn is enough).
+    pub fn take_settled(&mut self) -> Vec<Outgoing<V>> {
+        let mut out = Vec::new();
+        self.batches.retain(|_, batch| {
+            let settled: Vec<Response<V>> = batch
+                .replies
+                .iter_mut()
+                .filter(|slot| matches!(slot, Slot::Settled(_)))
+                .filter_map(|slot| std::mem::replace(slot, Slot::Sent).settled())
+                .collect();
+            if !settled.is_empty() {
+                out.push(Outgoing::Batch(settled));
+            }
+            batch.outstanding > 0
+        });
+        out
     }
 
     fn receive_batch(&mut self, members: Vec<V>, actions: &mut Vec<Action<V, H>>) {
@@ -253,7 +310,7 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         }
         let key = self.next_batch;
         self.next_batch = self.next_batch.wrapping_add(1);
-        let mut replies = Vec::new();
+        let mut replies: Vec<Slot<V>> = Vec::new();
         let mut outstanding = 0;
         for member in &members {
             let slot = replies.len();
@@ -262,17 +319,17 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
             let inbound = self.classify(member, member.kind(), Framing::Text);
             let reply = self.answer(inbound, Some((key, slot)), actions);
             if self.calls.len() > calls_before {
-                replies.push(None);
+                replies.push(Slot::Waiting);
                 outstanding += 1;
-            } else if reply.is_some() {
-                replies.push(reply);
+            } else if let Some(reply) = reply {
+                replies.push(Slot::Settled(reply));
             }
         }
         if replies.is_empty() {
             return;
         }
-        if outstanding == 0 {
-            actions.push(Action::Send(Outgoing::Batch(replies.into_iter().flatten().collect())));
+        if outstanding == 0 && self.batch_replies == BatchReplies::Whole {
+            actions.push(Action::Send(Outgoing::Batch(replies.into_iter().filter_map(Slot::settled).collect())));
         } else {
             self.batches.insert(key, Batch { replies, outstanding });
         }

@@ -16,7 +16,7 @@ mod message;
 mod pending;
 mod value;
 
-pub use dispatch::{Action, BatchPolicy, CallId, Dispatcher, Outgoing, Roles};
+pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
 pub use error::{code, ErrorObject};
 pub use inbound::{classify, classify_batch_member, classify_envelope, classify_kind, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};

@@ -16,8 +16,8 @@ use super::{
     settle_call, Transfer,
 };
 use crate::core::{
-    code, Action, BatchPolicy, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing, PendingTable,
-    Response, Roles, Value,
+    code, Action, BatchPolicy, BatchReplies, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing,
+    PendingTable, Response, Roles, Value,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -91,6 +91,8 @@ struct State {
     /// the next one in this turn waits for the batch.
     sent_alone: bool,
     queue: Vec<Queued>,
+    /// A flush (of `queue` and of settled batch answers) is scheduled.
+    flush_scheduled: bool,
     destroyed: bool,
 }
 
@@ -146,6 +148,8 @@ impl Endpoint {
         let mut default_timeout = DEFAULT_TIMEOUT_MS;
         let mut batching = true;
         let mut dispatcher = Dispatcher::new(roles);
+        // A slow handler must not hold back the other answers of its batch.
+        dispatcher.set_batch_replies(BatchReplies::AsSettled);
         if options.is_object() {
             if let Some(timeout) = get(options, &keys::TIMEOUT).as_f64() {
                 default_timeout = timeout;
@@ -210,6 +214,7 @@ impl Endpoint {
                     batching,
                     sent_alone: false,
                     queue: Vec::new(),
+                    flush_scheduled: false,
                     destroyed: false,
                 }),
                 on_message,
@@ -290,15 +295,33 @@ impl Endpoint {
                 Action::Unhandled { .. } => {}
             }
         }
+        // The answers of a batch that are ready now (errors, synchronous
+        // handlers) leave together at once, as one array.
+        let settled = self.state().map(|mut s| s.dispatcher.take_settled()).unwrap_or_default();
+        for reply in settled {
+            self.send_reply(reply);
+        }
     }
 
+    /// Reports how a handler ended. A lone call is answered at once; an
+    /// answer within a batch waits for the end of the turn, to leave with
+    /// whatever else of its batch settled meanwhile (see `BatchReplies`).
     fn complete(&self, call: crate::core::CallId, outcome: Result<JsValue, ErrorObject<JsValue>>) {
         let reply = match self.state() {
             Some(mut state) => state.dispatcher.complete(call, outcome),
             None => None,
         };
-        if let Some(reply) = reply {
-            self.send_reply(reply);
+        match reply {
+            Some(reply) => self.send_reply(reply),
+            None => self.schedule_flush(),
+        }
+    }
+
+    fn schedule_flush(&self) {
+        let Some(mut state) = self.state() else { return };
+        if !std::mem::replace(&mut state.flush_scheduled, true) {
+            drop(state);
+            queue_microtask(&self.on_flush);
         }
     }
 
@@ -440,7 +463,7 @@ impl Endpoint {
     /// alone if there is one, as one batch if there are more. A burst of calls
     /// then costs the receiver one task instead of one per call.
     fn send_call(&self, message: JsValue, transfer: JsValue, id: Option<u64>) {
-        let schedule = {
+        {
             let Some(mut state) = self.state() else { return };
             let others_in_flight = state.pending.len() > usize::from(id.is_some());
             let alone = state.queue.is_empty() && !state.sent_alone && !others_in_flight;
@@ -450,11 +473,8 @@ impl Endpoint {
                 return self.post_call(&message, &transfer, id);
             }
             state.queue.push(Queued { message, transfer, id });
-            state.queue.len() == 1
         };
-        if schedule {
-            queue_microtask(&self.on_flush);
-        }
+        self.schedule_flush();
     }
 
     fn post_call(&self, message: &JsValue, transfer: &JsValue, id: Option<u64>) {
@@ -466,13 +486,18 @@ impl Endpoint {
         }
     }
 
-    /// Sends what this turn gathered: one message alone, several as a batch.
+    /// Sends what this turn gathered: the calls (one alone, several as a
+    /// batch), then the batch answers that settled.
     fn flush(&self) {
-        let queued = {
+        let (queued, settled) = {
             let Some(mut state) = self.state() else { return };
             state.sent_alone = false;
-            std::mem::take(&mut state.queue)
+            state.flush_scheduled = false;
+            (std::mem::take(&mut state.queue), state.dispatcher.take_settled())
         };
+        for reply in settled {
+            self.send_reply(reply);
+        }
         match queued.as_slice() {
             [] => {}
             [one] => self.post_call(&one.message, &one.transfer, one.id),

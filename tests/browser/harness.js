@@ -281,12 +281,13 @@ const scenarios = {
         { foo: "boo" },
         { jsonrpc: "2.0", method: "foo.get", id: "5" },
       ]);
-      eq(await raw.take(1), [[
+      eq(await raw.take(2), [[
         { jsonrpc: "2.0", result: 3, id: "1" },
-        { jsonrpc: "2.0", result: 4, id: 1 },
         { jsonrpc: "2.0", error: invalid, id: null },
         { jsonrpc: "2.0", error: { code: -32601, message: "Method not found" }, id: "5" },
-      ]], "mixed batch, answered as one array in request order");
+      ], [
+        { jsonrpc: "2.0", result: 4, id: 1 },
+      ]], "mixed batch: what is ready at once as one array, in request order; the async answer follows");
       port2.postMessage([{ jsonrpc: "2.0", method: "log" }]);
       port2.postMessage({ jsonrpc: "2.0", method: "add", params: [1, 1], id: "1" });
       eq(await raw.take(1), [{ jsonrpc: "2.0", result: 2, id: "1" }], "all-notification batch gets nothing");
@@ -378,6 +379,32 @@ const scenarios = {
         client.destroy();
         port1.close();
       }
+    }
+  },
+
+  async a_slow_handler_does_not_hold_back_its_batch() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    fixtures.serveFixtures(server, lib);
+    const raw = recorder(port2);
+    try {
+      const started = performance.now();
+      port2.postMessage([
+        { jsonrpc: "2.0", method: "wait", params: [300], id: 1 },
+        { jsonrpc: "2.0", method: "echoAsync", params: [3], id: 2 },
+        { jsonrpc: "2.0", method: "echoAsync", params: [7], id: 3 },
+        { jsonrpc: "2.0", method: "add", params: [5, 6], id: 4 },
+      ]);
+      const [now, soon] = await raw.take(2);
+      eq(now, [{ jsonrpc: "2.0", result: 11, id: 4 }], "the synchronous answer at once");
+      eq(soon, [{ jsonrpc: "2.0", result: 3, id: 2 }, { jsonrpc: "2.0", result: 7, id: 3 }],
+        "answers that settle together leave together");
+      assert(performance.now() - started < 250, "neither waited for the slow call");
+      const [late] = await raw.take(1);
+      eq(late, [{ jsonrpc: "2.0", result: 300, id: 1 }], "the slow answer last, still an array");
+    } finally {
+      server.destroy();
+      port2.close();
     }
   },
 

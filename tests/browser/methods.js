@@ -8,6 +8,7 @@ export function serveFixtures(endpoint, { RPCError, transfer }) {
     return a + b;
   });
   endpoint.method("echo", (params) => params);
+  endpoint.method("echoAsync", async ([value]) => value);
   endpoint.method("describe", (params) => describeValue(params));
   endpoint.method("nothing", () => undefined);
   endpoint.method("never", () => new Promise(() => {}));

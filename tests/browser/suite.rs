@@ -45,6 +45,7 @@ scenarios!(
     port_foreign_traffic_is_left_alone,
     peer_both_directions_and_shared_transport,
     burst_of_calls_goes_out_as_one_batch,
+    a_slow_handler_does_not_hold_back_its_batch,
     server_batch_policy,
     timeouts,
     destroy_rejects_pending_and_removes_listeners,
