@@ -18,3 +18,12 @@ rm -rf "$out"
 # wasm-pack warns that it "failed to get wasm-pack version": an update check
 # that cannot reach its server; harmless.
 wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"
+# The package ships its hand-written JS snippet minified: whitespace and
+# syntax only, names kept, so stack traces still read. (The commented source
+# is src/wasm/glue.js.)
+if [ "$target" != nodejs ]; then
+  find "$out/snippets" -name '*.js' -print0 | while IFS= read -r -d '' snippet; do
+    esbuild "$snippet" --minify-whitespace --minify-syntax --format=esm --log-level=warning \
+      --outfile="$snippet" --allow-overwrite
+  done
+fi

@@ -45,7 +45,9 @@ pub mod code {
     /// The caller aborted the call (LSP's `RequestCancelled`).
     pub const REQUEST_CANCELLED: i64 = -32800;
 
-    /// The spec's message for a code, or the code's name for the others.
+    /// The spec's message for one of its five codes ("Server error" in the
+    /// reserved range, "Error" otherwise): what an error built from a bare
+    /// code says. (`ALL` names every code.)
     pub fn message(code: i64) -> &'static str {
         match code {
             PARSE_ERROR => "Parse error",
@@ -53,19 +55,6 @@ pub mod code {
             METHOD_NOT_FOUND => "Method not found",
             INVALID_PARAMS => "Invalid params",
             INTERNAL_ERROR => "Internal error",
-            BUILD_FAILED => "Build failed",
-            GATE_FAILED => "Gate failed",
-            PERMISSION_DENIED => "Permission denied",
-            TASK_CANCELLED => "Task cancelled",
-            PREVIEW_LOAD_FAILED => "Preview load failed",
-            NAVIGATION_FAILED => "Navigation failed",
-            MCP_SERVER_ERROR => "MCP server error",
-            CONTEXT_OVERFLOW => "Context overflow",
-            REQUEST_TIMEOUT => "Request timed out",
-            DESTROYED => "Destroyed",
-            INVALID_RESPONSE => "Invalid response",
-            SEND_FAILED => "Send failed",
-            REQUEST_CANCELLED => "Request cancelled",
             _ if (-32099..=-32000).contains(&code) => "Server error",
             _ => "Error",
         }

@@ -2,7 +2,7 @@
 // subclass, the transfer marker, the named codes, and helpers that keep the
 // per-message path to a single crossing of the wasm boundary.
 
-/** The error every failed call rejects with, and that handlers may throw. */
+// The error every failed call rejects with, and that handlers may throw.
 export class RPCError extends Error {
   constructor(code, message, data) {
     super(message);
@@ -12,7 +12,7 @@ export class RPCError extends Error {
   }
 }
 
-/** A value to send with a transfer list (zero-copy moves of ArrayBuffers, ports). */
+// A value to send with a transfer list (zero-copy moves of ArrayBuffers, ports).
 export class Transfer {
   constructor(value, transfer) {
     this.value = value;
@@ -20,7 +20,7 @@ export class Transfer {
   }
 }
 
-/** Marks a handler's result (or a request's params) to be sent with `list` transferred. */
+// Marks a handler's result (or a request's params) to be sent with `list` transferred.
 export function transfer(value, list) {
   return new Transfer(value, Array.from(list));
 }
@@ -58,14 +58,9 @@ export function kindOf(value) {
   }
 }
 
-/**
- * An endpoint's message handler: reads a message's envelope in one go and
- * hands it to wasm in one call, `sink(message, flags, id, method, params,
- * result, error)`. `flags`: bits 0-2 the message's kind; bit 3 `jsonrpc` is
- * "2.0"; bits 4-6 the id's kind + 1 (0: absent); bit 7 a method is present;
- * bits 8-10 the params' kind + 1; bit 11 a result, bit 12 an error is present.
- * It only reads; the core decides what the message is.
- */
+// An endpoint's message handler: reads a message's envelope and hands it to wasm
+// in one call. flags: bits 0-2 the kind; 3 jsonrpc is "2.0"; 4-6 the id's kind + 1
+// (0: absent); 7 a method; 8-10 the params' kind + 1; 11 a result; 12 an error.
 export function envelopeReader(sink) {
   return (message) => {
     const kind = kindOf(message);
@@ -100,7 +95,7 @@ export function notificationMessage(method, params) {
   return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
 }
 
-/** A success response; a handler that returned nothing answers `result: null`. */
+// A success response; a handler that returned nothing answers `result: null`.
 export function resultMessage(id, result) {
   return { jsonrpc: "2.0", result: result === undefined ? null : result, id };
 }
@@ -110,14 +105,14 @@ export function errorMessage(id, code, message, data) {
   return { jsonrpc: "2.0", error, id };
 }
 
-/** Params of a call: 0 none, 1 an array or object, 2 a transfer() marker, 3 not allowed. */
+// Params of a call: 0 none, 1 an array or object, 2 a transfer() marker, 3 not allowed.
 export function paramsKind(params) {
   if (params === undefined) return 0;
   if (params instanceof Transfer) return 2;
   return params !== null && typeof params === "object" ? 1 : 3;
 }
 
-/** A pending call's promise with its resolve and reject. */
+// A pending call's promise with its resolve and reject.
 export function deferred() {
   const call = {};
   call.promise = new Promise((resolve, reject) => {
@@ -132,16 +127,9 @@ export function settleCall(call, ok, value) {
   else call.reject(value);
 }
 
-/**
- * The `message` listener of a postMessage transport. Drops events from any
- * window but `source` (when given) and any origin but `origin` (when given),
- * and everything that is not JSON-RPC (an array, or an object with
- * `jsonrpc: "2.0"`), without waking wasm. Once the transport is settled
- * (`direct`: the other side is ready, someone listens, the inbox is empty),
- * messages go straight to `handlers`; until then, and for the `$/ready`
- * handshake, to `deliver(data, ready)` (`ready`: 1 for a hello, 2 for the
- * answer to ours, else 0).
- */
+// The `message` listener of a postMessage transport: drops other windows, other
+// origins and non-JSON-RPC traffic without waking wasm; once `direct`, hands messages
+// to `handlers` itself; else to wasm's `deliver(data, ready)` (1: a hello, 2: an ack).
 export function messageRoute(source, origin, deliver) {
   const route = { handlers: [], direct: false, open: false };
   route.listener = (event) => {
@@ -150,7 +138,7 @@ export function messageRoute(source, origin, deliver) {
     const data = event.data;
     let ready = 0;
     if (Array.isArray(data)) {
-      ready = 0;
+      // A batch: ours.
     } else if (data !== null && typeof data === "object" && data.jsonrpc === "2.0") {
       if (data.method === "$/ready" && data.id === undefined) ready = data.params?.ack === true ? 2 : 1;
     } else {
@@ -165,18 +153,15 @@ export function messageRoute(source, origin, deliver) {
   return route;
 }
 
-/** Posts to the other side of a postMessage transport (a window with its target origin). */
+// Posts to the other side of a postMessage transport (a window with its target origin).
 export function poster(target, targetOrigin) {
   return targetOrigin === undefined
     ? (message, transfer) => target.postMessage(message, transfer)
     : (message, transfer) => target.postMessage(message, targetOrigin, transfer);
 }
 
-/**
- * The transport object handed to users and endpoints. Once the other side is
- * ready (`route.open`), sending is a plain postMessage; until then, and for
- * everything else, it asks the wasm-side `state`.
- */
+// The transport object handed to users and endpoints: once `route.open`, sending
+// is a plain postMessage; until then the wasm side queues.
 export function transportObject(route, state, post) {
   return {
     send(message, transfer) {
@@ -198,7 +183,7 @@ export function transportObject(route, state, post) {
   };
 }
 
-/** Reports how a handler's promise settled, without a closure per call in wasm. */
+// Reports how a handler's promise settled, without a closure per call in wasm.
 export function awaitOutcome(promise, settled, call) {
   Promise.resolve(promise).then(
     (value) => settled(call, true, value),
@@ -206,7 +191,7 @@ export function awaitOutcome(promise, settled, call) {
   );
 }
 
-/** What a thrown value becomes on the wire: `{code, message, data?}`. */
+// What a thrown value becomes on the wire: {code, message, data?}.
 export function errorParts(thrown) {
   // Errors from another realm (an iframe's) are not `instanceof` this one's.
   const isError = thrown instanceof Error || Object.prototype.toString.call(thrown) === "[object Error]";
@@ -220,7 +205,7 @@ export function errorParts(thrown) {
   return { code: -32603, message: "Internal error", data };
 }
 
-/** Whether `value` survives the transport's encoding (a structured clone or JSON text). */
+// Whether `value` survives the transport's encoding (a structured clone or JSON text).
 export function encodable(value, asText) {
   try {
     if (asText) JSON.stringify(value);
