@@ -40,6 +40,7 @@ run "browser suite in headless Firefox" \
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build in Chromium: the demo page" node --test tests/js/demo.test.mjs
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
+run "release build in Chromium: a million calls, memory flat; 10,000 in flight" node --test tests/js/memory.test.mjs
 run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc, esbuild, Chromium" node --test tests/js/npm-import.test.mjs
 run "Node build with framing (pkg-node/)" bash scripts/build.sh node
