@@ -1,66 +1,262 @@
-// The parent page: serves `fetch` to the preview iframe, drives it with
-// `navigate` / `refresh`, and asks the build worker to `build`.
-import init, { ErrorCode, Peer, RPCError, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
+// The demo page, which is the parent of the preview iframe, the main thread of
+// the build worker and Chief to the Ralph worker. Every transport is wrapped
+// in a tap, so the inspector sees each message crossing each boundary.
+import init, { ErrorCode, Peer, RPCError, portTransport, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
+import { Inspector } from "./inspector.js";
 import { tap } from "./tap.js";
 
 const $ = (id) => document.getElementById(id);
-const files = new Map([
-  ["/", "<h1>Home</h1><p>Served by the parent over JSON-RPC.</p>"],
-  ["/about", "<h1>About</h1><p>wiggum-rpc: one protocol for every boundary.</p>"],
-  ["/docs", "<h1>Docs</h1><p>request, notify, method, onNotify, destroy.</p>"],
-]);
+const codeNames = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
 
-function report(boundary, direction, message) {
-  const entries = Array.isArray(message) ? message : [message];
-  for (const entry of entries) {
-    const item = document.createElement("li");
-    const what = entry.method ?? ("error" in entry ? `error ${entry.error.code}` : "result");
-    const id = entry.id === undefined ? "" : ` #${JSON.stringify(entry.id)}`;
-    item.innerHTML = `<span class="dir"></span>`;
-    item.firstChild.textContent = `${boundary} ${direction}`;
-    item.append(`${what}${id}`);
-    if ("error" in entry) item.className = "error";
-    $("log").append(item);
+function describeError(error) {
+  if (error instanceof RPCError) return `${error.code} ${codeNames.get(error.code) ?? "error"}: ${error.message}`;
+  return String(error);
+}
+
+// Shows how a call ended in a result line: `data-state` says which way.
+async function show(target, call, format) {
+  target.dataset.state = "pending";
+  target.textContent = "…";
+  try {
+    const value = await call;
+    target.dataset.state = "ok";
+    target.textContent = format(value);
+    return value;
+  } catch (error) {
+    target.dataset.state = "error";
+    target.textContent = describeError(error);
+    throw error;
   }
-  $("log").scrollTop = $("log").scrollHeight;
+}
+const settled = (promise) => promise.catch(() => undefined);
+
+// Appends a line to a fixed-height list, keeping the newest in view.
+function append(list, text, { error = false, label, follow = true } = {}) {
+  const item = document.createElement("li");
+  if (label) {
+    const tag = document.createElement("b");
+    tag.textContent = label;
+    item.append(tag, " ");
+  }
+  item.append(text);
+  if (error) item.classList.add("error");
+  list.append(item);
+  if (list.childElementCount > 200) list.firstElementChild.remove();
+  if (follow) list.scrollTop = list.scrollHeight;
+  return item;
 }
 
 await init();
 
-// Preview iframe ↔ parent.
-const preview = new Peer(tap(windowTransport($("preview").contentWindow, window, location.origin), "preview", report));
-preview.method("fetch", ({ url }) => {
-  if (!files.has(url)) throw new RPCError(ErrorCode.NAVIGATION_FAILED, `No such page: ${url}`, { url });
-  return { status: 200, body: files.get(url) };
+const inspector = new Inspector({
+  boundaries: ["preview", "build", "ralph"],
+  errorCodes: ErrorCode,
+  list: $("log"),
+  count: $("inspector-count"),
+  filter: $("filter"),
+  pause: $("pause"),
+  clear: $("clear"),
+  stats: $("stats"),
 });
-preview.onNotify("updateNavigationState", ({ path }) => ($("preview-result").textContent = `iframe is at ${path}`));
-preview.onNotify("console", ({ level, message }) => console[level]?.(`[preview] ${message}`));
+const watched = (transport, boundary) => tap(transport, boundary, inspector.report);
 
-async function show(promise, target) {
-  target.classList.remove("error");
-  try {
-    const value = await promise;
-    target.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 1);
-  } catch (error) {
-    target.classList.add("error");
-    target.textContent = error instanceof RPCError ? `RPCError ${error.code}: ${error.message}` : String(error);
-  }
+// ── Preview iframe ↔ parent ────────────────────────────────────────────────
+// The iframe has no files of its own: it fetches every page from this map.
+const pages = new Map([
+  ["/", { body: "<h1>Home</h1><p>Served by the parent over JSON-RPC: the iframe calls <code>fetch</code>.</p>" }],
+  ["/about", {
+    body: "<h1>About</h1><p>wiggum-rpc: one protocol for every boundary.</p>",
+    script: 'console.info("about: script ran");',
+  }],
+  ["/docs", { body: "<h1>Docs</h1><p>request, notify, method, onNotify, destroy.</p>" }],
+  ["/broken", {
+    body: "<h1>Broken</h1><p>This page's script reads a property of undefined.</p>",
+    script: "const user = undefined;\npage.querySelector('p').textContent = user.name;",
+  }],
+]);
+
+const preview = new Peer(watched(windowTransport($("preview").contentWindow, window, location.origin), "preview"));
+preview.method("fetch", ({ url }) => {
+  const page = pages.get(url);
+  // A missing page is an answer, as with HTTP: the iframe decides it failed.
+  return page ? { status: 200, ...page } : { status: 404, body: "" };
+});
+
+let previewRendered;
+const firstRender = new Promise((resolve) => (previewRendered = resolve));
+preview.onNotify("updateNavigationState", ({ path, title }) => {
+  append($("preview-events"), `${path}${title ? ` (${title})` : ""}`, { label: "updateNavigationState" });
+  previewRendered();
+});
+preview.onNotify("console", ({ level, message }) => {
+  append($("preview-events"), message, { label: `console.${level}`, error: level === "error" });
+});
+preview.onNotify("error", ({ message }) => {
+  append($("preview-events"), message, { label: "error", error: true });
+});
+
+$("navigate").onclick = () =>
+  settled(show($("preview-result"), preview.request("navigate", { path: $("route").value.trim() }), ({ route }) => `navigate → at ${route}`));
+$("refresh").onclick = () =>
+  settled(show($("preview-result"), preview.request("refresh"), ({ route }) => `refresh → at ${route}`));
+$("route").addEventListener("keydown", (event) => event.key === "Enter" && $("navigate").click());
+
+// ── Build worker ↔ main thread ─────────────────────────────────────────────
+const sources = new Map([
+  ["src/main.js", 'import { greet } from "./greet.js";\nimport { shout } from "./util.js";\n\n// the entry point\nconsole.log(shout(greet("wiggum")));\n'],
+  ["src/greet.js", "export function greet(name) {\n  // say hello\n  return `hello, ${name}`;\n}\n"],
+  ["src/util.js", "// helpers\nexport const shout = (text) => text.toUpperCase() + \"!\";\n"],
+]);
+let openFile = "src/main.js";
+
+function renderTabs(failing = new Set()) {
+  $("tabs").replaceChildren(
+    ...[...sources.keys()].map((path) => {
+      const tab = document.createElement("button");
+      tab.setAttribute("role", "tab");
+      tab.dataset.file = path;
+      tab.textContent = path;
+      tab.setAttribute("aria-selected", String(path === openFile));
+      if (failing.has(path)) tab.classList.add("error");
+      tab.onclick = () => {
+        openFile = path;
+        $("source").value = sources.get(path);
+        renderTabs(failing);
+      };
+      return tab;
+    }),
+  );
 }
+$("source").value = sources.get(openFile);
+$("source").addEventListener("input", () => sources.set(openFile, $("source").value));
+renderTabs();
 
-$("navigate").onclick = () => show(preview.request("navigate", { path: $("route").value }), $("preview-result"));
-$("refresh").onclick = () => show(preview.request("refresh"), $("preview-result"));
-
-// Build worker ↔ main thread.
 const worker = new Worker("build-worker.js", { type: "module" });
-const builder = new Peer(tap(workerTransport(worker), "worker", report));
-builder.onNotify("buildProgress", ({ done, total }) => ($("progress").value = done / total));
+const builder = new Peer(watched(workerTransport(worker), "build"));
+builder.onNotify("buildProgress", ({ done, total }) => {
+  $("progress").value = done / total;
+  $("progress-label").textContent = `${done}/${total}`;
+});
+
 $("build").onclick = async () => {
+  $("build").disabled = true;
   $("progress").value = 0;
-  const build = builder.request("build", { files: { "src/greet.js": $("source").value } }).then(({ outputs }) =>
-    Object.entries(outputs).map(([path, bytes]) => `${path} (${bytes.byteLength} bytes, moved)\n${new TextDecoder().decode(bytes)}`).join("\n"));
-  await show(build, $("build-result"));
+  $("progress-label").textContent = `0/${sources.size}`;
+  $("build-output").replaceChildren();
+  const files = Object.fromEntries(sources);
+  try {
+    const { outputs } = await show($("build-result"), builder.request("build", { files }), ({ outputs }) =>
+      `built ${Object.keys(outputs).length} files; each output's buffer was moved back with a transfer list`);
+    for (const [path, bytes] of Object.entries(outputs)) {
+      append($("build-output"), new TextDecoder().decode(bytes), { label: `${path} · ${bytes.byteLength} B`, follow: false });
+    }
+    renderTabs();
+  } catch (error) {
+    const diagnostics = error instanceof RPCError ? (error.data?.diagnostics ?? []) : [];
+    for (const { file, line, column, message } of diagnostics) {
+      append($("build-output"), message, { label: `${file}:${line}:${column}`, error: true });
+    }
+    renderTabs(new Set(diagnostics.map(({ file }) => file)));
+  } finally {
+    $("build").disabled = false;
+  }
 };
 
-for (const id of ["navigate", "refresh", "build"]) $(id).disabled = false;
+// ── Chief ↔ Ralph ──────────────────────────────────────────────────────────
+// The port is handed over with a plain message; JSON-RPC starts after it.
+const ralphWorker = new Worker("ralph-worker.js", { type: "module" });
+const channel = new MessageChannel();
+ralphWorker.postMessage({ type: "connect", port: channel.port2 }, [channel.port2]);
+const ralph = new Peer(watched(portTransport(channel.port1), "ralph"));
+
+const TASKS = [
+  { title: "Add a dark-mode toggle", file: "src/App.tsx" },
+  { title: "Rename Button to ActionButton", file: "src/components/Button.tsx" },
+  { title: "Cache the user query", file: "src/api/user.ts" },
+];
+let taskCount = 0;
+let runningTask = null;
+let question = null;
+
+function markStep(index, state) {
+  const item = $("steps").children[index];
+  if (item) item.dataset.state = state;
+}
+
+ralph.onNotify("progress", ({ id, index, step }) => {
+  if (id !== runningTask?.id) return;
+  for (let done = 0; done < index; done++) markStep(done, "done");
+  if (step === "done") return;
+  const item = $("steps").children[index] ?? $("steps").appendChild(document.createElement("li"));
+  item.textContent = step;
+  item.dataset.state = "running";
+});
+
+ralph.onNotify("gateResult", ({ id, gate, passed, findings }) => {
+  if (id !== runningTask?.id) return;
+  const badge = document.createElement("span");
+  badge.className = passed ? "gate pass" : "gate fail";
+  badge.dataset.gate = gate;
+  badge.textContent = `${gate} ${passed ? "✓" : "✗"}${findings.length ? ` (${findings.length} note${findings.length === 1 ? "" : "s"})` : ""}`;
+  badge.title = findings.join("\n");
+  $("gates").append(badge);
+});
+
+function setQuestion(text) {
+  $("permission").dataset.state = text ? "asking" : "idle";
+  $("permission-text").textContent = text ? `Ralph asks: ${text}` : "No question from Ralph.";
+  $("allow").disabled = $("deny").disabled = !text;
+}
+
+function answer(granted) {
+  if (!question) return;
+  const { resolve } = question;
+  question = null;
+  setQuestion(null);
+  resolve({ granted });
+}
+
+// Answered when a person clicks, so the promise stays pending until then.
+ralph.method("requestPermission", ({ id, question: text }) =>
+  new Promise((resolve) => {
+    answer(false); // one question at a time: an older one is declined
+    question = { id, resolve };
+    setQuestion(text);
+  }));
+$("allow").onclick = () => answer(true);
+$("deny").onclick = () => answer(false);
+
+$("send-task").onclick = async () => {
+  const task = { id: `task-${++taskCount}`, ...TASKS[Number($("task").value)] };
+  runningTask = task;
+  $("steps").replaceChildren();
+  $("gates").replaceChildren();
+  $("send-task").disabled = true;
+  $("cancel-task").disabled = false;
+  try {
+    // No timeout: the task waits for a person to answer Ralph's question.
+    await show($("task-result"), ralph.request("sendTask", task, { timeout: 0 }), ({ id, ms, wrote, gates }) =>
+      `${id} done in ${ms} ms: wrote ${wrote.join(", ")}; gates ${Object.entries(gates).map(([gate, result]) => `${gate} ${result}`).join(", ")}`);
+  } catch {
+    const current = [...$("steps").children].find((item) => item.dataset.state === "running");
+    if (current) current.dataset.state = "failed";
+  } finally {
+    // A question left open by a cancelled task is declined, so the call ends.
+    if (question?.id === task.id) answer(false);
+    runningTask = null;
+    $("send-task").disabled = false;
+    $("cancel-task").disabled = true;
+  }
+};
+
+$("cancel-task").onclick = () => {
+  if (!runningTask) return;
+  $("cancel-task").disabled = true;
+  settled(ralph.request("cancelTask", { id: runningTask.id }));
+};
+
+for (const id of ["navigate", "refresh", "build", "send-task"]) $(id).disabled = false;
+$("status").textContent = "connecting…";
+await firstRender;
 $("status").textContent = "ready";
 $("status").classList.add("ready");

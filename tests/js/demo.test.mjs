@@ -1,11 +1,16 @@
-// The release build (wasm-pack --release, wasm-opt -Oz) loaded in Chromium
-// through the demo page: parent ↔ preview iframe and main thread ↔ build
-// worker, driven by clicks, with no console errors. Debug-only tests would
-// miss release-only breakage (a bad wasm-opt, a stripped section).
+// The demo page end to end, in headless Chromium with the web build: clicks
+// through each boundary (preview iframe ↔ parent, build worker ↔ main thread,
+// Chief ↔ Ralph over a MessageChannel), checks what the page shows, checks
+// the inspector's rows (every request paired with its response, the right
+// error codes) and numbers, and that nothing logged an error or failed to
+// load. Saves a 1280×800 screenshot to target/demo.png.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./browser.mjs";
+
+const screenshot = new URL("../../target/demo.png", import.meta.url).pathname;
 
 let server;
 let browser;
@@ -15,9 +20,13 @@ const problems = [];
 before(async () => {
   server = await startServer();
   browser = await launchChromium();
-  page = await browser.newPage();
-  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
-  page.on("pageerror", (error) => problems.push(String(error)));
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const onConsole = (message) => message.type() === "error" && problems.push(`console: ${message.text()}`);
+  page.on("console", onConsole);
+  page.on("worker", (worker) => worker.on("console", onConsole));
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error}`));
+  page.on("requestfailed", (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on("response", (response) => response.status() >= 400 && problems.push(`${response.status()}: ${response.url()}`));
   await page.goto(server.url);
   await page.waitForSelector("#status.ready", { timeout: 15000 });
 });
@@ -27,41 +36,286 @@ after(async () => {
   await server?.close();
 });
 
-test("the preview iframe navigates on request and reports its route", async () => {
-  await page.fill("#route", "/docs");
-  await page.click("#navigate");
-  await page.waitForFunction(() => document.querySelector("#preview-result").textContent.includes("/docs"));
-  const body = await page.frameLocator("#preview").locator("#page").textContent();
-  assert.match(body, /request, notify, method/);
+/** The inspector's rows, as the data attributes the page gives them. */
+function rows() {
+  return page.$$eval("#log li", (items) =>
+    items.map((item) => ({
+      ...item.dataset,
+      error: item.classList.contains("error"),
+      visible: item.checkVisibility(),
+      text: item.textContent,
+      detail: item.querySelector(".detail").textContent,
+      batchLabel: item.querySelector(".batch").textContent,
+    })));
+}
+
+const text = (selector) => page.textContent(selector);
+const listItems = (selector) => page.locator(`${selector} li`).allTextContents();
+const stat = (boundary, name) => text(`#stats tr[data-boundary="${boundary}"] [data-stat="${name}"]`);
+
+/** The response row answering `request`: same boundary, other direction, same id, after it. */
+function responseTo(all, request) {
+  const at = all.indexOf(request);
+  return all.slice(at + 1).filter((row) =>
+    row.kind === "response" && row.boundary === request.boundary && row.dir !== request.dir && row.id === request.id);
+}
+
+/** The last request of `method` on `boundary` in direction `dir`, and its response. */
+async function lastCall(boundary, dir, method) {
+  const all = await rows();
+  const request = all.findLast((row) => row.kind === "request" && row.boundary === boundary && row.dir === dir && row.method === method);
+  assert.ok(request, `a ${method} request ${dir} on ${boundary}`);
+  const responses = responseTo(all, request);
+  assert.equal(responses.length, 1, `one response to ${method} #${request.id}`);
+  const [response] = responses;
+  assert.equal(response.answers, method, "the response row names the method it answers");
+  assert.ok(Number(response.latency) >= 0, `latency on the response row of ${method}`);
+  assert.match(response.text, /\d ms/, "latency shown");
+  return { request, response, all };
+}
+
+async function waitForInFlight(boundary, count) {
+  await page.waitForFunction(
+    ([name, expected]) => document.querySelector(`#stats tr[data-boundary="${name}"] [data-stat="inflight"]`)?.textContent === String(expected),
+    [boundary, count],
+  );
+}
+
+test("the page loads and the preview iframe fetches its first page from the parent", async () => {
+  assert.equal(await text("#status"), "ready");
+  assert.ok((await listItems("#preview-events")).some((item) => item === "updateNavigationState / (Home)"));
+  assert.match(await page.frameLocator("#preview").locator("#page").textContent(), /Served by the parent/);
+  const { request, response } = await lastCall("preview", "in", "fetch");
+  assert.equal(request.detail, '{"url":"/"}');
+  assert.equal(response.dir, "out");
+  assert.equal(response.error, false);
 });
 
-test("a mistyped route is NAVIGATION_FAILED (-32006)", async () => {
-  await page.fill("#route", "docs");
-  await page.click("#navigate");
-  await page.waitForFunction(() => document.querySelector("#preview-result").textContent.includes("-32006"));
-  assert.equal(await page.getAttribute("#preview-result", "class"), "result error");
-});
-
-test("the build worker builds, reports progress and moves its output", async () => {
+test("a build of three files moves its outputs back and drives the progress bar", async () => {
   await page.click("#build");
-  await page.waitForFunction(() => document.querySelector("#build-result").textContent.includes("dist/greet.js"));
-  const text = await page.textContent("#build-result");
-  assert.match(text, /moved/);
-  assert.ok(!text.includes("// say hello"), "comments stripped");
+  await page.waitForSelector('#build-result[data-state="ok"]');
+  const outputs = await listItems("#build-output");
+  assert.equal(outputs.length, 3);
+  assert.deepEqual(outputs.map((item) => item.split(" · ")[0]), ["dist/main.js", "dist/greet.js", "dist/util.js"]);
+  assert.ok(outputs.every((item) => !item.includes("//")), "comments stripped");
+  assert.match(outputs[1], /return `hello, \$\{name\}`;/);
   assert.equal(await page.evaluate(() => document.querySelector("#progress").value), 1);
+  assert.equal(await text("#progress-label"), "3/3");
+
+  const { request, response, all } = await lastCall("build", "out", "build");
+  assert.equal(response.error, false);
+  assert.match(response.detail, /"dist\/main\.js":"‹Uint8Array \d+ B›"/, "outputs arrive as Uint8Arrays");
+  const progress = all.slice(all.indexOf(request), all.indexOf(response))
+    .filter((row) => row.kind === "notification" && row.method === "buildProgress");
+  assert.equal(progress.length, 3, "one buildProgress per file, before the result");
 });
 
-test("a syntax error is BUILD_FAILED (-32001)", async () => {
-  await page.fill("#source", "function broken( {");
+test("a syntax error is BUILD_FAILED (-32001) with its diagnostics shown", async () => {
+  await page.click('#tabs [data-file="src/util.js"]');
+  assert.match(await page.inputValue("#source"), /export const shout/);
+  await page.fill("#source", "// helpers\nexport const shout = (text => text.toUpperCase();\n");
   await page.click("#build");
-  await page.waitForFunction(() => document.querySelector("#build-result").textContent.includes("-32001"));
+  await page.waitForSelector('#build-result[data-state="error"]');
+  assert.match(await text("#build-result"), /^-32001 BUILD_FAILED: Build failed/);
+  assert.deepEqual(await listItems("#build-output"), ["src/util.js:2:22 '(' is never closed"]);
+  assert.equal(await page.getAttribute('#tabs [data-file="src/util.js"]', "class"), "error");
+
+  const { response } = await lastCall("build", "out", "build");
+  assert.equal(response.code, "-32001");
+  assert.equal(response.error, true);
+  assert.match(response.detail, /-32001 BUILD_FAILED .*"diagnostics"/);
 });
 
-test("every call shows up in the message log and nothing logged an error", async () => {
-  const rows = await page.locator("#log li").allTextContents();
-  assert.ok(rows.some((row) => row.includes("navigate")), "navigate logged");
-  assert.ok(rows.some((row) => row.includes("error -32006")), "error response logged");
-  assert.ok(rows.some((row) => row.includes("buildProgress")), "notifications logged");
-  await page.screenshot({ path: new URL("../../target/demo.png", import.meta.url).pathname });
+test("navigate renders a page the iframe fetches from the parent, and reports it", async () => {
+  await page.fill("#route", "/about");
+  await page.click("#navigate");
+  await page.waitForSelector('#preview-result[data-state="ok"]');
+  assert.equal(await text("#preview-result"), "navigate → at /about");
+  assert.match(await page.frameLocator("#preview").locator("#page").textContent(), /one protocol for every boundary/);
+  const events = await listItems("#preview-events");
+  assert.ok(events.includes("updateNavigationState /about (About)"), "navigation state shown");
+  assert.ok(events.includes("console.info about: script ran"), "the page script's console shown");
+
+  const { request, response, all } = await lastCall("preview", "out", "navigate");
+  assert.equal(request.detail, '{"path":"/about"}');
+  assert.equal(response.detail, '{"route":"/about"}');
+  // Serving navigate, the iframe called back into the parent.
+  const fetch = all.slice(all.indexOf(request), all.indexOf(response)).find((row) => row.method === "fetch");
+  assert.equal(fetch?.detail, '{"url":"/about"}');
+});
+
+test("a mistyped route is NAVIGATION_FAILED (-32006) and the iframe reports the failed fetch", async () => {
+  await page.fill("#route", "/abuot");
+  await page.click("#navigate");
+  await page.waitForSelector('#preview-result[data-state="error"]');
+  assert.equal(await text("#preview-result"), "-32006 NAVIGATION_FAILED: Navigation failed: no page at /abuot");
+  await page.waitForFunction(() => [...document.querySelectorAll("#preview-events li.error")].some((item) => item.textContent.includes("/abuot")));
+  assert.ok((await listItems("#preview-events")).includes("error fetch /abuot answered 404"));
+  assert.match(await page.frameLocator("#preview").locator("#page").textContent(), /About/, "the iframe stays where it was");
+
+  const { response } = await lastCall("preview", "out", "navigate");
+  assert.equal(response.code, "-32006");
+  assert.equal(response.error, true);
+});
+
+test("a page whose script throws still renders, and the iframe sends an error notification", async () => {
+  await page.fill("#route", "/broken");
+  await page.click("#navigate");
+  await page.waitForFunction(() => document.querySelector("#preview-result").textContent === "navigate → at /broken");
+  await page.waitForFunction(() => [...document.querySelectorAll("#preview-events li.error")].some((item) => item.textContent.includes("TypeError")));
+  assert.ok((await listItems("#preview-events")).some((item) => /^error script of \/broken threw TypeError: /.test(item)));
+  assert.match(await page.frameLocator("#preview").locator("#page").textContent(), /This page's script reads/);
+  const all = await rows();
+  const error = all.findLast((row) => row.kind === "notification" && row.method === "error");
+  assert.equal(error?.boundary, "preview");
+  assert.equal(error.dir, "in");
+  assert.match(error.detail, /"kind":"script","path":"\/broken".*TypeError/);
+});
+
+test("a task that completes: Ralph asks before writing, the page allows", async () => {
+  await page.selectOption("#task", "0");
+  await page.click("#send-task");
+  await page.waitForSelector('#permission[data-state="asking"]');
+  assert.equal(await text("#permission-text"), "Ralph asks: write src/App.tsx?");
+  assert.equal(await page.isEnabled("#allow"), true);
+  // sendTask (page → Ralph) and requestPermission (Ralph → page) both wait.
+  await waitForInFlight("ralph", 2);
+  const asking = await rows();
+  const question = asking.findLast((row) => row.method === "requestPermission");
+  assert.equal(question.dir, "in");
+  assert.equal(responseTo(asking, question).length, 0, "not answered before the click");
+
+  await page.click("#allow");
+  await page.waitForSelector('#task-result[data-state="ok"]', { timeout: 10000 });
+  assert.match(await text("#task-result"), /^task-1 done in \d+ ms: wrote src\/App\.tsx; gates typecheck pass, lint pass, test pass$/);
+  assert.deepEqual(await page.$$eval("#steps li", (items) => items.map((item) => item.dataset.state)), Array(5).fill("done"));
+  assert.deepEqual(await page.$$eval("#gates .gate.pass", (items) => items.map((item) => item.dataset.gate)), ["typecheck", "lint", "test"]);
+  assert.equal(await text("#permission-text"), "No question from Ralph.");
+  await waitForInFlight("ralph", 0);
+
+  const { request, response, all } = await lastCall("ralph", "out", "sendTask");
+  assert.equal(response.error, false);
+  assert.match(response.detail, /"wrote":\["src\/App\.tsx"\]/);
+  const permission = await lastCall("ralph", "in", "requestPermission");
+  assert.equal(permission.response.detail, '{"granted":true}');
+  const during = all.slice(all.indexOf(request), all.indexOf(response));
+  assert.equal(during.filter((row) => row.method === "progress").length, 6, "a progress per step, and one when done");
+  // The three gate results are sent in one turn: they travel as one batch.
+  const gates = during.filter((row) => row.method === "gateResult");
+  assert.equal(gates.length, 3);
+  assert.ok(gates.at(-1).batch, "gate results are part of a batch");
+  const batch = all.filter((row) => row.batch === gates.at(-1).batch);
+  assert.ok(batch.length >= 2);
+  assert.equal(batch.at(-1).batchLabel, `batch ${batch.length}/${batch.length}`);
+});
+
+test("a cancelled task is TASK_CANCELLED (-32004), and Ralph withdraws its question", async () => {
+  await page.click("#send-task");
+  await page.waitForSelector('#permission[data-state="asking"]');
+  await page.click("#cancel-task");
+  await page.waitForSelector('#task-result[data-state="error"]');
+  assert.equal(await text("#task-result"), '-32004 TASK_CANCELLED: Task cancelled during "write src/App.tsx"');
+  assert.equal(await page.getAttribute("#permission", "data-state"), "idle");
+  assert.equal(await page.isDisabled("#allow"), true);
+  assert.equal(await page.$eval('#steps li[data-state="failed"]', (item) => item.textContent), "write src/App.tsx");
+  await waitForInFlight("ralph", 0);
+
+  const { response } = await lastCall("ralph", "out", "sendTask");
+  assert.equal(response.code, "-32004");
+  assert.equal(response.error, true);
+  const cancel = await lastCall("ralph", "out", "cancelTask");
+  assert.equal(cancel.response.detail, '{"id":"task-2","cancelled":true}');
+  // Ralph aborted its requestPermission call: the library told the page so.
+  const permission = await lastCall("ralph", "in", "requestPermission");
+  const withdrawn = permission.all.find((row) => row.method === "$/cancelRequest" && row.boundary === "ralph");
+  assert.equal(withdrawn?.detail, `{"id":${permission.request.id}}`);
+});
+
+test("a denied permission is PERMISSION_DENIED (-32003)", async () => {
+  await page.selectOption("#task", "1");
+  await page.click("#send-task");
+  await page.waitForSelector('#permission[data-state="asking"]');
+  assert.equal(await text("#permission-text"), "Ralph asks: write src/components/Button.tsx?");
+  await page.click("#deny");
+  await page.waitForSelector('#task-result[data-state="error"]');
+  assert.equal(await text("#task-result"), "-32003 PERMISSION_DENIED: Permission denied: write src/components/Button.tsx");
+  await waitForInFlight("ralph", 0);
+
+  const { response } = await lastCall("ralph", "out", "sendTask");
+  assert.equal(response.code, "-32003");
+  assert.match(response.detail, /"path":"src\/components\/Button\.tsx"/);
+  const permission = await lastCall("ralph", "in", "requestPermission");
+  assert.equal(permission.response.detail, '{"granted":false}');
+});
+
+test("every request in the inspector is paired with one response, and the numbers agree", async () => {
+  const all = await rows();
+  const requests = all.filter((row) => row.kind === "request");
+  const responses = all.filter((row) => row.kind === "response");
+  assert.ok(requests.length >= 15, `${requests.length} requests`);
+  for (const request of requests) {
+    const answers = responseTo(all, request);
+    assert.equal(answers.length, 1, `${request.boundary} ${request.method} #${request.id}: one response`);
+    assert.equal(answers[0].answers, request.method);
+  }
+  for (const response of responses) {
+    assert.ok(requests.some((request) => responseTo(all, request)[0] === response), `response #${response.id} answers a request`);
+  }
+  assert.ok(all.every((row) => row.kind !== "invalid"), "only JSON-RPC messages");
+  const codes = [...new Set(responses.filter((row) => row.error).map((row) => row.code))].sort();
+  assert.deepEqual(codes, ["-32001", "-32003", "-32004", "-32006"]);
+
+  for (const boundary of ["preview", "build", "ralph"]) {
+    const own = requests.filter((row) => row.boundary === boundary);
+    assert.equal(await stat(boundary, "calls"), String(own.length), `${boundary} calls`);
+    assert.equal(await stat(boundary, "inflight"), "0", `${boundary} in flight`);
+    assert.match(await stat(boundary, "p50"), /^\d+(\.\d)? ms$/);
+    assert.match(await stat(boundary, "p99"), /^\d+(\.\d)? ms$/);
+  }
+  assert.equal(await stat("all", "calls"), String(requests.length));
+  assert.equal(await stat("all", "errors"), "4");
+  assert.equal(await text("#inspector-count"), `${all.length} messages`);
+
+  // The page fits the window: panels scroll inside, the page itself does not.
+  assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollHeight, document.documentElement.scrollWidth]), [800, 1280]);
+  await mkdir(new URL("../../target/", import.meta.url), { recursive: true });
+  await page.screenshot({ path: screenshot });
+});
+
+test("the inspector filters by boundary, pauses while still counting, and clears", async () => {
+  await page.selectOption("#filter", "ralph");
+  let all = await rows();
+  assert.ok(all.some((row) => row.boundary === "ralph" && row.visible));
+  assert.ok(all.every((row) => row.visible === (row.boundary === "ralph")), "only Ralph's rows shown");
+  await page.selectOption("#filter", "all");
+  assert.ok((await rows()).every((row) => row.visible));
+
+  const shown = all.length;
+  const calls = Number(await stat("preview", "calls"));
+  await page.click("#pause");
+  await page.click("#refresh");
+  await page.waitForFunction(() => document.querySelector("#preview-result").textContent === "refresh → at /broken");
+  // refresh (and the iframe's fetch, in it) counted, not shown.
+  await page.waitForFunction((expected) => document.querySelector('#stats tr[data-boundary="preview"] [data-stat="calls"]').textContent === String(expected), calls + 2);
+  assert.equal((await rows()).length, shown);
+  assert.match(await text("#inspector-count"), new RegExp(`^${shown + 6} messages · paused, 6 not shown$`));
+
+  await page.click("#pause");
+  await page.click("#clear");
+  assert.equal((await rows()).length, 0);
+  await page.click("#refresh");
+  await page.waitForFunction(() => document.querySelectorAll('#log li[data-kind="response"][data-answers="refresh"]').length === 1);
+  const fresh = await rows();
+  assert.deepEqual(fresh.map((row) => `${row.dir} ${row.kind} ${row.method ?? row.answers}`), [
+    "out request refresh",
+    "in request fetch",
+    "out response fetch",
+    "in notification updateNavigationState",
+    "in notification error",
+    "in response refresh",
+  ]);
+});
+
+test("nothing logged an error and every request loaded", () => {
   assert.deepEqual(problems, []);
 });
