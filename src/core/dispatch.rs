@@ -187,16 +187,6 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
         self.handlers.entry(name.to_owned()).or_insert(Handlers { method: None, notification: None })
     }
 
-    /// The names registered as methods.
-    pub fn method_names(&self) -> impl Iterator<Item = &str> {
-        self.handlers.iter().filter(|(_, h)| h.method.is_some()).map(|(name, _)| name.as_str())
-    }
-
-    /// Incoming calls still waiting for their handler.
-    pub fn in_flight(&self) -> usize {
-        self.calls.len()
-    }
-
     /// Whether no call or batch is left half-answered: a leak check.
     pub fn is_clean(&self) -> bool {
         self.calls.is_empty() && self.batches.is_empty()

@@ -67,32 +67,6 @@ impl<V: Value> Envelope<V> {
     }
 }
 
-/// Classifies a top-level value that is not an array (arrays are batches: see
-/// [`classify_batch_member`] for their members).
-pub fn classify<V: Value>(value: &V, framing: Framing) -> Inbound<V> {
-    classify_kind(value, value.kind(), framing)
-}
-
-/// [`classify`] for a value whose kind the caller has already read: each
-/// question asked of a JS value crosses the wasm boundary, so none is asked twice.
-pub fn classify_kind<V: Value>(value: &V, kind: Kind, framing: Framing) -> Inbound<V> {
-    if kind != Kind::Object {
-        return match framing {
-            Framing::Object => Inbound::Foreign,
-            Framing::Text => invalid(None),
-        };
-    }
-    classify_envelope(Envelope::read(value), framing)
-}
-
-/// Classifies one member of a batch: every member is ours, whatever the framing.
-pub fn classify_batch_member<V: Value>(value: &V) -> Inbound<V> {
-    if value.kind() != Kind::Object {
-        return invalid(None);
-    }
-    classify_envelope(Envelope::read(value), Framing::Text)
-}
-
 /// Classifies a message object from its envelope.
 pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
     let Envelope { version_2, id, method, params, result, error } = envelope;

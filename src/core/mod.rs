@@ -18,7 +18,7 @@ mod value;
 
 pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
 pub use error::{code, ErrorObject};
-pub use inbound::{classify, classify_batch_member, classify_envelope, classify_kind, Envelope, Framing, Inbound};
+pub use inbound::{classify_envelope, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};
 pub use pending::{Deadline, PendingTable};
 pub use value::{Kind, Value};
