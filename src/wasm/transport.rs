@@ -11,12 +11,11 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use js_sys::{Function, Object};
+use js_sys::{Array, Function, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{get, keys, message_route, notification_message, poster, queue_microtask, set, transport_object};
-use js_sys::Array;
 
 /// The handshake notification: `ack: false` asks the other side to answer.
 const READY: &str = "$/ready";
@@ -69,7 +68,7 @@ struct Shared {
     listener: JsValue,
 }
 
-/// What `messageListener` says a message is.
+/// What `messageRoute` says a message is.
 const MESSAGE: u8 = 0;
 const HELLO: u8 = 1;
 
