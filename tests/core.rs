@@ -69,7 +69,7 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
                 (handler.0)(params).unwrap();
             }
             Action::Settle { .. } => panic!("a server settles nothing"),
-            Action::Unhandled { .. } => {}
+            Action::Unhandled { .. } | Action::Cancel { .. } => {}
         }
     }
     assert!(sent.len() <= 1, "one message in, at most one reply out: {sent:?}");
@@ -526,4 +526,21 @@ fn batch_answers_as_they_settle() {
     assert!(server.complete(calls[0].0, Ok(calls[0].1.clone())).is_none());
     assert_eq!(ids(server.take_settled()), vec![vec![json!(1)]]);
     assert!(server.is_clean());
+}
+
+#[test]
+fn cancel_request_names_the_call_in_flight() {
+    let mut server: Dispatcher<Json, Handler> = Dispatcher::new(Roles::SERVER);
+    server.set_method("slow", handler(|_| Ok(Json::Null)));
+    let actions = server.receive(&json!({"jsonrpc":"2.0","method":"slow","id":"a"}), Framing::Text);
+    let [Action::Call { call, .. }] = actions.as_slice() else { panic!("{actions:?}") };
+    let cancel = |id: Json| json!({"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id": id}});
+    assert!(server.receive(&cancel(json!("b")), Framing::Text).is_empty(), "an unknown id cancels nothing");
+    assert!(server.receive(&cancel(json!(1)), Framing::Text).is_empty());
+    match server.receive(&cancel(json!("a")), Framing::Text).as_slice() {
+        [Action::Cancel { call: cancelled }] => assert_eq!(cancelled, call),
+        other => panic!("{other:?}"),
+    }
+    assert!(server.complete(*call, Ok(Json::Null)).is_some(), "the answer still goes out");
+    assert!(server.receive(&cancel(json!("a")), Framing::Text).is_empty(), "nothing to cancel once answered");
 }

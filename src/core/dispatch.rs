@@ -75,6 +75,9 @@ pub enum Action<V, H> {
     /// A notification nobody handles: dropped without a reply, as the spec
     /// says; reported so that a host may log it.
     Unhandled { method: String },
+    /// The caller cancelled this call (`$/cancelRequest`): tell its handler.
+    /// Its answer, whenever it comes, is still sent.
+    Cancel { call: CallId },
 }
 
 /// What is registered under one name: a method, a notification handler, or both.
@@ -109,6 +112,9 @@ impl<V> Slot<V> {
     }
 }
 
+/// The LSP's cancellation notification: `{"id": <the request's id>}`.
+pub const CANCEL_REQUEST: &str = "$/cancelRequest";
+
 /// Routes incoming values to handlers registered by name. Only names that were
 /// registered are callable: `toString` or `__proto__` are not methods here.
 pub struct Dispatcher<V, H> {
@@ -123,7 +129,7 @@ pub struct Dispatcher<V, H> {
     next_batch: u32,
 }
 
-impl<V: Value, H: Clone> Dispatcher<V, H> {
+impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     pub fn new(roles: Roles) -> Self {
         Dispatcher {
             roles,
@@ -345,9 +351,18 @@ impl<V: Value, H: Clone> Dispatcher<V, H> {
                 None
             }
             Inbound::Notification(notification) if self.roles.server => {
+                let cancels = notification.method == CANCEL_REQUEST;
+                if cancels {
+                    let id = notification.params.as_ref().and_then(|params| params.member("id"));
+                    let call = id.and_then(|id| self.calls.iter().find(|(_, c)| c.id == id).map(|(&k, _)| k));
+                    if let Some(call) = call {
+                        actions.push(Action::Cancel { call: CallId(call) });
+                    }
+                }
                 match self.handlers.get(&notification.method).and_then(|h| h.notification.clone()) {
                     Some(handler) => actions.push(Action::Notify { handler, params: notification.params }),
-                    None => actions.push(Action::Unhandled { method: notification.method }),
+                    None if !cancels => actions.push(Action::Unhandled { method: notification.method }),
+                    None => {}
                 }
                 None
             }

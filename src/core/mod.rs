@@ -16,7 +16,7 @@ mod message;
 mod pending;
 mod value;
 
-pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
+pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, CANCEL_REQUEST};
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};

@@ -10,10 +10,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{
-    await_outcome, clear_timeout, deferred, describe, encodable, envelope_reader, error_message,
-    error_object_from_thrown, get, is_thenable, keys, kind_from_index, notification_message, params_kind,
-    performance_now, queue_microtask, request_message, result_message, rpc_error, rpc_error_from, set, set_timeout,
-    settle_call, Transfer,
+    abort_call, await_outcome, call_context, call_controller, clear_timeout, deferred, describe, encodable,
+    envelope_reader, error_message, error_object_from_thrown, get, is_thenable, keys, kind_from_index,
+    notification_message, params_kind, performance_now, queue_microtask, request_message, result_message, rpc_error,
+    rpc_error_from, set, set_timeout, settle_call, Transfer,
 };
 use crate::core::{
     code, Action, BatchPolicy, BatchReplies, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing,
@@ -93,6 +93,8 @@ struct State {
     queue: Vec<Queued>,
     /// A flush (of `queue` and of settled batch answers) is scheduled.
     flush_scheduled: bool,
+    /// The AbortControllers of calls whose handlers take `{ signal }`.
+    controllers: Vec<(u32, JsValue)>,
     destroyed: bool,
 }
 
@@ -215,6 +217,7 @@ impl Endpoint {
                     sent_alone: false,
                     queue: Vec::new(),
                     flush_scheduled: false,
+                    controllers: Vec::new(),
                     destroyed: false,
                 }),
                 on_message,
@@ -281,7 +284,18 @@ impl Endpoint {
             match action {
                 Action::Send(reply) => self.send_reply(reply),
                 Action::Call { call, handler, params } => {
-                    match handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED)) {
+                    let params = params.unwrap_or(JsValue::UNDEFINED);
+                    let controller = call_controller(&handler);
+                    let outcome = if controller.is_undefined() {
+                        handler.call1(&JsValue::UNDEFINED, &params)
+                    } else {
+                        let context = call_context(&controller);
+                        if let Some(mut state) = self.state() {
+                            state.controllers.push((call.0, controller));
+                        }
+                        handler.call2(&JsValue::UNDEFINED, &params, &context)
+                    };
+                    match outcome {
                         Ok(result) if is_thenable(&result) => await_outcome(&result, &self.on_settled, call.0),
                         Ok(result) => self.complete(call, Ok(result)),
                         Err(thrown) => self.complete(call, Err(error_object_from_thrown(&thrown))),
@@ -293,6 +307,10 @@ impl Endpoint {
                 }
                 Action::Settle { id, outcome } => self.settle(&id, outcome),
                 Action::Unhandled { .. } => {}
+                Action::Cancel { call } => {
+                    let reason = rpc_error(code::REQUEST_CANCELLED, "Request cancelled", &JsValue::UNDEFINED);
+                    self.abort_handlers(|id| id == call.0, &reason);
+                }
             }
         }
         // The answers of a batch that are ready now (errors, synchronous
@@ -308,12 +326,33 @@ impl Endpoint {
     /// whatever else of its batch settled meanwhile (see `BatchReplies`).
     fn complete(&self, call: crate::core::CallId, outcome: Result<JsValue, ErrorObject<JsValue>>) {
         let reply = match self.state() {
-            Some(mut state) => state.dispatcher.complete(call, outcome),
+            Some(mut state) => {
+                if !state.controllers.is_empty() {
+                    state.controllers.retain(|(id, _)| *id != call.0);
+                }
+                state.dispatcher.complete(call, outcome)
+            }
             None => None,
         };
         match reply {
             Some(reply) => self.send_reply(reply),
             None => self.schedule_flush(),
+        }
+    }
+
+    /// Aborts the signals of the handlers whose calls `which` picks.
+    fn abort_handlers(&self, which: impl Fn(u32) -> bool, reason: &JsValue) {
+        let aborted: Vec<JsValue> = match self.state() {
+            Some(mut state) => {
+                let (aborted, kept) =
+                    std::mem::take(&mut state.controllers).into_iter().partition(|(id, _)| which(*id));
+                state.controllers = kept;
+                aborted.into_iter().map(|(_, controller)| controller).collect()
+            }
+            None => return,
+        };
+        for controller in aborted {
+            abort_call(&controller, reason);
         }
     }
 
@@ -617,9 +656,10 @@ impl Endpoint {
         let handler: &JsValue = &self.on_message;
         call_optional(&self.transport, "offMessage", handler);
         call_optional(&self.transport, "destroy", &JsValue::UNDEFINED);
+        let destroyed = || rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED);
+        self.abort_handlers(|_| true, &destroyed());
         for (_, waiter) in drained {
-            let error = rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED);
-            waiter.settle(false, &error);
+            waiter.settle(false, &destroyed());
         }
         // No longer reachable through the transport: from now on the endpoint
         // lives only as long as JS holds its object.

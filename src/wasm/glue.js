@@ -183,6 +183,19 @@ export function transportObject(route, state, post) {
   };
 }
 
+// A handler that declares a second parameter gets `{ signal }`: its controller.
+export function callController(handler) {
+  return handler.length >= 2 ? new AbortController() : undefined;
+}
+
+export function callContext(controller) {
+  return { signal: controller.signal };
+}
+
+export function abortCall(controller, reason) {
+  controller.abort(reason);
+}
+
 // Reports how a handler's promise settled, without a closure per call in wasm.
 export function awaitOutcome(promise, settled, call) {
   Promise.resolve(promise).then(

@@ -53,6 +53,12 @@ extern "C" {
     fn envelope_reader(sink: &Function) -> Function;
     #[wasm_bindgen(js_name = isThenable)]
     fn is_thenable(value: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = callController)]
+    fn call_controller(handler: &Function) -> JsValue;
+    #[wasm_bindgen(js_name = callContext)]
+    fn call_context(controller: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = abortCall)]
+    fn abort_call(controller: &JsValue, reason: &JsValue);
     #[wasm_bindgen(js_name = awaitOutcome)]
     fn await_outcome(promise: &JsValue, settled: &Function, call: u32);
     #[wasm_bindgen(js_name = errorParts)]

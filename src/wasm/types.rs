@@ -132,8 +132,18 @@ export interface NotifyOptions {
   transfer?: Transferable[];
 }
 
+/** What a method handler that declares a second parameter receives. */
+export interface CallContext {
+  /**
+   * Aborted when the caller cancels the call (`$/cancelRequest`; the reason is
+   * an RPCError with code REQUEST_CANCELLED, ready to throw) or the endpoint is
+   * destroyed (reason code DESTROYED). The call's answer is still sent.
+   */
+  readonly signal: AbortSignal;
+}
+
 /** A method handler: gets the params untouched; returns (or resolves to) the result. */
-export type MethodHandler<P = unknown, R = unknown> = (params: P) => R | Promise<R>;
+export type MethodHandler<P = unknown, R = unknown> = (params: P, context: CallContext) => R | Promise<R>;
 /** A notification handler. */
 export type NotificationHandler<P = unknown> = (params: P) => void | Promise<void>;
 

@@ -493,6 +493,43 @@ const scenarios = {
     eq(got.length, 1, "not listening after destroy");
   },
 
+  async handler_signal_fires_on_cancel_and_destroy() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    const client = new lib.JSONRPCClient(lib.portTransport(port2));
+    try {
+      // The server side: a handler that takes `{ signal }` sees the cancellation.
+      const seen = [];
+      server.method("cancellable", (params, { signal }) => new Promise((resolve, reject) => {
+        signal.addEventListener("abort", () => {
+          seen.push(signal.reason.code);
+          reject(signal.reason);
+        });
+      }));
+      server.method("arity", function () {
+        return arguments.length;
+      });
+      eq(await client.request("arity", []), 1, "a handler without a second parameter gets none");
+      const stop = new AbortController();
+      const cancellable = client.request("cancellable", [], { signal: stop.signal });
+      await sleep(20);
+      stop.abort();
+      await rejects(cancellable, lib.ErrorCode.REQUEST_CANCELLED, "cancelled call");
+      await sleep(50);
+      eq(seen, [lib.ErrorCode.REQUEST_CANCELLED], "the handler's signal fired with REQUEST_CANCELLED");
+      const orphan = client.request("cancellable", [], { timeout: 0 });
+      await sleep(20);
+      server.destroy();
+      await sleep(20);
+      eq(seen, [lib.ErrorCode.REQUEST_CANCELLED, lib.ErrorCode.DESTROYED], "destroy aborts running handlers");
+      client.destroy();
+      await rejects(orphan, lib.ErrorCode.DESTROYED, "the orphaned call ends with its client");
+    } finally {
+      client.destroy();
+      server.destroy();
+    }
+  },
+
   async abort() {
     const { port1, port2 } = new MessageChannel();
     const server = new lib.JSONRPCServer(lib.portTransport(port1));
@@ -511,6 +548,7 @@ const scenarios = {
       eq(error.data, "user changed their mind", "abort reason as data");
       await sleep(50);
       eq(cancelled, [{ id: 1 }], "$/cancelRequest sent with the call's id");
+
       await rejects(client.request("add", [1, 2], { signal: AbortSignal.abort() }), -32800, "already aborted");
       const done = new AbortController();
       eq(await client.request("add", [1, 2], { signal: done.signal }), 3, "signal that never fires");

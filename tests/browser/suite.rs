@@ -50,6 +50,7 @@ scenarios!(
     timeouts,
     destroy_rejects_pending_and_removes_listeners,
     abort,
+    handler_signal_fires_on_cancel_and_destroy,
     port_structured_clone_passthrough_and_transfer,
     uncloneable_result_fails_that_call_only,
     text_transport_gets_json_text,

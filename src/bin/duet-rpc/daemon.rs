@@ -157,7 +157,9 @@ fn handle(frame: Frame, dispatcher: &mut Dispatcher<Json, Method>, logger: &Logg
                 logger.warn(&format!("notification of unknown method '{method}' ignored"));
                 None
             }
-            Action::Settle { .. } => None,
+            // Requests run one at a time to completion: none is ever in
+            // flight when a `$/cancelRequest` is read.
+            Action::Settle { .. } | Action::Cancel { .. } => None,
         };
         if let Some(reply) = reply {
             write(&json::outgoing(&reply).to_string(), logger);

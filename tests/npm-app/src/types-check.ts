@@ -41,6 +41,11 @@ const server = new JSONRPCServer(portTransport(new MessageChannel().port1));
 server.method("add", ([a, b]: [number, number]) => a + b);
 server.method("bytes", () => transfer(new Uint8Array(4), [new ArrayBuffer(4)]));
 server.onNotify("log", (params: { line: number }) => void params.line);
+server.method("slow", (_params: unknown, { signal }) => new Promise<boolean>((resolve) => {
+  signal.addEventListener("abort", () => resolve(signal.aborted));
+}));
+// @ts-expect-error the context has a signal and nothing else
+server.method("wrong", (_params: unknown, { cancelled }) => cancelled);
 
 const custom: RPCTransport = { send(_message: unknown) {}, onMessage(_handler: (message: unknown) => void) {} };
 const peer = new Peer(custom);
