@@ -11,9 +11,9 @@ use wasm_bindgen::JsCast;
 
 use super::{
     abort_call, await_outcome, call_context, call_controller, clear_timeout, deferred, describe, encodable,
-    envelope_reader, error_message, error_object_from_thrown, get, is_thenable, keys, kind_from_index,
-    notification_message, params_kind, performance_now, queue_microtask, request_message, result_message, rpc_error,
-    rpc_error_from, set, set_timeout, settle_call, Transfer,
+    envelope_reader, error_message, error_object_from_thrown, exposed_methods, get, is_thenable, keys, kind_from_index,
+    notification_message, params_kind, performance_now, queue_microtask, remote_proxy, request_message, result_message,
+    rpc_error, rpc_error_from, set, set_timeout, settle_call, Transfer,
 };
 use crate::core::{
     code, Action, BatchPolicy, BatchReplies, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing,
@@ -680,6 +680,28 @@ impl Endpoint {
         Ok(())
     }
 
+    /// A proxy whose calls are requests: see `remoteProxy` in glue.js.
+    fn remote(self: &Rc<Self>) -> JsValue {
+        let endpoint = self.clone();
+        let request = Closure::<dyn FnMut(JsValue, JsValue) -> Promise>::new(move |method, args| {
+            endpoint.request(method, args, None)
+        });
+        remote_proxy(&js_function(request))
+    }
+
+    /// Registers an object's public methods as `name.method`.
+    fn expose(&self, instance: &JsValue, name: &str) -> Result<(), JsValue> {
+        if !instance.is_object() {
+            return Err(type_error("expose: instance must be an object"));
+        }
+        for pair in exposed_methods(instance, name).iter() {
+            let pair: Array = pair.unchecked_into();
+            let method = pair.get(0).as_string().unwrap_or_default();
+            self.register(&method, pair.get(1), false)?;
+        }
+        Ok(())
+    }
+
     fn pending_count(&self) -> usize {
         self.state().map_or(0, |s| s.pending.len())
     }
@@ -756,6 +778,11 @@ impl JSONRPCClient {
         self.endpoint.pending_count()
     }
 
+    /// A proxy whose calls are requests: `remote.Repo.get(1)` calls `Repo.get` with `[1]`.
+    pub fn remote(&self) -> JsValue {
+        self.endpoint.remote()
+    }
+
     /// Rejects every pending call, removes the listener, destroys the transport.
     pub fn destroy(&self) {
         self.endpoint.destroy();
@@ -784,6 +811,11 @@ impl JSONRPCServer {
     #[wasm_bindgen(js_name = onNotify)]
     pub fn on_notify(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
         self.endpoint.register(name, handler, true)
+    }
+
+    /// Serves an object's public methods as `name.method`.
+    pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
+        self.endpoint.expose(&instance, name)
     }
 
     /// Stops serving, removes the listener, destroys the transport.
@@ -821,6 +853,11 @@ impl Peer {
         self.endpoint.pending_count()
     }
 
+    /// A proxy whose calls are requests: `remote.Repo.get(1)` calls `Repo.get` with `[1]`.
+    pub fn remote(&self) -> JsValue {
+        self.endpoint.remote()
+    }
+
     /// Registers the handler of a method: `(params) => result | Promise`.
     pub fn method(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
         self.endpoint.register(name, handler, false)
@@ -830,6 +867,11 @@ impl Peer {
     #[wasm_bindgen(js_name = onNotify)]
     pub fn on_notify(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
         self.endpoint.register(name, handler, true)
+    }
+
+    /// Serves an object's public methods as `name.method`.
+    pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
+        self.endpoint.expose(&instance, name)
     }
 
     /// Rejects every pending call, stops serving, destroys the transport.

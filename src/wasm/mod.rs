@@ -53,6 +53,10 @@ extern "C" {
     fn envelope_reader(sink: &Function) -> Function;
     #[wasm_bindgen(js_name = isThenable)]
     fn is_thenable(value: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = remoteProxy)]
+    fn remote_proxy(request: &Function) -> JsValue;
+    #[wasm_bindgen(js_name = exposedMethods)]
+    fn exposed_methods(instance: &JsValue, name: &str) -> js_sys::Array;
     #[wasm_bindgen(js_name = callController)]
     fn call_controller(handler: &Function) -> JsValue;
     #[wasm_bindgen(js_name = callContext)]

@@ -493,6 +493,49 @@ const scenarios = {
     eq(got.length, 1, "not listening after destroy");
   },
 
+  async remote_proxy_and_exposed_objects() {
+    class Store {
+      constructor() {
+        this.files = { "/a.txt": "A" };
+      }
+      read(path) {
+        return this.files[path] ?? null;
+      }
+      _secret() {
+        return "hidden";
+      }
+    }
+    class Repo extends Store {
+      get_file_tree() {
+        return Object.keys(this.files);
+      }
+      async write({ path, text }) {
+        this.files[path] = text;
+        return true;
+      }
+    }
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.Peer(lib.portTransport(port1));
+    server.expose(new Repo(), "Repo");
+    server.method("add", ([a, b]) => a + b);
+    const client = new lib.Peer(lib.portTransport(port2));
+    const remote = client.remote();
+    try {
+      eq(await remote.add(2, 3), 5, "remote.add(2, 3) sends add with [2, 3]");
+      eq(await remote.Repo.get_file_tree(), ["/a.txt"], "a nested name: Repo.get_file_tree");
+      eq(await remote.Repo.read("/a.txt"), "A", "an inherited method, positional params spread");
+      eq(await client.request("Repo.write", { path: "/b.txt", text: "B" }), true, "named params as one object");
+      eq(await remote.Repo.read("/b.txt"), "B", "the instance keeps its state");
+      for (const hidden of ["Repo._secret", "Repo.constructor", "Repo.files", "Repo.toString", "Repo.hasOwnProperty"]) {
+        await rejects(client.request(hidden), -32601, `${hidden} is not exposed`);
+      }
+      assert((await remote) === remote, "the proxy is not thenable");
+    } finally {
+      client.destroy();
+      server.destroy();
+    }
+  },
+
   async handler_signal_fires_on_cancel_and_destroy() {
     const { port1, port2 } = new MessageChannel();
     const server = new lib.JSONRPCServer(lib.portTransport(port1));

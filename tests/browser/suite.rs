@@ -51,6 +51,7 @@ scenarios!(
     destroy_rejects_pending_and_removes_listeners,
     abort,
     handler_signal_fires_on_cancel_and_destroy,
+    remote_proxy_and_exposed_objects,
     port_structured_clone_passthrough_and_transfer,
     uncloneable_result_fails_that_call_only,
     text_transport_gets_json_text,

@@ -53,3 +53,17 @@ peer.destroy();
 new Peer(windowTransport(frame.contentWindow!, window, "https://preview.example", { handshake: true }));
 // @ts-expect-error a transport needs onMessage
 new Peer({ send() {} });
+
+interface RepoAPI {
+  add(a: number, b: number): number;
+  Repo: { get_file_tree(): Promise<string[]>; read(path: string): string | null };
+}
+const remote = client.remote<RepoAPI>();
+export const added: Promise<number> = remote.add(2, 3);
+export const tree: Promise<string[]> = remote.Repo.get_file_tree();
+export const text: Promise<string | null> = remote.Repo.read("/a.txt");
+// @ts-expect-error arguments are checked
+remote.add("2", 3);
+// @ts-expect-error only the API's names exist
+remote.Repo.delete("/a.txt");
+server.expose(new (class { ping() { return "pong"; } })(), "Pinger");
