@@ -18,12 +18,14 @@ rm -rf "$out"
 # wasm-pack warns that it "failed to get wasm-pack version": an update check
 # that cannot reach its server; harmless.
 wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"
-# The package ships its hand-written JS snippet minified: whitespace and
-# syntax only, names kept, so stack traces still read. (The commented source
-# is src/wasm/glue.js.)
+# The package ships its JS minified: whitespace and syntax only, names kept,
+# so stack traces still read. (The commented sources are src/wasm/*.js; the
+# .d.ts files carry the types.)
 if [ "$target" != nodejs ]; then
-  find "$out/snippets" -name '*.js' -print0 | while IFS= read -r -d '' snippet; do
-    esbuild "$snippet" --minify-whitespace --minify-syntax --format=esm --log-level=warning \
-      --outfile="$snippet" --allow-overwrite
+  find "$out" -name '*.js' -print0 | while IFS= read -r -d '' file; do
+    # (wasm-bindgen names the snippet module once per import: duplicate keys, all the same module.)
+    esbuild "$file" --minify-whitespace --minify-syntax --format=esm --log-level=warning \
+      --log-override:duplicate-object-key=silent \
+      --outfile="$file" --allow-overwrite
   done
 fi

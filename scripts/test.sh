@@ -33,10 +33,10 @@ run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
   emacs --batch -Q -l tests/emacs/duet-rpc-test.el
 run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
-run "browser suite in headless Chromium" \
-  env -u GECKODRIVER CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --lib
-run "browser suite in headless Firefox" \
-  env -u CHROMEDRIVER GECKODRIVER="$HOME/.cargo/bin/geckodriver" cargo test --target wasm32-unknown-unknown --lib
+run "browser suite in headless Chromium (all features)" \
+  env -u GECKODRIVER CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --lib --all-features
+run "browser suite in headless Firefox (all features)" \
+  env -u CHROMEDRIVER GECKODRIVER="$HOME/.cargo/bin/geckodriver" cargo test --target wasm32-unknown-unknown --lib --all-features
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build in Chromium: the demo page" node --test tests/js/demo.test.mjs
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs

@@ -11,9 +11,9 @@ use wasm_bindgen::JsCast;
 
 use super::{
     abort_call, await_outcome, call_context, call_controller, clear_timeout, deferred, describe, encodable,
-    envelope_reader, error_message, error_object_from_thrown, exposed_methods, get, is_thenable, keys, kind_from_index,
-    notification_message, params_kind, performance_now, queue_microtask, remote_proxy, request_message, result_message,
-    rpc_error, rpc_error_from, set, set_timeout, settle_call, Transfer,
+    envelope_reader, error_message, error_object_from_thrown, get, is_thenable, keys, kind_from_index,
+    notification_message, params_kind, performance_now, queue_microtask, request_message, result_message, rpc_error,
+    rpc_error_from, set, set_timeout, settle_call, Transfer,
 };
 use crate::core::{
     code, Action, BatchPolicy, BatchReplies, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing,
@@ -95,6 +95,9 @@ struct State {
     flush_scheduled: bool,
     /// The AbortControllers of calls whose handlers take `{ signal }`.
     controllers: Vec<(u32, JsValue)>,
+    /// What `listMethods` / `describeMethods` report (`introspection()` in
+    /// extras.js), unless turned off; only with the `introspection` feature.
+    introspection: Option<JsValue>,
     destroyed: bool,
 }
 
@@ -218,6 +221,7 @@ impl Endpoint {
                     queue: Vec::new(),
                     flush_scheduled: false,
                     controllers: Vec::new(),
+                    introspection: None,
                     destroyed: false,
                 }),
                 on_message,
@@ -227,6 +231,16 @@ impl Endpoint {
                 subscribed: RefCell::new(None),
             }
         });
+        #[cfg(feature = "introspection")]
+        if roles.server && get(options, &keys::INTROSPECTION).as_bool() != Some(false) {
+            let catalog = super::introspection();
+            for (name, key) in [("listMethods", &keys::LIST), ("describeMethods", &keys::DESCRIBE)] {
+                endpoint.register(name, get(&catalog, key), false)?;
+            }
+            if let Some(mut state) = endpoint.state() {
+                state.introspection = Some(catalog);
+            }
+        }
         endpoint.transport.on_message(&endpoint.on_message)?;
         *endpoint.subscribed.borrow_mut() = Some(endpoint.clone());
         Ok(endpoint)
@@ -668,33 +682,53 @@ impl Endpoint {
     }
 
     fn register(&self, name: &str, handler: JsValue, notification: bool) -> Result<(), JsValue> {
+        self.register_described(name, handler, notification, &JsValue::UNDEFINED)
+    }
+
+    /// Registers a handler; a method's `info` (`{description, params, returns}`)
+    /// is what introspection reports of it.
+    fn register_described(
+        &self,
+        name: &str,
+        handler: JsValue,
+        notification: bool,
+        info: &JsValue,
+    ) -> Result<(), JsValue> {
         let Ok(handler) = handler.dyn_into::<Function>() else {
             return Err(type_error("handler must be a function"));
         };
-        let mut state = self.state().ok_or_else(|| type_error("re-entrant call"))?;
-        if notification {
-            state.dispatcher.set_notification(name, handler);
-        } else {
+        let catalog = {
+            let mut state = self.state().ok_or_else(|| type_error("re-entrant call"))?;
+            if notification {
+                state.dispatcher.set_notification(name, handler);
+                return Ok(());
+            }
             state.dispatcher.set_method(name, handler);
+            state.introspection.clone()
+        };
+        if let Some(catalog) = catalog {
+            call_optional_2(&catalog, &keys::RECORD, &JsValue::from_str(name), info);
         }
         Ok(())
     }
 
-    /// A proxy whose calls are requests: see `remoteProxy` in glue.js.
+    /// A proxy whose calls are requests: see `remoteProxy` in remote.js.
+    #[cfg(feature = "remote")]
     fn remote(self: &Rc<Self>) -> JsValue {
         let endpoint = self.clone();
         let request = Closure::<dyn FnMut(JsValue, JsValue) -> Promise>::new(move |method, args| {
             endpoint.request(method, args, None)
         });
-        remote_proxy(&js_function(request))
+        super::remote_proxy(&js_function(request))
     }
 
     /// Registers an object's public methods as `name.method`.
+    #[cfg(feature = "remote")]
     fn expose(&self, instance: &JsValue, name: &str) -> Result<(), JsValue> {
         if !instance.is_object() {
             return Err(type_error("expose: instance must be an object"));
         }
-        for pair in exposed_methods(instance, name).iter() {
+        for pair in super::exposed_methods(instance, name).iter() {
             let pair: Array = pair.unchecked_into();
             let method = pair.get(0).as_string().unwrap_or_default();
             self.register(&method, pair.get(1), false)?;
@@ -717,6 +751,12 @@ fn concat(parts: &[&str]) -> String {
 /// Hands a callback to JS for good: the JS function owns it from now on.
 fn js_function<F: ?Sized + wasm_bindgen::closure::WasmClosure>(closure: Closure<F>) -> Function {
     closure.into_js_value().unchecked_into()
+}
+
+fn call_optional_2(target: &JsValue, key: &'static std::thread::LocalKey<JsValue>, a: &JsValue, b: &JsValue) {
+    if let Some(function) = get(target, key).dyn_ref::<Function>() {
+        let _ = function.call2(target, a, b);
+    }
 }
 
 fn call_optional(target: &JsValue, name: &str, argument: &JsValue) {
@@ -749,6 +789,36 @@ fn response_message(response: &Response<JsValue>, transfer: &mut Vec<JsValue>) -
     }
 }
 
+#[cfg(feature = "remote")]
+#[wasm_bindgen(typescript_custom_section)]
+const REMOTE_TYPES: &'static str = r#"
+/**
+ * The remote side as an object: each function becomes a request with
+ * positional params, each nested object a `Name.` prefix.
+ */
+export type Remote<T> = {
+  readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : T[K] extends object ? Remote<T[K]> : never;
+};
+export interface JSONRPCClient {
+  /** The other side as an object: `remote<API>().Repo.get(1)` requests `Repo.get` with `[1]`. */
+  remote<API = Record<string, unknown>>(): Remote<API>;
+}
+export interface JSONRPCServer {
+  /**
+   * Serves the object's public methods (own and inherited, not
+   * underscore-prefixed) as `name.method`: positional params are spread as
+   * arguments, named params passed as one object.
+   */
+  expose(instance: object, name: string): void;
+}
+export interface Peer {
+  remote<API = Record<string, unknown>>(): Remote<API>;
+  expose(instance: object, name: string): void;
+}
+"#;
+
 /// Calls methods on the other side of a transport.
 #[wasm_bindgen(skip_typescript)]
 pub struct JSONRPCClient {
@@ -779,6 +849,7 @@ impl JSONRPCClient {
     }
 
     /// A proxy whose calls are requests: `remote.Repo.get(1)` calls `Repo.get` with `[1]`.
+    #[cfg(feature = "remote")]
     pub fn remote(&self) -> JsValue {
         self.endpoint.remote()
     }
@@ -803,8 +874,8 @@ impl JSONRPCServer {
     }
 
     /// Registers the handler of a method: `(params) => result | Promise`.
-    pub fn method(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
-        self.endpoint.register(name, handler, false)
+    pub fn method(&self, name: &str, handler: JsValue, info: JsValue) -> Result<(), JsValue> {
+        self.endpoint.register_described(name, handler, false, &info)
     }
 
     /// Registers the handler of a notification.
@@ -814,6 +885,7 @@ impl JSONRPCServer {
     }
 
     /// Serves an object's public methods as `name.method`.
+    #[cfg(feature = "remote")]
     pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
         self.endpoint.expose(&instance, name)
     }
@@ -854,13 +926,14 @@ impl Peer {
     }
 
     /// A proxy whose calls are requests: `remote.Repo.get(1)` calls `Repo.get` with `[1]`.
+    #[cfg(feature = "remote")]
     pub fn remote(&self) -> JsValue {
         self.endpoint.remote()
     }
 
     /// Registers the handler of a method: `(params) => result | Promise`.
-    pub fn method(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
-        self.endpoint.register(name, handler, false)
+    pub fn method(&self, name: &str, handler: JsValue, info: JsValue) -> Result<(), JsValue> {
+        self.endpoint.register_described(name, handler, false, &info)
     }
 
     /// Registers the handler of a notification.
@@ -870,6 +943,7 @@ impl Peer {
     }
 
     /// Serves an object's public methods as `name.method`.
+    #[cfg(feature = "remote")]
     pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
         self.endpoint.expose(&instance, name)
     }

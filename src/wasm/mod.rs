@@ -53,10 +53,6 @@ extern "C" {
     fn envelope_reader(sink: &Function) -> Function;
     #[wasm_bindgen(js_name = isThenable)]
     fn is_thenable(value: &JsValue) -> bool;
-    #[wasm_bindgen(js_name = remoteProxy)]
-    fn remote_proxy(request: &Function) -> JsValue;
-    #[wasm_bindgen(js_name = exposedMethods)]
-    fn exposed_methods(instance: &JsValue, name: &str) -> js_sys::Array;
     #[wasm_bindgen(js_name = callController)]
     fn call_controller(handler: &Function) -> JsValue;
     #[wasm_bindgen(js_name = callContext)]
@@ -88,6 +84,21 @@ extern "C" {
     fn transport_object(route: &JsValue, state: JsValue, post: &Function) -> JsValue;
     #[wasm_bindgen(js_name = messageRoute)]
     fn message_route(source: &JsValue, origin: &JsValue, deliver: &Function) -> JsValue;
+}
+
+#[cfg(feature = "remote")]
+#[wasm_bindgen(module = "/src/wasm/remote.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = remoteProxy)]
+    fn remote_proxy(request: &Function) -> JsValue;
+    #[wasm_bindgen(js_name = exposedMethods)]
+    fn exposed_methods(instance: &JsValue, name: &str) -> js_sys::Array;
+}
+
+#[cfg(feature = "introspection")]
+#[wasm_bindgen(module = "/src/wasm/introspection.js")]
+extern "C" {
+    fn introspection() -> JsValue;
 }
 
 #[wasm_bindgen]
@@ -131,6 +142,10 @@ mod keys {
         HANDLERS = "handlers",
         DIRECT = "direct",
         OPEN = "open",
+        INTROSPECTION = "introspection",
+        LIST = "list",
+        DESCRIBE = "describe",
+        RECORD = "record",
         LISTENER = "listener",
         BATCH = "batch",
         BATCHES = "batches"

@@ -101,7 +101,21 @@ export declare const ErrorCode: Readonly<{
   REQUEST_CANCELLED: -32800;
 }>;
 
+/** What introspection (`describeMethods`, feature `introspection`) reports of a method. */
+export interface MethodInfo {
+  description?: string;
+  /** Human-readable, e.g. `["level: string"]`. */
+  params?: string[];
+  returns?: string;
+}
+
 export interface EndpointOptions {
+  /**
+   * With the `introspection` feature, servers and peers answer `listMethods`
+   * and `describeMethods` (the registered methods with their `MethodInfo`)
+   * unless this is false.
+   */
+  introspection?: boolean;
   /** Default per-call timeout in ms (10000). `0` or `Infinity`: no timeout. */
   timeout?: number;
   /**
@@ -147,16 +161,6 @@ export type MethodHandler<P = unknown, R = unknown> = (params: P, context: CallC
 /** A notification handler. */
 export type NotificationHandler<P = unknown> = (params: P) => void | Promise<void>;
 
-/**
- * The remote side as an object: each function becomes a request with
- * positional params, each nested object a `Name.` prefix.
- */
-export type Remote<T> = {
-  readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R
-    ? (...args: A) => Promise<Awaited<R>>
-    : T[K] extends object ? Remote<T[K]> : never;
-};
-
 /** Calls methods on the other side of a transport. */
 export class JSONRPCClient {
   constructor(transport: RPCTransport, options?: EndpointOptions);
@@ -166,8 +170,6 @@ export class JSONRPCClient {
   notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
   /** Calls waiting for a response. */
   readonly pending: number;
-  /** The other side as an object: `remote<API>().Repo.get(1)` requests `Repo.get` with `[1]`. */
-  remote<API = Record<string, unknown>>(): Remote<API>;
   /** Rejects every pending call (`DESTROYED`), removes the listener, destroys the transport. */
   destroy(): void;
   /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
@@ -177,14 +179,8 @@ export class JSONRPCClient {
 /** Serves methods and notifications to the other side of a transport. */
 export class JSONRPCServer {
   constructor(transport: RPCTransport, options?: EndpointOptions);
-  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>): void;
+  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
   onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
-  /**
-   * Serves the object's public methods (own and inherited, not
-   * underscore-prefixed) as `name.method`: positional params are spread as
-   * arguments, named params passed as one object.
-   */
-  expose(instance: object, name: string): void;
   destroy(): void;
   /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;
@@ -196,10 +192,8 @@ export class Peer {
   request<T = unknown>(method: string, params?: Params | Transfer<Params>, options?: RequestOptions): Promise<T>;
   notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
   readonly pending: number;
-  remote<API = Record<string, unknown>>(): Remote<API>;
-  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>): void;
+  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
   onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
-  expose(instance: object, name: string): void;
   destroy(): void;
   /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;

@@ -493,6 +493,33 @@ const scenarios = {
     eq(got.length, 1, "not listening after destroy");
   },
 
+  async introspection_lists_and_describes_methods() {
+    const first = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(first.port1));
+    server.method("add", ([a, b]) => a + b,
+      { description: "Adds two numbers", params: ["a: number", "b: number"], returns: "number" });
+    server.method("echo", (params) => params);
+    server.onNotify("log", () => {});
+    const client = new lib.JSONRPCClient(lib.portTransport(first.port2));
+    const second = new MessageChannel();
+    const quiet = new lib.JSONRPCServer(lib.portTransport(second.port1), { introspection: false });
+    quiet.method("add", ([a, b]) => a + b);
+    const asker = new lib.JSONRPCClient(lib.portTransport(second.port2));
+    try {
+      const listed = await client.request("listMethods");
+      eq(listed.map((m) => m.name), ["listMethods", "describeMethods", "add", "echo"], "every method, in order");
+      eq(listed[2], { name: "add", description: "Adds two numbers" }, "a described method");
+      eq(listed[3], { name: "echo", description: "" }, "an undescribed one");
+      const described = await client.request("describeMethods");
+      eq(described[2], { name: "add", params: ["a: number", "b: number"], returns: "number" }, "its signature");
+      eq(described[3], { name: "echo", params: [], returns: "unknown" }, "no signature given");
+      await rejects(asker.request("listMethods"), -32601, "introspection: false");
+      eq(await asker.request("add", [1, 2]), 3, "the quiet server still serves");
+    } finally {
+      for (const endpoint of [client, server, asker, quiet]) endpoint.destroy();
+    }
+  },
+
   async remote_proxy_and_exposed_objects() {
     class Store {
       constructor() {

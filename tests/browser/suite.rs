@@ -52,6 +52,7 @@ scenarios!(
     abort,
     handler_signal_fires_on_cancel_and_destroy,
     remote_proxy_and_exposed_objects,
+    introspection_lists_and_describes_methods,
     port_structured_clone_passthrough_and_transfer,
     uncloneable_result_fails_that_call_only,
     text_transport_gets_json_text,

@@ -38,7 +38,9 @@ export const code: number = error.code;
 export const typo = ErrorCode.BUILD_FAIL;
 
 const server = new JSONRPCServer(portTransport(new MessageChannel().port1));
-server.method("add", ([a, b]: [number, number]) => a + b);
+server.method("add", ([a, b]: [number, number]) => a + b, { description: "Adds", params: ["a: number", "b: number"], returns: "number" });
+// @ts-expect-error params are a list of strings
+server.method("sub", ([a, b]: [number, number]) => a - b, { params: "a, b" });
 server.method("bytes", () => transfer(new Uint8Array(4), [new ArrayBuffer(4)]));
 server.onNotify("log", (params: { line: number }) => void params.line);
 server.method("slow", (_params: unknown, { signal }) => new Promise<boolean>((resolve) => {
@@ -54,16 +56,6 @@ new Peer(windowTransport(frame.contentWindow!, window, "https://preview.example"
 // @ts-expect-error a transport needs onMessage
 new Peer({ send() {} });
 
-interface RepoAPI {
-  add(a: number, b: number): number;
-  Repo: { get_file_tree(): Promise<string[]>; read(path: string): string | null };
-}
-const remote = client.remote<RepoAPI>();
-export const added: Promise<number> = remote.add(2, 3);
-export const tree: Promise<string[]> = remote.Repo.get_file_tree();
-export const text: Promise<string | null> = remote.Repo.read("/a.txt");
-// @ts-expect-error arguments are checked
-remote.add("2", 3);
-// @ts-expect-error only the API's names exist
-remote.Repo.delete("/a.txt");
-server.expose(new (class { ping() { return "pong"; } })(), "Pinger");
+// Without the `remote` feature (the default build), there is no proxy.
+// @ts-expect-error remote() comes with the `remote` feature
+client.remote();
