@@ -44,7 +44,7 @@ run "release build in Chromium: a million calls, memory flat; 10,000 in flight" 
 run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc, esbuild, Chromium" node --test tests/js/npm-import.test.mjs
 run "Node build with framing (pkg-node/)" bash scripts/build.sh node
-run "Node: the framing codec, and a client driving duet-rpc over stdio" node --test tests/js/node-framing.test.mjs
+run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "benchmark, smoke mode" node bench/run.mjs --smoke
 
 echo

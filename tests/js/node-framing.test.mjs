@@ -59,3 +59,24 @@ test("a JSONRPCClient drives duet-rpc rpc over framed stdio", async () => {
     child.kill();
   }
 });
+
+test("Node's MessageChannel: two Peers, both directions, structured clones, clean exit", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const left = new lib.Peer(lib.portTransport(port1));
+  const right = new lib.Peer(lib.portTransport(port2));
+  try {
+    left.method("add", ([a, b]) => a + b);
+    right.method("describe", ([value]) => Object.prototype.toString.call(value));
+    right.method("askLeft", async () => `left says ${await right.request("add", [20, 22])}`);
+    assert.equal(await right.request("add", [2, 3]), 5);
+    assert.equal(await left.request("describe", [new Map([["a", 1]])]), "[object Map]");
+    assert.equal(await left.request("describe", [new Uint8Array([1, 2])]), "[object Uint8Array]");
+    assert.equal(await left.request("askLeft"), "left says 42");
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => right.request("add", [i, i])));
+    assert.deepEqual(answers, Array.from({ length: 100 }, (_, i) => 2 * i));
+  } finally {
+    // destroy() closes the ports, or Node would keep running.
+    left.destroy();
+    right.destroy();
+  }
+});
