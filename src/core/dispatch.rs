@@ -144,10 +144,6 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         }
     }
 
-    pub fn roles(&self) -> Roles {
-        self.roles
-    }
-
     pub fn set_batch_policy(&mut self, policy: BatchPolicy) {
         self.batch_policy = policy;
     }

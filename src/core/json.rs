@@ -5,31 +5,11 @@ use serde_json::{json, Map, Value as Json};
 
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
-use super::message::{Notification, Request, Response};
+use super::message::Response;
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
 pub fn parse(text: &str) -> Option<Json> {
     serde_json::from_str(text).ok()
-}
-
-pub fn request(request: &Request<Json>) -> Json {
-    let mut message = call(&request.method, request.params.as_ref());
-    message.insert("id".into(), request.id.clone());
-    Json::Object(message)
-}
-
-pub fn notification(notification: &Notification<Json>) -> Json {
-    Json::Object(call(&notification.method, notification.params.as_ref()))
-}
-
-fn call(method: &str, params: Option<&Json>) -> Map<String, Json> {
-    let mut message = Map::new();
-    message.insert("jsonrpc".into(), json!("2.0"));
-    message.insert("method".into(), json!(method));
-    if let Some(params) = params {
-        message.insert("params".into(), params.clone());
-    }
-    message
 }
 
 pub fn response(response: &Response<Json>) -> Json {

@@ -328,10 +328,13 @@ impl Endpoint {
             }
         }
         // The answers of a batch that are ready now (errors, synchronous
-        // handlers) leave together at once, as one array.
-        let settled = self.state().map(|mut s| s.dispatcher.take_settled()).unwrap_or_default();
-        for reply in settled {
-            self.send_reply(reply);
+        // handlers) leave together at once, as one array. A single message
+        // object opens no batch, so the common path skips this.
+        if kind != Kind::Object {
+            let settled = self.state().map(|mut s| s.dispatcher.take_settled()).unwrap_or_default();
+            for reply in settled {
+                self.send_reply(reply);
+            }
         }
     }
 

@@ -125,11 +125,7 @@ pub fn port_transport(port: JsValue, options: JsValue) -> Result<JsValue, JsValu
         return Err(js_sys::TypeError::new("portTransport: port must be a MessagePort").into());
     }
     let port: Channel = port.unchecked_into();
-    let undefined = JsValue::UNDEFINED;
-    let handshake = handshake_option(&options, false);
-    let post = poster(&port, &undefined);
-    let transport =
-        PostMessageTransportState::open(post, Some(port.clone()), port.clone(), &undefined, &undefined, handshake);
+    let transport = PostMessageTransportState::open_channel(port.clone(), true, handshake_option(&options, false));
     port.start()?;
     Ok(transport)
 }
@@ -140,10 +136,7 @@ pub fn worker_transport(worker: JsValue, options: JsValue) -> Result<JsValue, Js
     if !worker.is_object() {
         return Err(js_sys::TypeError::new("workerTransport: worker must be a Worker").into());
     }
-    let worker: Channel = worker.unchecked_into();
-    let undefined = JsValue::UNDEFINED;
-    let handshake = handshake_option(&options, true);
-    Ok(PostMessageTransportState::open(poster(&worker, &undefined), None, worker, &undefined, &undefined, handshake))
+    Ok(PostMessageTransportState::open_channel(worker.unchecked_into(), false, handshake_option(&options, true)))
 }
 
 /// The worker's side of `workerTransport`: talks to whoever created this
@@ -151,12 +144,20 @@ pub fn worker_transport(worker: JsValue, options: JsValue) -> Result<JsValue, Js
 #[wasm_bindgen(js_name = selfTransport, skip_typescript)]
 pub fn self_transport(options: JsValue) -> JsValue {
     let scope = GLOBAL.with(|global| global.clone());
-    let undefined = JsValue::UNDEFINED;
-    let handshake = handshake_option(&options, true);
-    PostMessageTransportState::open(poster(&scope, &undefined), None, scope, &undefined, &undefined, handshake)
+    PostMessageTransportState::open_channel(scope, false, handshake_option(&options, true))
 }
 
 impl PostMessageTransportState {
+    /// A transport that posts to and listens on one channel (a port, a worker,
+    /// the worker's scope), with no source or origin to check; it closes the
+    /// channel on destroy if it `owns_port`.
+    fn open_channel(channel: Channel, owns_port: bool, handshake: bool) -> JsValue {
+        let undefined = JsValue::UNDEFINED;
+        let post = poster(&channel, &undefined);
+        let port = owns_port.then(|| channel.clone());
+        Self::open(post, port, channel, &undefined, &undefined, handshake)
+    }
+
     /// `source` and `origin` (or `undefined`) are what the listener insists on.
     /// Returns the JS transport object, with this state behind it.
     fn open(
