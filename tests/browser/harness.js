@@ -100,6 +100,14 @@ function servedPair(options) {
   return { server, client, destroy: () => (client.destroy(), server.destroy()) };
 }
 
+/** A fixtures server on a port, and the raw other end with a recorder: for wire-level checks. */
+function rawServer(options) {
+  const { port1, port2 } = new MessageChannel();
+  const server = new lib.JSONRPCServer(lib.portTransport(port1), options);
+  fixtures.serveFixtures(server, lib);
+  return { server, port: port2, raw: recorder(port2), destroy: () => (server.destroy(), port2.close()) };
+}
+
 function samplePayload() {
   const bytes = new Uint8Array([1, 2, 3, 250]);
   const buffer = new Uint8Array([9, 8, 7]).buffer;
@@ -256,10 +264,7 @@ const scenarios = {
   },
 
   async port_invalid_messages_get_spec_answers() {
-    const { port1, port2 } = new MessageChannel();
-    const server = new lib.JSONRPCServer(lib.portTransport(port1));
-    fixtures.serveFixtures(server, lib);
-    const raw = recorder(port2);
+    const { port: port2, raw, destroy } = rawServer();
     try {
       const invalid = { code: -32600, message: "Invalid Request" };
       port2.postMessage({ jsonrpc: "2.0", method: 1, params: "bar" });
@@ -296,8 +301,7 @@ const scenarios = {
       const [a, b] = await raw.take(2);
       assert(a.id === 1 && a.result === 10 && b.id === "1" && b.result === 12, "1 and \"1\" are echoed exactly");
     } finally {
-      server.destroy();
-      port2.close();
+      destroy();
     }
   },
 
@@ -383,10 +387,7 @@ const scenarios = {
   },
 
   async a_slow_handler_does_not_hold_back_its_batch() {
-    const { port1, port2 } = new MessageChannel();
-    const server = new lib.JSONRPCServer(lib.portTransport(port1));
-    fixtures.serveFixtures(server, lib);
-    const raw = recorder(port2);
+    const { port: port2, raw, destroy } = rawServer();
     try {
       const started = performance.now();
       port2.postMessage([
@@ -403,8 +404,7 @@ const scenarios = {
       const [late] = await raw.take(1);
       eq(late, [{ jsonrpc: "2.0", result: 300, id: 1 }], "the slow answer last, still an array");
     } finally {
-      server.destroy();
-      port2.close();
+      destroy();
     }
   },
 
@@ -414,14 +414,10 @@ const scenarios = {
       [1, { jsonrpc: "2.0", error: { code: -32600, message: "Batch too large" }, id: null }],
       [2, [{ jsonrpc: "2.0", result: 2, id: 1 }, { jsonrpc: "2.0", result: 4, id: 2 }]],
     ]) {
-      const { port1, port2 } = new MessageChannel();
-      const server = new lib.JSONRPCServer(lib.portTransport(port1), { batches });
-      fixtures.serveFixtures(server, lib);
-      const raw = recorder(port2);
-      port2.postMessage([1, 2].map((n) => ({ jsonrpc: "2.0", method: "add", params: [n, n], id: n })));
+      const { port, raw, destroy } = rawServer({ batches });
+      port.postMessage([1, 2].map((n) => ({ jsonrpc: "2.0", method: "add", params: [n, n], id: n })));
       eq(await raw.take(1), [expected], `batches: ${batches}`);
-      server.destroy();
-      port2.close();
+      destroy();
     }
   },
 
