@@ -2,7 +2,8 @@
 # Builds the package with wasm-pack (release, wasm-opt -Oz from npm's binaryen):
 #   scripts/build.sh          pkg-web/  (--target web: the demo, tests, benchmark)
 #   scripts/build.sh bundler  pkg/      (--target bundler: the npm package)
-#   scripts/build.sh node     pkg-node/ (--target nodejs, with the `framing` feature)
+#   scripts/build.sh full     pkg-full/ (--target web, every feature but framing: WebSocket tests)
+#   scripts/build.sh node     pkg-node/ (--target nodejs, every feature)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -11,8 +12,9 @@ features=()
 case "$target" in
   web) out=pkg-web ;;
   bundler) out=pkg ;;
-  node) out=pkg-node target=nodejs features=(-- --features framing) ;;
-  *) echo "usage: scripts/build.sh [web|bundler|node]" >&2; exit 2 ;;
+  full) out=pkg-full target=web features=(-- --features websocket,streaming,remote,introspection) ;;
+  node) out=pkg-node target=nodejs features=(-- --features framing,websocket,streaming,remote,introspection) ;;
+  *) echo "usage: scripts/build.sh [web|bundler|full|node]" >&2; exit 2 ;;
 esac
 rm -rf "$out"
 # wasm-pack warns that it "failed to get wasm-pack version": an update check

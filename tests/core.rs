@@ -7,7 +7,9 @@ use std::rc::Rc;
 
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
-use wiggum_rpc::core::{code, json as wire, Action, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Roles};
+use wiggum_rpc::core::{
+    code, json as wire, Action, Backoff, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Roles,
+};
 
 type Outcome = Result<Json, ErrorObject<Json>>;
 
@@ -68,7 +70,9 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
             Action::Notify { handler, params } => {
                 (handler.0)(params).unwrap();
             }
-            Action::Settle { .. } => panic!("a server settles nothing"),
+            Action::Settle { .. } | Action::Chunk { .. } | Action::StreamEnd { .. } => {
+                panic!("a server settles nothing")
+            }
             Action::Unhandled { .. } | Action::Cancel { .. } => {}
         }
     }
@@ -543,4 +547,62 @@ fn cancel_request_names_the_call_in_flight() {
     }
     assert!(server.complete(*call, Ok(Json::Null)).is_some(), "the answer still goes out");
     assert!(server.receive(&cancel(json!("a")), Framing::Text).is_empty(), "nothing to cancel once answered");
+}
+
+#[test]
+fn stream_notifications_reach_the_caller_and_name_their_call() {
+    let mut peer: Dispatcher<Json, Handler> = Dispatcher::new(Roles::PEER);
+    let chunk = json!({"jsonrpc":"2.0","method":"stream.chunk","params":{"id":7,"chunk":{"line":"a"}}});
+    match peer.receive(&chunk, Framing::Object).as_slice() {
+        [Action::Chunk { id, chunk: Some(data) }] => assert_eq!((id, data), (&json!(7), &json!({"line":"a"}))),
+        other => panic!("{other:?}"),
+    }
+    let end = json!({"jsonrpc":"2.0","method":"stream.end","params":{"id":"s-1"}});
+    assert!(matches!(peer.receive(&end, Framing::Object).as_slice(), [Action::StreamEnd { id }] if id == "s-1"));
+    // Without an id a chunk belongs to no call: nothing happens, nothing is answered.
+    let orphan = json!({"jsonrpc":"2.0","method":"stream.chunk","params":{"chunk":1}});
+    assert!(peer.receive(&orphan, Framing::Object).is_empty());
+    // A server alone has no calls of its own: to it they are plain notifications.
+    let mut server: Dispatcher<Json, Handler> = Dispatcher::new(Roles::SERVER);
+    assert!(matches!(server.receive(&chunk, Framing::Object).as_slice(), [Action::Unhandled { .. }]));
+}
+
+#[test]
+fn a_call_in_flight_knows_its_request_id() {
+    let mut server = spec_server();
+    let actions =
+        server.receive(&json!({"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":"req-9"}), Framing::Text);
+    let [Action::Call { call, .. }] = actions.as_slice() else { panic!("{actions:?}") };
+    assert_eq!(server.request_id(*call), Some(&json!("req-9")));
+    server.complete(*call, Ok(json!(1)));
+    assert_eq!(server.request_id(*call), None, "forgotten once answered");
+}
+
+#[test]
+fn backoff_doubles_from_one_second_to_a_fifteen_second_cap() {
+    let schedule = Backoff { jitter: 0.0, ..Backoff::default() };
+    let delays: Vec<f64> = (1..=7).map(|attempt| schedule.delay_ms(attempt, 0.5).unwrap()).collect();
+    assert_eq!(delays, [1000.0, 2000.0, 4000.0, 8000.0, 15_000.0, 15_000.0, 15_000.0]);
+    assert_eq!(schedule.delay_ms(0, 0.5), None, "attempts count from 1");
+    assert_eq!(schedule.delay_ms(10_000, 0.5), Some(15_000.0), "no overflow far out");
+    let limited = Backoff { max_attempts: Some(3), ..schedule };
+    assert_eq!((limited.delay_ms(3, 0.0), limited.delay_ms(4, 0.0)), (Some(4000.0), None));
+}
+
+#[test]
+fn backoff_jitter_only_shortens_and_stays_within_its_share() {
+    let schedule = Backoff::default();
+    for attempt in 1..=8 {
+        let nominal = Backoff { jitter: 0.0, ..schedule }.delay_ms(attempt, 0.0).unwrap();
+        for random in [0.0, 0.25, 0.5, 0.999] {
+            let delay = schedule.delay_ms(attempt, random).unwrap();
+            assert!(delay <= nominal && delay > nominal * 0.8 - 1e-9, "attempt {attempt}: {delay} of {nominal}");
+        }
+    }
+    let nonsense =
+        Backoff { initial_ms: f64::NAN, max_ms: -1.0, factor: f64::INFINITY, jitter: 7.0, max_attempts: None };
+    for attempt in 1..=4 {
+        let delay = nonsense.delay_ms(attempt, f64::NAN).unwrap();
+        assert!(delay.is_finite() && delay >= 0.0, "{delay}");
+    }
 }

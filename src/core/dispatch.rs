@@ -78,6 +78,11 @@ pub enum Action<V, H> {
     /// The caller cancelled this call (`$/cancelRequest`): tell its handler.
     /// Its answer, whenever it comes, is still sent.
     Cancel { call: CallId },
+    /// A chunk of the caller's pending call `id` (`stream.chunk`), ahead of
+    /// its response.
+    Chunk { id: V, chunk: Option<V> },
+    /// The last chunk of the call `id` has come (`stream.end`).
+    StreamEnd { id: V },
 }
 
 /// What is registered under one name: a method, a notification handler, or both.
@@ -114,6 +119,12 @@ impl<V> Slot<V> {
 
 /// The LSP's cancellation notification: `{"id": <the request's id>}`.
 pub const CANCEL_REQUEST: &str = "$/cancelRequest";
+
+/// Streaming (the json-ws convention): `{"id": <request id>, "chunk": …}`,
+/// sent by a server while it works on that request, before its response.
+pub const STREAM_CHUNK: &str = "stream.chunk";
+/// `{"id": <request id>}`: no more chunks for that request.
+pub const STREAM_END: &str = "stream.end";
 
 /// Routes incoming values to handlers registered by name. Only names that were
 /// registered are callable: `toString` or `__proto__` are not methods here.
@@ -187,6 +198,16 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 
     fn entry(&mut self, name: &str) -> &mut Handlers<H> {
         self.handlers.entry(name.to_owned()).or_insert(Handlers { method: None, notification: None })
+    }
+
+    /// The names of the registered methods (not notification handlers).
+    pub fn method_names(&self) -> impl Iterator<Item = &str> {
+        self.handlers.iter().filter(|(_, h)| h.method.is_some()).map(|(name, _)| name.as_str())
+    }
+
+    /// The id of the request behind an incoming call (to tag its chunks).
+    pub fn request_id(&self, call: CallId) -> Option<&V> {
+        self.calls.get(&call.0).map(|in_flight| &in_flight.id)
     }
 
     /// Whether no call or batch is left half-answered: a leak check.
@@ -344,6 +365,18 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 let call = self.next_call_id();
                 self.calls.insert(call.0, InFlight { id: request.id, batch });
                 actions.push(Action::Call { call, handler, params: request.params });
+                None
+            }
+            // Chunks are part of the caller's call, whatever else is registered.
+            Inbound::Notification(notification)
+                if self.roles.client && (notification.method == STREAM_CHUNK || notification.method == STREAM_END) =>
+            {
+                let params = notification.params?;
+                let id = params.member("id")?;
+                actions.push(match notification.method == STREAM_END {
+                    true => Action::StreamEnd { id },
+                    false => Action::Chunk { id, chunk: params.member("chunk") },
+                });
                 None
             }
             Inbound::Notification(notification) if self.roles.server => {

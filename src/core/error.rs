@@ -42,6 +42,8 @@ pub mod code {
     pub const INVALID_RESPONSE: i64 = -32097;
     /// The transport refused the message (for example a `DataCloneError`).
     pub const SEND_FAILED: i64 = -32096;
+    /// The connection closed (a WebSocket) while the call was pending.
+    pub const CONNECTION_CLOSED: i64 = -32095;
     /// The caller aborted the call (LSP's `RequestCancelled`).
     pub const REQUEST_CANCELLED: i64 = -32800;
 
@@ -79,6 +81,7 @@ pub mod code {
         ("DESTROYED", DESTROYED),
         ("INVALID_RESPONSE", INVALID_RESPONSE),
         ("SEND_FAILED", SEND_FAILED),
+        ("CONNECTION_CLOSED", CONNECTION_CLOSED),
         ("REQUEST_CANCELLED", REQUEST_CANCELLED),
     ];
 }

@@ -5,6 +5,7 @@
 //! The core is generic over the payload type through [`Value`], so the same code
 //! serves opaque JS values in the browser and `serde_json` values natively.
 
+mod backoff;
 mod dispatch;
 mod error;
 pub mod framing;
@@ -16,7 +17,10 @@ mod message;
 mod pending;
 mod value;
 
-pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, CANCEL_REQUEST};
+pub use backoff::Backoff;
+pub use dispatch::{
+    Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, CANCEL_REQUEST, STREAM_CHUNK, STREAM_END,
+};
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};

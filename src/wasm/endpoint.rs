@@ -17,7 +17,7 @@ use super::{
 };
 use crate::core::{
     code, Action, BatchPolicy, BatchReplies, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing,
-    PendingTable, Response, Roles, Value,
+    PendingTable, Response, Roles, Value, STREAM_END,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -53,6 +53,8 @@ struct Waiter {
     call: JsValue,
     method: JsValue,
     abort: Option<AbortHook>,
+    /// Where this call's chunks go (`onChunk`), if it is streamed.
+    on_chunk: Option<Function>,
 }
 
 /// The listener on a caller's `AbortSignal`, removed when the call ends.
@@ -93,12 +95,25 @@ struct State {
     queue: Vec<Queued>,
     /// A flush (of `queue` and of settled batch answers) is scheduled.
     flush_scheduled: bool,
-    /// The AbortControllers of calls whose handlers take `{ signal }`.
-    controllers: Vec<(u32, JsValue)>,
+    /// The calls whose handlers take a context (`{ signal, emit }`).
+    contexts: Vec<HandlerContext>,
+    /// jrpc-oo conventions: `{"args": [...]}` params, `system.listComponents`.
+    jrpc_oo: bool,
+    /// This side's method list changed (or the connection opened): tell a
+    /// jrpc-oo peer with the next flush.
+    announce_components: bool,
     /// What `listMethods` / `describeMethods` report (`introspection()` in
     /// extras.js), unless turned off; only with the `introspection` feature.
     introspection: Option<JsValue>,
     destroyed: bool,
+}
+
+/// A running handler that declared a context parameter.
+struct HandlerContext {
+    call: u32,
+    controller: JsValue,
+    /// It emitted chunks: `stream.end` goes before its response.
+    streamed: bool,
 }
 
 struct Endpoint {
@@ -111,6 +126,8 @@ struct Endpoint {
     on_timer: Function,
     on_flush: Function,
     on_settled: Function,
+    /// `emit(call, chunk)` of handler contexts (feature `streaming`), else undefined.
+    on_emit: JsValue,
     /// The endpoint itself while it is subscribed to its transport: it lives
     /// as long as the transport can deliver to it, whether or not JS keeps a
     /// reference to the JSONRPCClient/Server/Peer object. Cleared by destroy().
@@ -122,12 +139,13 @@ struct CallOptions {
     timeout: Option<f64>,
     signal: Option<AbortSignal>,
     transfer: JsValue,
+    on_chunk: Option<Function>,
 }
 
 impl CallOptions {
     fn read(options: Option<Object>) -> CallOptions {
         let Some(options) = options else {
-            return CallOptions { timeout: None, signal: None, transfer: JsValue::UNDEFINED };
+            return CallOptions { timeout: None, signal: None, transfer: JsValue::UNDEFINED, on_chunk: None };
         };
         let options: &JsValue = &options;
         let signal = get(options, &keys::SIGNAL);
@@ -135,6 +153,7 @@ impl CallOptions {
             timeout: get(options, &keys::TIMEOUT).as_f64(),
             signal: signal.is_object().then(|| signal.unchecked_into()),
             transfer: get(options, &keys::TRANSFER),
+            on_chunk: if cfg!(feature = "streaming") { get(options, &keys::ON_CHUNK).dyn_into().ok() } else { None },
         }
     }
 }
@@ -150,8 +169,10 @@ impl Endpoint {
         if !transport.is_object() || !has("send") || !has("onMessage") {
             return Err(type_error("transport must have send(message) and onMessage(handler)"));
         }
-        let mut default_timeout = DEFAULT_TIMEOUT_MS;
+        // A transport may know better (a WebSocket's server may be slow: 60 s).
+        let mut default_timeout = get(&transport, &keys::DEFAULT_TIMEOUT).as_f64().unwrap_or(DEFAULT_TIMEOUT_MS);
         let mut batching = true;
+        let mut jrpc_oo = false;
         let mut dispatcher = Dispatcher::new(roles);
         // A slow handler must not hold back the other answers of its batch.
         dispatcher.set_batch_replies(BatchReplies::AsSettled);
@@ -160,6 +181,7 @@ impl Endpoint {
                 default_timeout = timeout;
             }
             batching = get(options, &keys::BATCH).as_bool() != Some(false);
+            jrpc_oo = cfg!(feature = "websocket") && get(options, &keys::JRPC_OO).as_bool() == Some(true);
             let batches = get(options, &keys::BATCHES);
             if let Some(limit) = batches.as_f64() {
                 dispatcher.set_batch_policy(BatchPolicy::Limit(limit.max(0.0) as usize));
@@ -208,6 +230,18 @@ impl Endpoint {
                     },
                 ))
             };
+            #[cfg(feature = "streaming")]
+            let on_emit = {
+                let weak = weak.clone();
+                js_function(Closure::<dyn FnMut(u32, JsValue)>::new(move |call: u32, chunk: JsValue| {
+                    if let Some(endpoint) = weak.upgrade() {
+                        endpoint.emit_chunk(call, chunk);
+                    }
+                }))
+                .into()
+            };
+            #[cfg(not(feature = "streaming"))]
+            let on_emit = JsValue::UNDEFINED;
             Endpoint {
                 transport: transport.unchecked_into(),
                 state: RefCell::new(State {
@@ -220,7 +254,9 @@ impl Endpoint {
                     sent_alone: false,
                     queue: Vec::new(),
                     flush_scheduled: false,
-                    controllers: Vec::new(),
+                    contexts: Vec::new(),
+                    jrpc_oo,
+                    announce_components: false,
                     introspection: None,
                     destroyed: false,
                 }),
@@ -228,6 +264,7 @@ impl Endpoint {
                 on_timer,
                 on_flush,
                 on_settled,
+                on_emit,
                 subscribed: RefCell::new(None),
             }
         });
@@ -241,6 +278,11 @@ impl Endpoint {
                 state.introspection = Some(catalog);
             }
         }
+        #[cfg(feature = "websocket")]
+        if jrpc_oo {
+            endpoint.serve_components()?;
+        }
+        endpoint.watch_connection();
         endpoint.transport.on_message(&endpoint.on_message)?;
         *endpoint.subscribed.borrow_mut() = Some(endpoint.clone());
         Ok(endpoint)
@@ -298,14 +340,14 @@ impl Endpoint {
             match action {
                 Action::Send(reply) => self.send_reply(reply),
                 Action::Call { call, handler, params } => {
-                    let params = params.unwrap_or(JsValue::UNDEFINED);
+                    let params = self.incoming_params(params);
                     let controller = call_controller(&handler);
                     let outcome = if controller.is_undefined() {
                         handler.call1(&JsValue::UNDEFINED, &params)
                     } else {
-                        let context = call_context(&controller);
+                        let context = call_context(&controller, &self.on_emit, call.0);
                         if let Some(mut state) = self.state() {
-                            state.controllers.push((call.0, controller));
+                            state.contexts.push(HandlerContext { call: call.0, controller, streamed: false });
                         }
                         handler.call2(&JsValue::UNDEFINED, &params, &context)
                     };
@@ -317,7 +359,7 @@ impl Endpoint {
                 }
                 Action::Notify { handler, params } => {
                     // A notification has no one to tell about a failure.
-                    let _ = handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED));
+                    let _ = handler.call1(&JsValue::UNDEFINED, &self.incoming_params(params));
                 }
                 Action::Settle { id, outcome } => self.settle(&id, outcome),
                 Action::Unhandled { .. } => {}
@@ -325,6 +367,8 @@ impl Endpoint {
                     let reason = rpc_error(code::REQUEST_CANCELLED, "Request cancelled", &JsValue::UNDEFINED);
                     self.abort_handlers(|id| id == call.0, &reason);
                 }
+                Action::Chunk { id, chunk } => self.chunk_arrived(&id, chunk),
+                Action::StreamEnd { .. } => {}
             }
         }
         // The answers of a batch that are ready now (errors, synchronous
@@ -342,15 +386,23 @@ impl Endpoint {
     /// answer within a batch waits for the end of the turn, to leave with
     /// whatever else of its batch settled meanwhile (see `BatchReplies`).
     fn complete(&self, call: crate::core::CallId, outcome: Result<JsValue, ErrorObject<JsValue>>) {
-        let reply = match self.state() {
+        let (reply, stream_end) = match self.state() {
             Some(mut state) => {
-                if !state.controllers.is_empty() {
-                    state.controllers.retain(|(id, _)| *id != call.0);
+                let mut streamed = false;
+                if !state.contexts.is_empty() {
+                    state.contexts.retain(|c| {
+                        streamed |= c.call == call.0 && c.streamed;
+                        c.call != call.0
+                    });
                 }
-                state.dispatcher.complete(call, outcome)
+                let stream_end = streamed.then(|| state.dispatcher.request_id(call).cloned()).flatten();
+                (state.dispatcher.complete(call, outcome), stream_end)
             }
-            None => None,
+            None => (None, None),
         };
+        if let Some(id) = stream_end {
+            self.send_call(stream_message(STREAM_END, &id, None), JsValue::UNDEFINED, None);
+        }
         match reply {
             Some(reply) => self.send_reply(reply),
             None => self.schedule_flush(),
@@ -361,10 +413,9 @@ impl Endpoint {
     fn abort_handlers(&self, which: impl Fn(u32) -> bool, reason: &JsValue) {
         let aborted: Vec<JsValue> = match self.state() {
             Some(mut state) => {
-                let (aborted, kept) =
-                    std::mem::take(&mut state.controllers).into_iter().partition(|(id, _)| which(*id));
-                state.controllers = kept;
-                aborted.into_iter().map(|(_, controller)| controller).collect()
+                let (aborted, kept) = std::mem::take(&mut state.contexts).into_iter().partition(|c| which(c.call));
+                state.contexts = kept;
+                aborted.into_iter().map(|c: HandlerContext| c.controller).collect()
             }
             None => return,
         };
@@ -384,6 +435,9 @@ impl Endpoint {
     /// Sends a reply; a result the transport cannot carry (a `DataCloneError`)
     /// becomes an error response for that call alone.
     fn send_reply(&self, reply: Outgoing<JsValue>) {
+        // What this side sent before (a handler's chunks or notifications)
+        // must not be overtaken by its answer.
+        self.send_queued();
         let Err(failure) = self.post_reply(&reply) else {
             return;
         };
@@ -445,7 +499,8 @@ impl Endpoint {
         };
         let call = deferred();
         let promise: Promise = get(&call, &keys::PROMISE).unchecked_into();
-        let waiter = Waiter { call, method: method.clone(), abort: None };
+        let params = self.outgoing_params(params);
+        let waiter = Waiter { call, method: method.clone(), abort: None, on_chunk: options.on_chunk };
         let (id, deadline) = {
             let Some(mut state) = self.state() else {
                 return Promise::reject(&rpc_error(code::INTERNAL_ERROR, "re-entrant call", &JsValue::UNDEFINED));
@@ -468,6 +523,7 @@ impl Endpoint {
     fn notify(&self, method: JsValue, params: JsValue, options: Option<Object>) -> Result<(), JsValue> {
         let options = CallOptions::read(options);
         let (params, transfer) = self.check_call(&method, params, options.transfer, None)?;
+        let params = self.outgoing_params(params);
         self.send_call(notification_message(&method, &params), transfer, None);
         Ok(())
     }
@@ -544,16 +600,31 @@ impl Endpoint {
 
     /// Sends what this turn gathered: the calls (one alone, several as a
     /// batch), then the batch answers that settled.
-    fn flush(&self) {
-        let (queued, settled) = {
+    fn flush(self: &Rc<Self>) {
+        let announce = {
             let Some(mut state) = self.state() else { return };
             state.sent_alone = false;
             state.flush_scheduled = false;
-            (std::mem::take(&mut state.queue), state.dispatcher.take_settled())
+            std::mem::take(&mut state.announce_components)
         };
+        #[cfg(feature = "websocket")]
+        if announce {
+            self.announce_components();
+        }
+        let _ = announce;
+        self.send_queued();
+        let settled = self.state().map(|mut s| s.dispatcher.take_settled()).unwrap_or_default();
         for reply in settled {
             self.send_reply(reply);
         }
+    }
+
+    /// Sends the calls and notifications gathered so far: one alone, several as a batch.
+    fn send_queued(&self) {
+        let queued = match self.state() {
+            Some(mut state) if !state.queue.is_empty() => std::mem::take(&mut state.queue),
+            _ => return,
+        };
         match queued.as_slice() {
             [] => {}
             [one] => self.post_call(&one.message, &one.transfer, one.id),
@@ -712,6 +783,7 @@ impl Endpoint {
         if let Some(catalog) = catalog {
             call_optional_2(&catalog, &keys::RECORD, &JsValue::from_str(name), info);
         }
+        self.components_changed();
         Ok(())
     }
 
@@ -742,6 +814,150 @@ impl Endpoint {
     fn pending_count(&self) -> usize {
         self.state().map_or(0, |s| s.pending.len())
     }
+
+    /// `peer.on(event, listener)`: the transport's lifecycle events.
+    fn on(&self, event: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
+        let on = js_sys::Reflect::get(&self.transport, &JsValue::from_str("on"))?;
+        let on = on.dyn_ref::<Function>().ok_or_else(|| type_error("this transport has no events"))?;
+        on.call2(&self.transport, &JsValue::from_str(event), listener)
+    }
+
+    /// Follows the connection of a transport that has one (a WebSocket):
+    /// when it closes, calls waiting on it fail at once instead of timing out.
+    fn watch_connection(self: &Rc<Self>) {
+        let listen = |event: &str, f: fn(&Rc<Endpoint>)| {
+            let weak = Rc::downgrade(self);
+            let listener = js_function(Closure::<dyn FnMut()>::new(move || {
+                if let Some(endpoint) = weak.upgrade() {
+                    f(&endpoint);
+                }
+            }));
+            self.on(event, &listener).is_ok()
+        };
+        if !listen("close", |endpoint| endpoint.connection_closed()) {
+            return;
+        }
+        if self.state().is_some_and(|s| s.jrpc_oo) {
+            listen("open", |endpoint| endpoint.components_changed());
+        }
+    }
+
+    fn connection_closed(&self) {
+        let drained = {
+            let Some(mut state) = self.state() else { return };
+            // Their calls are failing now: they must not go out on a new connection.
+            state.queue.retain(|queued| queued.id.is_none());
+            state.pending.drain()
+        };
+        let closed = || rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
+        // Nobody is left to answer: running handlers may stop.
+        self.abort_handlers(|_| true, &closed());
+        for (_, waiter) in drained {
+            waiter.settle(false, &closed());
+        }
+    }
+
+    fn incoming_params(&self, params: Option<JsValue>) -> JsValue {
+        let params = params.unwrap_or(JsValue::UNDEFINED);
+        #[cfg(feature = "websocket")]
+        if self.state().is_some_and(|s| s.jrpc_oo) {
+            return super::websocket_glue::args_of(&params);
+        }
+        params
+    }
+
+    fn outgoing_params(&self, params: JsValue) -> JsValue {
+        #[cfg(feature = "websocket")]
+        if self.state().is_some_and(|s| s.jrpc_oo) {
+            return super::websocket_glue::args_params(&params);
+        }
+        params
+    }
+
+    /// jrpc-oo peers list their methods to each other (`system.listComponents`)
+    /// and call only what the other side listed.
+    #[cfg(feature = "websocket")]
+    fn serve_components(self: &Rc<Self>) -> Result<(), JsValue> {
+        let weak = Rc::downgrade(self);
+        let list = js_function(Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |_params: JsValue| {
+            weak.upgrade().map_or(JsValue::NULL, |endpoint| endpoint.component_map())
+        }));
+        self.register("system.listComponents", list.into(), false)
+    }
+
+    #[cfg(feature = "websocket")]
+    fn component_map(&self) -> JsValue {
+        let names: Array = match self.state() {
+            Some(state) => state.dispatcher.method_names().map(JsValue::from_str).collect(),
+            None => Array::new(),
+        };
+        super::websocket_glue::component_map(&names)
+    }
+
+    /// Tells a jrpc-oo peer this side's methods, once per turn at most.
+    fn components_changed(&self) {
+        if let Some(mut state) = self.state() {
+            if !state.jrpc_oo {
+                return;
+            }
+            state.announce_components = true;
+        }
+        self.schedule_flush();
+    }
+
+    #[cfg(feature = "websocket")]
+    fn announce_components(self: &Rc<Self>) {
+        if get(&self.transport, &keys::CONNECTED).as_bool() != Some(true) {
+            return; // the `open` event will
+        }
+        let map = self.component_map();
+        let reply = self.request(JsValue::from_str("system.listComponents"), map, None);
+        super::websocket_glue::ignore_rejection(&reply);
+    }
+
+    /// A handler's `emit(chunk)`: a `stream.chunk` for its request.
+    #[cfg(feature = "streaming")]
+    fn emit_chunk(&self, call: u32, chunk: JsValue) {
+        let id = {
+            let Some(mut state) = self.state() else { return };
+            // After the answer, a chunk has no call to belong to.
+            let Some(id) = state.dispatcher.request_id(crate::core::CallId(call)).cloned() else { return };
+            if let Some(context) = state.contexts.iter_mut().find(|c| c.call == call) {
+                context.streamed = true;
+            }
+            id
+        };
+        self.send_call(stream_message(crate::core::STREAM_CHUNK, &id, Some(&chunk)), JsValue::UNDEFINED, None);
+    }
+
+    /// A chunk of one of this side's calls: to that call's `onChunk` only.
+    fn chunk_arrived(&self, id: &JsValue, chunk: Option<JsValue>) {
+        let Some(key) = id.as_f64().and_then(PendingTable::<Waiter>::key_of) else { return };
+        let on_chunk = self.state().and_then(|mut s| s.pending.get_mut(key).and_then(|w| w.on_chunk.clone()));
+        if let Some(on_chunk) = on_chunk {
+            let _ = on_chunk.call1(&JsValue::UNDEFINED, &chunk.unwrap_or(JsValue::UNDEFINED));
+        }
+    }
+
+    /// `peer.stream()`: the request as an async iterator of its chunks.
+    #[cfg(feature = "streaming")]
+    fn stream(self: &Rc<Self>, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
+        let endpoint = self.clone();
+        let start = Closure::once_into_js(move |options: JsValue| -> Promise {
+            endpoint.request(method, params, options.dyn_into::<Object>().ok())
+        });
+        super::stream_call(&start, &options)
+    }
+}
+
+/// `stream.chunk` / `stream.end` for the request `id`.
+fn stream_message(method: &str, id: &JsValue, chunk: Option<&JsValue>) -> JsValue {
+    let params: JsValue = Object::new().into();
+    set(&params, &keys::ID, id);
+    if let Some(chunk) = chunk {
+        set(&params, &keys::CHUNK, chunk);
+    }
+    notification_message(&JsValue::from_str(method), &params)
 }
 
 /// Joins text without pulling `core::fmt` into the wasm build.
@@ -822,6 +1038,36 @@ export interface Peer {
 }
 "#;
 
+#[cfg(feature = "streaming")]
+#[wasm_bindgen(typescript_custom_section)]
+const STREAMING_TYPES: &'static str = r#"
+export interface RequestOptions {
+  /** Receives the call's chunks (`stream.chunk`), in order, before it resolves. */
+  onChunk?: (chunk: any) => void;
+}
+export interface CallContext {
+  /**
+   * Sends a chunk of the result ahead of it (`stream.chunk`); `stream.end`
+   * follows before the response. Does nothing once the call has been answered.
+   */
+  readonly emit: (chunk: unknown) => void;
+}
+/** A streamed call: its chunks as an async iterator, its final result beside them. */
+export interface StreamedCall<C = unknown, R = unknown> extends AsyncIterable<C> {
+  /** The final result; rejects as `request` would (`REQUEST_CANCELLED` once cancelled). */
+  readonly result: Promise<R>;
+  /** Cancels the call: `$/cancelRequest` goes out, the handler's signal fires. */
+  cancel(reason?: unknown): void;
+}
+export interface JSONRPCClient {
+  /** A request whose chunks are iterated with `for await`; leaving the loop early cancels it. */
+  stream<C = unknown, R = unknown>(method: string, params?: Params, options?: RequestOptions): StreamedCall<C, R>;
+}
+export interface Peer {
+  stream<C = unknown, R = unknown>(method: string, params?: Params, options?: RequestOptions): StreamedCall<C, R>;
+}
+"#;
+
 /// Calls methods on the other side of a transport.
 #[wasm_bindgen(skip_typescript)]
 pub struct JSONRPCClient {
@@ -855,6 +1101,18 @@ impl JSONRPCClient {
     #[cfg(feature = "remote")]
     pub fn remote(&self) -> JsValue {
         self.endpoint.remote()
+    }
+
+    /// Listens to the transport's lifecycle events (`open`, `close`,
+    /// `reconnecting`, `reconnected`, `error`); returns what removes the listener.
+    pub fn on(&self, event: &str, listener: JsValue) -> Result<JsValue, JsValue> {
+        self.endpoint.on(event, &listener)
+    }
+
+    /// A request whose chunks arrive as an async iterator, its result as `.result`.
+    #[cfg(feature = "streaming")]
+    pub fn stream(&self, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
+        self.endpoint.stream(method, params, options)
     }
 
     /// Rejects every pending call, removes the listener, destroys the transport.
@@ -891,6 +1149,12 @@ impl JSONRPCServer {
     #[cfg(feature = "remote")]
     pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
         self.endpoint.expose(&instance, name)
+    }
+
+    /// Listens to the transport's lifecycle events (`open`, `close`,
+    /// `reconnecting`, `reconnected`, `error`); returns what removes the listener.
+    pub fn on(&self, event: &str, listener: JsValue) -> Result<JsValue, JsValue> {
+        self.endpoint.on(event, &listener)
     }
 
     /// Stops serving, removes the listener, destroys the transport.
@@ -949,6 +1213,18 @@ impl Peer {
     #[cfg(feature = "remote")]
     pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
         self.endpoint.expose(&instance, name)
+    }
+
+    /// Listens to the transport's lifecycle events (`open`, `close`,
+    /// `reconnecting`, `reconnected`, `error`); returns what removes the listener.
+    pub fn on(&self, event: &str, listener: JsValue) -> Result<JsValue, JsValue> {
+        self.endpoint.on(event, &listener)
+    }
+
+    /// A request whose chunks arrive as an async iterator, its result as `.result`.
+    #[cfg(feature = "streaming")]
+    pub fn stream(&self, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
+        self.endpoint.stream(method, params, options)
     }
 
     /// Rejects every pending call, stops serving, destroys the transport.

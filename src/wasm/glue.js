@@ -43,6 +43,7 @@ export const ErrorCode = Object.freeze({
   DESTROYED: -32098,
   INVALID_RESPONSE: -32097,
   SEND_FAILED: -32096,
+  CONNECTION_CLOSED: -32095,
   REQUEST_CANCELLED: -32800,
 });
 
@@ -188,8 +189,11 @@ export function callController(handler) {
   return handler.length >= 2 ? new AbortController() : undefined;
 }
 
-export function callContext(controller) {
-  return { signal: controller.signal };
+// With streaming, `emit(chunk)` sends a chunk of call `call` ahead of its result.
+export function callContext(controller, emit, call) {
+  const context = { signal: controller.signal };
+  if (emit !== undefined) context.emit = (chunk) => emit(call, chunk);
+  return context;
 }
 
 export function abortCall(controller, reason) {

@@ -7,6 +7,8 @@ mod endpoint;
 mod framed;
 mod transport;
 mod types;
+#[cfg(feature = "websocket")]
+mod websocket;
 
 #[cfg(test)]
 #[path = "../../tests/browser/suite.rs"]
@@ -19,6 +21,8 @@ use crate::core::{ErrorObject, Kind, Value};
 
 pub use endpoint::{JSONRPCClient, JSONRPCServer, Peer};
 pub use transport::{port_transport, self_transport, window_transport, worker_transport, PostMessageTransportState};
+#[cfg(feature = "websocket")]
+pub use websocket::{web_socket_transport, WebSocketTransportState};
 
 /// talc instead of std's dlmalloc (see the `talc` feature).
 #[cfg(feature = "talc")]
@@ -56,7 +60,7 @@ extern "C" {
     #[wasm_bindgen(js_name = callController)]
     fn call_controller(handler: &Function) -> JsValue;
     #[wasm_bindgen(js_name = callContext)]
-    fn call_context(controller: &JsValue) -> JsValue;
+    fn call_context(controller: &JsValue, emit: &JsValue, call: u32) -> JsValue;
     #[wasm_bindgen(js_name = abortCall)]
     fn abort_call(controller: &JsValue, reason: &JsValue);
     #[wasm_bindgen(js_name = awaitOutcome)]
@@ -93,6 +97,31 @@ extern "C" {
     fn remote_proxy(request: &Function) -> JsValue;
     #[wasm_bindgen(js_name = exposedMethods)]
     fn exposed_methods(instance: &JsValue, name: &str) -> js_sys::Array;
+}
+
+#[cfg(feature = "streaming")]
+#[wasm_bindgen(module = "/src/wasm/streaming.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = streamCall)]
+    fn stream_call(start: &JsValue, options: &JsValue) -> JsValue;
+}
+
+/// The jrpc-oo conventions' helpers (websocket.js).
+#[cfg(feature = "websocket")]
+mod websocket_glue {
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen(module = "/src/wasm/websocket.js")]
+    extern "C" {
+        #[wasm_bindgen(js_name = argsParams)]
+        pub fn args_params(params: &JsValue) -> JsValue;
+        #[wasm_bindgen(js_name = argsOf)]
+        pub fn args_of(params: &JsValue) -> JsValue;
+        #[wasm_bindgen(js_name = componentMap)]
+        pub fn component_map(names: &js_sys::Array) -> JsValue;
+        #[wasm_bindgen(js_name = ignoreRejection)]
+        pub fn ignore_rejection(promise: &js_sys::Promise);
+    }
 }
 
 #[cfg(feature = "introspection")]
@@ -148,7 +177,12 @@ mod keys {
         RECORD = "record",
         LISTENER = "listener",
         BATCH = "batch",
-        BATCHES = "batches"
+        BATCHES = "batches",
+        CHUNK = "chunk",
+        ON_CHUNK = "onChunk",
+        DEFAULT_TIMEOUT = "defaultTimeout",
+        JRPC_OO = "jrpcOo",
+        CONNECTED = "connected"
     );
 }
 

@@ -20,7 +20,25 @@ export interface RPCTransport {
   destroy?(): void;
   /** When true, messages are sent as JSON text. */
   readonly text?: boolean;
+  /** The default per-call timeout of endpoints on this transport, in ms. */
+  readonly defaultTimeout?: number;
+  /**
+   * Lifecycle events (`open`, `close`, `reconnecting`, `reconnected`,
+   * `error`); returns what removes the listener. An endpoint rejects its
+   * pending calls with `CONNECTION_CLOSED` when its transport emits `close`.
+   */
+  on?(event: string, listener: (detail: any) => void): () => void;
 }
+
+/** The details of the lifecycle events. */
+export interface TransportEvents {
+  open: {};
+  close: { code: number; reason?: string; wasClean?: boolean };
+  error: { error: Error };
+  reconnecting: { attempt: number; delay: number };
+  reconnected: { attempt: number };
+}
+export type TransportEvent = keyof TransportEvents;
 
 /** Options of the postMessage transports. */
 export interface PostMessageTransportOptions {
@@ -98,6 +116,7 @@ export declare const ErrorCode: Readonly<{
   DESTROYED: -32098;
   INVALID_RESPONSE: -32097;
   SEND_FAILED: -32096;
+  CONNECTION_CLOSED: -32095;
   REQUEST_CANCELLED: -32800;
 }>;
 
@@ -131,6 +150,12 @@ export interface EndpointOptions {
    * supported"`), or a number: batches longer than that get one `-32600`.
    */
   batches?: "allow" | "reject" | number;
+  /**
+   * jrpc-oo's conventions (feature `websocket`): positional params travel as
+   * `{"args": [...]}` both ways, and this side answers and sends
+   * `system.listComponents` (its method names) whenever the connection opens.
+   */
+  jrpcOo?: boolean;
 }
 
 export interface RequestOptions {
@@ -170,6 +195,8 @@ export class JSONRPCClient {
   notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
   /** Calls waiting for a response. */
   readonly pending: number;
+  /** Listens to the transport's lifecycle events; returns what removes the listener. Throws if the transport has none. */
+  on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
   /** Rejects every pending call (`DESTROYED`), removes the listener, destroys the transport. */
   destroy(): void;
   /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
@@ -181,6 +208,8 @@ export class JSONRPCServer {
   constructor(transport: RPCTransport, options?: EndpointOptions);
   method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
   onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
+  /** Listens to the transport's lifecycle events; returns what removes the listener. Throws if the transport has none. */
+  on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
   destroy(): void;
   /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;
@@ -192,6 +221,8 @@ export class Peer {
   request<T = unknown>(method: string, params?: Params | Transfer<Params>, options?: RequestOptions): Promise<T>;
   notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
   readonly pending: number;
+  /** Listens to the transport's lifecycle events; returns what removes the listener. Throws if the transport has none. */
+  on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
   method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
   onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
   destroy(): void;

@@ -1,0 +1,54 @@
+// Streamed calls (feature `streaming`): `peer.stream(method, params)` as an
+// async iterator of chunks with the final result beside it.
+
+// `start(options)` makes the request with `onChunk` and `signal` filled in.
+export function streamCall(start, options) {
+  const chunks = [];
+  let wake = null;
+  let done = false;
+  let failure;
+  const controller = new AbortController();
+  const outer = options?.signal;
+  if (outer) {
+    if (outer.aborted) controller.abort(outer.reason);
+    else outer.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
+  }
+  const onChunk = (chunk) => {
+    chunks.push(chunk);
+    options?.onChunk?.(chunk);
+    wake?.();
+  };
+  const result = start({ ...options, signal: controller.signal, onChunk });
+  const finish = () => {
+    done = true;
+    wake?.();
+  };
+  result.then(finish, (error) => {
+    failure = error;
+    finish();
+  });
+  return {
+    result,
+    cancel(reason) {
+      controller.abort(reason);
+    },
+    async *[Symbol.asyncIterator]() {
+      try {
+        for (;;) {
+          if (chunks.length > 0) {
+            yield chunks.shift();
+          } else if (done) {
+            if (failure !== undefined) throw failure;
+            return;
+          } else {
+            await new Promise((resolve) => (wake = resolve));
+            wake = null;
+          }
+        }
+      } finally {
+        // Leaving the loop early (break, return, a throw) cancels the call.
+        if (!done) controller.abort();
+      }
+    },
+  };
+}
