@@ -49,3 +49,31 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   step "npm ci"
   npm ci --no-audit --no-fund
 fi
+
+# The Python server of tests/js/plain-ws.test.mjs runs in a venv of its own,
+# with the pinned versions of tests/py/requirements.txt.
+PYENV=target/pyenv
+pinned_in_pyenv() {
+  "$PYENV/bin/python" - tests/py/requirements.txt <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+for line in open(sys.argv[1]):
+    name, _, wanted = line.split("#")[0].strip().partition("==")
+    if not name:
+        continue
+    try:
+        if version(name) != wanted:
+            sys.exit(1)
+    except PackageNotFoundError:
+        sys.exit(1)
+PY
+}
+if ! "$PYENV/bin/python" -c '' 2>/dev/null; then
+  step "python3 -m venv $PYENV"
+  python3 -m venv --clear "$PYENV"
+fi
+if ! pinned_in_pyenv; then
+  step "pip install -r tests/py/requirements.txt (into $PYENV)"
+  "$PYENV/bin/python" -m pip install --quiet --disable-pip-version-check -r tests/py/requirements.txt
+fi

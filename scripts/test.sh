@@ -33,10 +33,8 @@ run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
   emacs --batch -Q -l tests/emacs/duet-rpc-test.el
 run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
-run "browser suite in headless Chromium (all features)" \
-  env -u GECKODRIVER CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --lib --all-features
-run "browser suite in headless Firefox (all features)" \
-  env -u CHROMEDRIVER GECKODRIVER="$HOME/.cargo/bin/geckodriver" cargo test --target wasm32-unknown-unknown --lib --all-features
+run "browser suite in headless Chromium (all features)" node scripts/browser-suite.mjs chromium
+run "browser suite in headless Firefox (all features)" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build in Chromium: the demo page" node --test tests/js/demo.test.mjs
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
@@ -45,6 +43,10 @@ run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc, esbuild, Chromium" node --test tests/js/npm-import.test.mjs
 run "Node build with framing (pkg-node/)" bash scripts/build.sh node
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
+run "web build with every feature but framing (pkg-full/)" bash scripts/build.sh full
+run "WebSocket: Chromium and Node peers over real sockets (reconnect, streaming, faults)" node --test tests/js/websocket.test.mjs
+run "WebSocket: interop with jrpc-oo's JRPCServer" node --test tests/js/jrpc-oo.test.mjs
+run "WebSocket: interop with a Python JSON-RPC server (websockets + jsonrpcserver)" node --test tests/js/plain-ws.test.mjs
 run "benchmark, smoke mode" node bench/run.mjs --smoke
 
 echo

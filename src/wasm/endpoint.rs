@@ -499,7 +499,7 @@ impl Endpoint {
         };
         let call = deferred();
         let promise: Promise = get(&call, &keys::PROMISE).unchecked_into();
-        let params = self.outgoing_params(params);
+        let params = self.outgoing_params(&method, params);
         let waiter = Waiter { call, method: method.clone(), abort: None, on_chunk: options.on_chunk };
         let (id, deadline) = {
             let Some(mut state) = self.state() else {
@@ -523,7 +523,7 @@ impl Endpoint {
     fn notify(&self, method: JsValue, params: JsValue, options: Option<Object>) -> Result<(), JsValue> {
         let options = CallOptions::read(options);
         let (params, transfer) = self.check_call(&method, params, options.transfer, None)?;
-        let params = self.outgoing_params(params);
+        let params = self.outgoing_params(&method, params);
         self.send_call(notification_message(&method, &params), transfer, None);
         Ok(())
     }
@@ -866,11 +866,12 @@ impl Endpoint {
         params
     }
 
-    fn outgoing_params(&self, params: JsValue) -> JsValue {
+    fn outgoing_params(&self, method: &JsValue, params: JsValue) -> JsValue {
         #[cfg(feature = "websocket")]
         if self.state().is_some_and(|s| s.jrpc_oo) {
-            return super::websocket_glue::args_params(&params);
+            return super::websocket_glue::args_params(method, &params);
         }
+        let _ = method;
         params
     }
 

@@ -114,7 +114,7 @@ mod websocket_glue {
     #[wasm_bindgen(module = "/src/wasm/websocket.js")]
     extern "C" {
         #[wasm_bindgen(js_name = argsParams)]
-        pub fn args_params(params: &JsValue) -> JsValue;
+        pub fn args_params(method: &JsValue, params: &JsValue) -> JsValue;
         #[wasm_bindgen(js_name = argsOf)]
         pub fn args_of(params: &JsValue) -> JsValue;
         #[wasm_bindgen(js_name = componentMap)]

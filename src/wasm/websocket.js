@@ -84,7 +84,13 @@ export function socketTransport(state, hub) {
 
 // ---- jrpc-oo: `{"args": [...]}` params and the `system.listComponents` handshake ----
 
-export function argsParams(params) {
+// Params as jrpc-oo sends them: `{"args": [...]}` for class methods, which it
+// reads unguarded (a call without params sends no args); its own `system.*`
+// methods take params as they are (any object, even `[]`, sent to
+// system.listComponents replaces this side's method list there).
+export function argsParams(method, params) {
+  if (method.startsWith("system.")) return params;
+  if (params === undefined) return { args: [] };
   return Array.isArray(params) ? { args: params } : params;
 }
 

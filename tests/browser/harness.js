@@ -559,6 +559,101 @@ const scenarios = {
     }
   },
 
+  async streamed_results_chunks_then_answer() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.Peer(lib.portTransport(port1));
+    const client = new lib.Peer(lib.portTransport(port2));
+    let produced = 0;
+    let stopped = null;
+    server.method("count", async ([from, n], { emit }) => {
+      for (let i = 0; i < n; i++) {
+        emit({ n: from + i });
+        if (i % 2) await sleep(1);
+      }
+      return `counted ${n}`;
+    });
+    server.method("forever", async (_, { emit, signal }) => {
+      while (!signal.aborted) {
+        emit(++produced);
+        await sleep(10);
+      }
+      stopped = signal.reason.code;
+      throw signal.reason;
+    });
+    server.method("late", (_, { emit }) => {
+      setTimeout(() => emit("after the answer"), 0);
+      return "answered";
+    });
+    try {
+      // Two streamed calls at once: each gets its own chunks, in order.
+      const a = [];
+      const b = [];
+      const [ra, rb] = await Promise.all([
+        client.request("count", [0, 5], { onChunk: (c) => a.push(c.n) }),
+        client.request("count", [100, 3], { onChunk: (c) => b.push(c.n) }),
+      ]);
+      eq([ra, a], ["counted 5", [0, 1, 2, 3, 4]], "first call: its chunks, then its result");
+      eq([rb, b], ["counted 3", [100, 101, 102]], "second call: only its own chunks");
+      // The async iterator, with the result beside it.
+      const stream = client.stream("count", [7, 4]);
+      const seen = [];
+      for await (const chunk of stream) seen.push(chunk.n);
+      eq([seen, await stream.result], [[7, 8, 9, 10], "counted 4"], "for await, then .result");
+      // Leaving the loop early cancels the call and stops its producer.
+      const endless = client.stream("forever");
+      const taken = [];
+      for await (const chunk of endless) {
+        taken.push(chunk);
+        if (taken.length === 3) break;
+      }
+      eq(taken, [1, 2, 3], "the first three chunks");
+      await rejects(endless.result, lib.ErrorCode.REQUEST_CANCELLED, "a stream left early");
+      await sleep(50);
+      eq(stopped, lib.ErrorCode.REQUEST_CANCELLED, "the producer's signal fired");
+      const final = produced;
+      await sleep(60);
+      eq(produced, final, "the producer stopped");
+      // cancel() does the same without a loop.
+      const cancelled = client.stream("forever");
+      cancelled.cancel();
+      await rejects(cancelled.result, lib.ErrorCode.REQUEST_CANCELLED, "stream.cancel()");
+      // A chunk after the answer belongs to no call: dropped, nothing breaks.
+      const late = [];
+      eq(await client.request("late", [], { onChunk: (c) => late.push(c) }), "answered", "answered");
+      await sleep(20);
+      eq(late, [], "no chunk after the answer");
+      eq(await client.request("count", [1, 1]), "counted 1", "chunks without onChunk are dropped");
+    } finally {
+      client.destroy();
+      server.destroy();
+    }
+  },
+
+  async streamed_results_on_the_wire() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    server.method("lines", (_, { emit }) => {
+      emit("a");
+      emit("b");
+      return 2;
+    });
+    const raw = recorder(port2);
+    try {
+      port2.postMessage({ jsonrpc: "2.0", method: "lines", id: "s1" });
+      const flat = [];
+      while (flat.length < 4) flat.push(...[].concat(...(await raw.take(1))));
+      eq(flat, [
+        { jsonrpc: "2.0", method: "stream.chunk", params: { id: "s1", chunk: "a" } },
+        { jsonrpc: "2.0", method: "stream.chunk", params: { id: "s1", chunk: "b" } },
+        { jsonrpc: "2.0", method: "stream.end", params: { id: "s1" } },
+        { jsonrpc: "2.0", result: 2, id: "s1" },
+      ], "chunks, stream.end, then the response, in that order");
+    } finally {
+      server.destroy();
+      port2.close();
+    }
+  },
+
   async handler_signal_fires_on_cancel_and_destroy() {
     const { port1, port2 } = new MessageChannel();
     const server = new lib.JSONRPCServer(lib.portTransport(port1));

@@ -52,6 +52,8 @@ scenarios!(
     abort,
     handler_signal_fires_on_cancel_and_destroy,
     remote_proxy_and_exposed_objects,
+    streamed_results_chunks_then_answer,
+    streamed_results_on_the_wire,
     introspection_lists_and_describes_methods,
     port_structured_clone_passthrough_and_transfer,
     uncloneable_result_fails_that_call_only,
