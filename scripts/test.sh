@@ -44,6 +44,8 @@ run "npm import path: pack, install, tsc, esbuild, Chromium" node --test tests/j
 run "Node build with framing (pkg-node/)" bash scripts/build.sh node
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "web build with every feature but framing (pkg-full/)" bash scripts/build.sh full
+run "types of the full build: remote<API>(), expose, stream, webSocketTransport, events (tsc --strict)" \
+  tsc -p tests/types/tsconfig.json
 run "WebSocket: Chromium and Node peers over real sockets (reconnect, streaming, faults)" node --test tests/js/websocket.test.mjs
 run "WebSocket: interop with jrpc-oo's JRPCServer" node --test tests/js/jrpc-oo.test.mjs
 run "WebSocket: interop with a Python JSON-RPC server (websockets + jsonrpcserver)" node --test tests/js/plain-ws.test.mjs

@@ -1,0 +1,60 @@
+// Compiled by tsc against the full web build's declarations (pkg-full/), never
+// run: remote<API>(), expose(), stream(), webSocketTransport() and the
+// lifecycle events are typed. Each @ts-expect-error must meet an error, or
+// tsc fails: the types are not `any`.
+import {
+  Peer,
+  type Remote,
+  type StreamedCall,
+  type WebSocketTransport,
+  webSocketTransport,
+} from "../../pkg-full/wiggum_rpc.js";
+
+interface Api {
+  add(a: number, b: number): number;
+  Repo: {
+    get_file_tree(dir?: string): Promise<{ root: string; entries: string[] }>;
+  };
+}
+
+const transport: WebSocketTransport = webSocketTransport("ws://127.0.0.1:9000/", {
+  reconnect: { initialDelay: 500, maxDelay: 15_000, jitter: 0.2 },
+});
+const peer = new Peer(transport, { jrpcOo: false, timeout: 60_000 });
+const api: Remote<Api> = peer.remote<Api>();
+
+export const sum: Promise<number> = api.add(2, 3);
+export const tree: Promise<string[]> = api.Repo.get_file_tree("src").then((t) => t.entries);
+// @ts-expect-error arguments are checked against the API
+api.add("2", 3);
+// @ts-expect-error results are promises of the API's result type
+export const notANumber: number = api.add(2, 3);
+// @ts-expect-error methods the API lacks are not there
+api.Repo.delete_everything();
+
+peer.expose({ ping: () => "pong" }, "Health");
+// @ts-expect-error expose needs a name
+peer.expose({ ping: () => "pong" });
+
+const counted: StreamedCall<{ n: number }, string> = peer.stream<{ n: number }, string>("count", [0, 10]);
+export async function consume(): Promise<string> {
+  let total = 0;
+  for await (const chunk of counted) total += chunk.n;
+  // @ts-expect-error the result is a string
+  const wrong: number = await counted.result;
+  return `${total} ${await counted.result} ${wrong}`;
+}
+peer.request("count", [0, 3], { onChunk: (chunk) => console.log(chunk) });
+peer.method("count", async (params, { signal, emit }) => {
+  emit({ n: 1 });
+  return signal.aborted ? "cancelled" : "done";
+});
+
+const off: () => void = peer.on("reconnecting", ({ attempt, delay }) => console.log(attempt + delay));
+off();
+peer.on("close", ({ code }) => console.log(code.toFixed()));
+// @ts-expect-error events are named
+peer.on("opened", () => {});
+// @ts-expect-error a reconnected event carries its attempt, not a delay
+peer.on("reconnected", ({ delay }) => console.log(delay));
+export const connected: boolean = transport.connected;
