@@ -2,12 +2,10 @@
 //! host must take (call a handler, notify, settle a response, send a reply),
 //! and assembles batch replies as their calls complete.
 
-use std::collections::HashMap;
-
 use super::error::{code, ErrorObject};
-use super::hash::IdHasher;
 use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::Response;
+use super::table::Table;
 use super::value::{Kind, Value};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
@@ -133,9 +131,9 @@ pub struct Dispatcher<V, H> {
     batch_policy: BatchPolicy,
     batch_replies: BatchReplies,
     null_params_absent: bool,
-    handlers: HashMap<String, Handlers<H>, IdHasher>,
-    calls: HashMap<u32, InFlight<V>, IdHasher>,
-    batches: HashMap<u32, Batch<V>, IdHasher>,
+    handlers: Table<String, Handlers<H>>,
+    calls: Table<u32, InFlight<V>>,
+    batches: Table<u32, Batch<V>>,
     next_call: u32,
     next_batch: u32,
 }
@@ -147,9 +145,9 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             batch_policy: BatchPolicy::Allow,
             batch_replies: BatchReplies::Whole,
             null_params_absent: false,
-            handlers: HashMap::default(),
-            calls: HashMap::default(),
-            batches: HashMap::default(),
+            handlers: Table::default(),
+            calls: Table::default(),
+            batches: Table::default(),
             next_call: 0,
             next_batch: 0,
         }
@@ -197,7 +195,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     }
 
     fn entry(&mut self, name: &str) -> &mut Handlers<H> {
-        self.handlers.entry(name.to_owned()).or_insert(Handlers { method: None, notification: None })
+        self.handlers.get_or_insert_with(name.to_owned(), || Handlers { method: None, notification: None })
     }
 
     /// The names of the registered methods (not notification handlers).

@@ -9,12 +9,12 @@ mod backoff;
 mod dispatch;
 mod error;
 pub mod framing;
-mod hash;
 mod inbound;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod json;
 mod message;
 mod pending;
+mod table;
 mod value;
 
 pub use backoff::Backoff;

@@ -1,9 +1,7 @@
 //! The pending-request table of a caller: id allocation, settlement, deadlines
 //! and rejection of everything at once. Time is passed in, never read.
 
-use std::collections::HashMap;
-
-use super::hash::IdHasher;
+use super::table::Table;
 
 /// A point in time in milliseconds on the caller's own clock.
 pub type Deadline = u64;
@@ -20,7 +18,7 @@ pub type Deadline = u64;
 /// single timer fires, so sending and settling a call never touches them.
 pub struct PendingTable<W> {
     next_id: u64,
-    calls: HashMap<u64, Pending<W>, IdHasher>,
+    calls: Table<u64, Pending<W>>,
 }
 
 struct Pending<W> {
@@ -32,7 +30,7 @@ const MAX_SAFE_ID: u64 = (1 << 53) - 1;
 
 impl<W> Default for PendingTable<W> {
     fn default() -> Self {
-        PendingTable { next_id: 1, calls: HashMap::default() }
+        PendingTable { next_id: 1, calls: Table::default() }
     }
 }
 
