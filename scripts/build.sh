@@ -17,6 +17,9 @@ case "$target" in
   *) echo "usage: scripts/build.sh [web|bundler|full|node]" >&2; exit 2 ;;
 esac
 rm -rf "$out"
+# no_std with a trapping panic handler: std's panic and formatting machinery
+# out of the module (see src/lib.rs).
+export RUSTFLAGS="${RUSTFLAGS:-} --cfg wiggum_no_std"
 # wasm-pack warns that it "failed to get wasm-pack version": an update check
 # that cannot reach its server; harmless.
 wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"

@@ -2,7 +2,29 @@
 //!
 //! - [`core`]: the protocol, pure Rust, sans-IO, tested natively.
 //! - `wasm` (wasm32 only): the JS API over the core, built with wasm-bindgen.
+//!
+//! The package's wasm build (`scripts/build.sh` sets `--cfg wiggum_no_std`)
+//! is `no_std` with `alloc`, talc its allocator, and a panic there traps:
+//! std's panic and formatting machinery, which any bounds check could reach,
+//! would otherwise be a sizeable share of the module. (Nothing here is meant
+//! to panic: a panic in wasm takes every peer in the page down.) Without the
+//! cfg, as when this crate is linked into another Rust program or tested, it
+//! is built with std.
+
+#![cfg_attr(all(target_arch = "wasm32", wiggum_no_std, not(test)), no_std)]
+
+extern crate alloc;
 
 pub mod core;
+mod prelude;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+
+#[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test), not(feature = "talc")))]
+compile_error!("the no_std build needs an allocator: enable the `talc` feature");
+
+#[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test)))]
+#[panic_handler]
+fn panic(_: &::core::panic::PanicInfo) -> ! {
+    ::core::arch::wasm32::unreachable()
+}

@@ -585,6 +585,14 @@ fn backoff_doubles_from_one_second_to_a_fifteen_second_cap() {
     assert_eq!(delays, [1000.0, 2000.0, 4000.0, 8000.0, 15_000.0, 15_000.0, 15_000.0]);
     assert_eq!(schedule.delay_ms(0, 0.5), None, "attempts count from 1");
     assert_eq!(schedule.delay_ms(10_000, 0.5), Some(15_000.0), "no overflow far out");
+    // The last attempt there can be, on schedules that never reach the cap
+    // (no growth, no start) or reach it at once: answered at once too.
+    assert_eq!(schedule.delay_ms(u32::MAX, 0.0), Some(15_000.0));
+    assert_eq!(Backoff { factor: 1.0, ..schedule }.delay_ms(u32::MAX, 0.0), Some(1000.0));
+    assert_eq!(Backoff { initial_ms: 0.0, ..schedule }.delay_ms(u32::MAX, 0.0), Some(0.0));
+    let odd = Backoff { initial_ms: 300.0, factor: 1.5, max_ms: 60_000.0, ..schedule };
+    let expected = [300.0, 450.0, 675.0, 1012.5];
+    assert_eq!((1..=4).map(|attempt| odd.delay_ms(attempt, 0.0).unwrap()).collect::<Vec<_>>(), expected);
     let limited = Backoff { max_attempts: Some(3), ..schedule };
     assert_eq!((limited.delay_ms(3, 0.0), limited.delay_ms(4, 0.0)), (Some(4000.0), None));
 }

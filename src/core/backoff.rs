@@ -38,9 +38,17 @@ impl Backoff {
         let factor = sane(self.factor, 1.0).max(1.0);
         let jitter = sane(self.jitter, 0.0).min(1.0);
         let random = sane(random, 0.0).min(1.0);
-        // `powi` of a large exponent is infinity, which `min` caps.
-        let exponent = i32::try_from(attempt - 1).unwrap_or(i32::MAX);
-        let nominal = (initial * factor.powi(exponent)).min(max);
+        // Grown step by step (no float library in the wasm build); the steps
+        // stop at the cap, so a huge attempt number costs no more than the
+        // way from `initial` up to `max`.
+        let mut nominal = initial;
+        for _ in 1..attempt {
+            if nominal >= max || nominal == 0.0 || factor == 1.0 {
+                break;
+            }
+            nominal *= factor;
+        }
+        let nominal = nominal.min(max);
         Some(nominal * (1.0 - jitter * random))
     }
 }

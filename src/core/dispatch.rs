@@ -2,6 +2,8 @@
 //! host must take (call a handler, notify, settle a response, send a reply),
 //! and assembles batch replies as their calls complete.
 
+use crate::prelude::*;
+
 use super::error::{code, ErrorObject};
 use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::Response;
@@ -286,7 +288,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 .replies
                 .iter_mut()
                 .filter(|slot| matches!(slot, Slot::Settled(_)))
-                .filter_map(|slot| std::mem::replace(slot, Slot::Sent).settled())
+                .filter_map(|slot| core::mem::replace(slot, Slot::Sent).settled())
                 .collect();
             if !settled.is_empty() {
                 out.push(Outgoing::Batch(settled));

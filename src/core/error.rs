@@ -1,6 +1,8 @@
 //! Error codes (the spec's five, the library's own, the Wiggum domain codes)
 //! and the error object carried by an error response.
 
+use crate::prelude::*;
+
 /// Named error codes. Wire codes come from the JSON-RPC 2.0 specification and
 /// the Wiggum domain table; the `REQUEST_*`/`DESTROYED` codes never travel on
 /// the wire: they name how a call ended on the caller's side.

@@ -7,7 +7,9 @@
 //! (charset `utf-8` or `utf8`, any case), any other header (ignored), a blank
 //! line, then N bytes of UTF-8 JSON.
 
-use std::borrow::Cow;
+use crate::prelude::*;
+
+use alloc::borrow::Cow;
 
 use super::error::{code, ErrorObject};
 
@@ -68,7 +70,7 @@ impl Decoder {
                     *remaining -= skipped;
                     at += skipped;
                     if *remaining == 0 {
-                        if let State::Skip(_, error) = std::mem::replace(&mut self.state, State::Headers) {
+                        if let State::Skip(_, error) = core::mem::replace(&mut self.state, State::Headers) {
                             frames.push(Frame::Error(error));
                         }
                     }
@@ -79,7 +81,7 @@ impl Decoder {
                     at += taken;
                     if self.buffer.len() == *length {
                         self.state = State::Headers;
-                        frames.push(match String::from_utf8(std::mem::take(&mut self.buffer)) {
+                        frames.push(match String::from_utf8(core::mem::take(&mut self.buffer)) {
                             Ok(text) => Frame::Message(text),
                             Err(_) => {
                                 Frame::Error(ErrorObject::new(code::PARSE_ERROR, "Parse error: body is not UTF-8"))

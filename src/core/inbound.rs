@@ -130,7 +130,7 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
         return None;
     }
     let code = error.member("code")?.as_number()?;
-    if code.fract() != 0.0 || !(-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&code) {
+    if code as i64 as f64 != code || !(-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&code) {
         return None;
     }
     let message = error.member("message")?.as_text()?;

@@ -2,6 +2,8 @@
 //! names them. Ids and payloads are values of the caller's type and are
 //! echoed exactly: the core never rebuilds an id it was given.
 
+use crate::prelude::*;
+
 use super::error::ErrorObject;
 
 /// A call that expects a response. `id` is a null, number or string value.

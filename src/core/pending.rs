@@ -1,6 +1,8 @@
 //! The pending-request table of a caller: id allocation, settlement, deadlines
 //! and rejection of everything at once. Time is passed in, never read.
 
+use crate::prelude::*;
+
 use super::table::Table;
 
 /// A point in time in milliseconds on the caller's own clock.
@@ -62,7 +64,7 @@ impl<W> PendingTable<W> {
 
     /// The pending call a response id refers to, if it is one of ours.
     pub fn key_of(id: f64) -> Option<u64> {
-        (id.fract() == 0.0 && (1.0..=MAX_SAFE_ID as f64).contains(&id)).then_some(id as u64)
+        ((1.0..=MAX_SAFE_ID as f64).contains(&id) && id as u64 as f64 == id).then_some(id as u64)
     }
 
     /// The earliest deadline still pending.

@@ -9,7 +9,9 @@
 //! once they outnumber the entries, so every operation stays amortised
 //! O(log n) and memory follows what is live, not what went through.
 
-use std::borrow::Borrow;
+use crate::prelude::*;
+
+use core::borrow::Borrow;
 
 pub struct Table<K, V> {
     /// Sorted by key; `None` is a removed entry not yet swept out.
@@ -123,7 +125,7 @@ impl<K: Ord, V> Table<K, V> {
     /// Removes and returns every entry, in key order.
     pub fn drain(&mut self) -> impl Iterator<Item = (K, V)> {
         self.live = 0;
-        std::mem::take(&mut self.slots).into_iter().filter_map(|(key, slot)| Some((key, slot?)))
+        core::mem::take(&mut self.slots).into_iter().filter_map(|(key, slot)| Some((key, slot?)))
     }
 
     pub fn clear(&mut self) {

@@ -1,6 +1,8 @@
 //! What the core may ask of a payload value: its JSON kind and a few envelope
 //! members. Everything else about a value stays opaque.
 
+use crate::prelude::*;
+
 /// The JSON type of a value, as far as the envelope rules care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

@@ -2,8 +2,10 @@
 //! aborts), the server side (handlers, replies) or both, and the three JS
 //! classes that expose it: `JSONRPCClient`, `JSONRPCServer` and `Peer`.
 
-use std::cell::{RefCell, RefMut};
-use std::rc::{Rc, Weak};
+use crate::prelude::*;
+
+use alloc::rc::{Rc, Weak};
+use core::cell::{RefCell, RefMut};
 
 use js_sys::{Array, Function, Object, Promise, JSON};
 use wasm_bindgen::prelude::*;
@@ -156,6 +158,12 @@ impl CallOptions {
             on_chunk: if cfg!(feature = "streaming") { get(options, &keys::ON_CHUNK).dyn_into().ok() } else { None },
         }
     }
+}
+
+/// The deadline at or after `at` ms (`f64::ceil` needs std's float library).
+fn ceil_ms(at: f64) -> Deadline {
+    let whole = at as Deadline;
+    whole + Deadline::from((whole as f64) < at)
 }
 
 fn type_error(message: &str) -> JsValue {
@@ -413,7 +421,7 @@ impl Endpoint {
     fn abort_handlers(&self, which: impl Fn(u32) -> bool, reason: &JsValue) {
         let aborted: Vec<JsValue> = match self.state() {
             Some(mut state) => {
-                let (aborted, kept) = std::mem::take(&mut state.contexts).into_iter().partition(|c| which(c.call));
+                let (aborted, kept) = core::mem::take(&mut state.contexts).into_iter().partition(|c| which(c.call));
                 state.contexts = kept;
                 aborted.into_iter().map(|c: HandlerContext| c.controller).collect()
             }
@@ -426,7 +434,7 @@ impl Endpoint {
 
     fn schedule_flush(&self) {
         let Some(mut state) = self.state() else { return };
-        if !std::mem::replace(&mut state.flush_scheduled, true) {
+        if !core::mem::replace(&mut state.flush_scheduled, true) {
             drop(state);
             queue_microtask(&self.on_flush);
         }
@@ -506,8 +514,7 @@ impl Endpoint {
                 return Promise::reject(&rpc_error(code::INTERNAL_ERROR, "re-entrant call", &JsValue::UNDEFINED));
             };
             let timeout = options.timeout.unwrap_or(state.default_timeout);
-            let deadline =
-                (timeout.is_finite() && timeout > 0.0).then(|| (performance_now() + timeout).ceil() as Deadline);
+            let deadline = (timeout.is_finite() && timeout > 0.0).then(|| ceil_ms(performance_now() + timeout));
             (state.pending.insert(waiter, deadline), deadline)
         };
         self.send_call(request_message(&method, &params, id as f64), transfer, Some(id));
@@ -605,7 +612,7 @@ impl Endpoint {
             let Some(mut state) = self.state() else { return };
             state.sent_alone = false;
             state.flush_scheduled = false;
-            std::mem::take(&mut state.announce_components)
+            core::mem::take(&mut state.announce_components)
         };
         #[cfg(feature = "websocket")]
         if announce {
@@ -622,7 +629,7 @@ impl Endpoint {
     /// Sends the calls and notifications gathered so far: one alone, several as a batch.
     fn send_queued(&self) {
         let queued = match self.state() {
-            Some(mut state) if !state.queue.is_empty() => std::mem::take(&mut state.queue),
+            Some(mut state) if !state.queue.is_empty() => core::mem::take(&mut state.queue),
             _ => return,
         };
         match queued.as_slice() {
@@ -973,7 +980,7 @@ fn js_function<F: ?Sized + wasm_bindgen::closure::WasmClosure>(closure: Closure<
     closure.into_js_value().unchecked_into()
 }
 
-fn call_optional_2(target: &JsValue, key: &'static std::thread::LocalKey<JsValue>, a: &JsValue, b: &JsValue) {
+fn call_optional_2(target: &JsValue, key: &super::Key, a: &JsValue, b: &JsValue) {
     if let Some(function) = get(target, key).dyn_ref::<Function>() {
         let _ = function.call2(target, a, b);
     }

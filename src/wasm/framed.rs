@@ -2,8 +2,11 @@
 //! `Uint8Array` chunks, the matching encoder, and a text transport over a pair
 //! of Node streams, such as a child process's stdout and stdin.
 
-use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use crate::prelude::*;
+use alloc::string::ToString;
+
+use alloc::rc::{Rc, Weak};
+use core::cell::RefCell;
 
 use js_sys::{Array, Function, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -219,7 +222,7 @@ impl StreamTransport {
     }
 
     pub fn destroy(&self) {
-        if std::mem::replace(&mut *self.streams.destroyed.borrow_mut(), true) {
+        if core::mem::replace(&mut *self.streams.destroyed.borrow_mut(), true) {
             return;
         }
         self.streams.handlers.borrow_mut().clear();

@@ -15,6 +15,8 @@ mod websocket;
 mod browser_suite;
 
 use js_sys::{Function, Reflect};
+
+use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use crate::core::{ErrorObject, Kind, Value};
@@ -142,13 +144,22 @@ extern "C" {
     fn queue_microtask(callback: &Function);
 }
 
-/// Interned property names of the envelope: one JS string each, made once.
+/// Interned property names of the envelope: one JS string each, made once,
+/// on first use.
 mod keys {
-    use wasm_bindgen::prelude::*;
+    use core::cell::OnceCell;
+
+    use wasm_bindgen::JsValue;
+
+    use crate::prelude::*;
 
     macro_rules! key {
         ($($name:ident = $text:literal),*) => {
-            thread_local! { $(pub static $name: JsValue = JsValue::from_str($text);)* }
+            #[allow(clippy::upper_case_acronyms, non_camel_case_types, dead_code)]
+            #[derive(Clone, Copy)]
+            pub enum Key { $($name),* }
+            pub use Key::*;
+            const TEXTS: &[&str] = &[$($text),*];
         };
     }
     key!(
@@ -184,13 +195,31 @@ mod keys {
         JRPC_OO = "jrpcOo",
         CONNECTED = "connected"
     );
+
+    #[cfg(target_feature = "atomics")]
+    compile_error!("wiggum-rpc's wasm layer is single-threaded: build without the atomics target feature");
+
+    struct Interned(OnceCell<Vec<JsValue>>);
+    // SAFETY: without the atomics target feature (checked above) a wasm
+    // module runs on one thread, so the cell is never shared between threads.
+    unsafe impl Sync for Interned {}
+    static INTERNED: Interned = Interned(OnceCell::new());
+
+    impl Key {
+        pub fn with<R>(self, f: impl FnOnce(&JsValue) -> R) -> R {
+            let texts = INTERNED.0.get_or_init(|| TEXTS.iter().map(|text| JsValue::from_str(text)).collect());
+            f(&texts[self as usize])
+        }
+    }
 }
 
-fn get(target: &JsValue, key: &'static std::thread::LocalKey<JsValue>) -> JsValue {
+use keys::Key;
+
+fn get(target: &JsValue, key: &Key) -> JsValue {
     key.with(|key| Reflect::get(target, key).unwrap_or(JsValue::UNDEFINED))
 }
 
-fn set(target: &JsValue, key: &'static std::thread::LocalKey<JsValue>, value: &JsValue) {
+fn set(target: &JsValue, key: &Key, value: &JsValue) {
     key.with(|key| {
         let _ = Reflect::set(target, key, value);
     });

@@ -8,8 +8,10 @@
 //! handshake on, messages sent before the other side is listening wait in an
 //! outbox, so nothing is lost while either side is still loading.
 
-use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use crate::prelude::*;
+
+use alloc::rc::{Rc, Weak};
+use core::cell::RefCell;
 
 use js_sys::{Array, Function, Object};
 use wasm_bindgen::prelude::*;
@@ -347,7 +349,7 @@ impl Shared {
                 return;
             }
             state.peer_ready = true;
-            std::mem::take(&mut state.outbox)
+            core::mem::take(&mut state.outbox)
         };
         self.update_route();
         for (message, transfer) in outbox {
@@ -361,7 +363,7 @@ impl Shared {
         let inbox = {
             let mut state = self.state.borrow_mut();
             state.inbox_scheduled = false;
-            std::mem::take(&mut state.inbox)
+            core::mem::take(&mut state.inbox)
         };
         for message in inbox {
             self.deliver(message);

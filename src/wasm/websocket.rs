@@ -6,8 +6,10 @@
 //! over it, through the endpoint); attempts that never opened only lead to the
 //! next attempt, so calls made while reconnecting wait for the new connection.
 
-use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use crate::prelude::*;
+
+use alloc::rc::{Rc, Weak};
+use core::cell::RefCell;
 
 use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
@@ -290,7 +292,7 @@ impl WebSocketTransportState {
     pub fn destroy(&self) {
         let (socket, timer) = {
             let mut state = self.shared.state.borrow_mut();
-            if std::mem::replace(&mut state.destroyed, true) {
+            if core::mem::replace(&mut state.destroyed, true) {
                 return;
             }
             state.handlers.clear();
@@ -356,7 +358,7 @@ impl Shared {
             state.ever_open = true;
             state.attempt = 0;
             (
-                std::mem::take(&mut state.outbox).into_iter().map(|text| (socket.clone(), text)).collect::<Vec<_>>(),
+                core::mem::take(&mut state.outbox).into_iter().map(|text| (socket.clone(), text)).collect::<Vec<_>>(),
                 reconnected,
             )
         };
@@ -377,7 +379,7 @@ impl Shared {
                 let _ = unwatch.call0(&JsValue::UNDEFINED);
             }
             state.open = false;
-            let lost = std::mem::take(&mut state.was_open);
+            let lost = core::mem::take(&mut state.was_open);
             if state.destroyed {
                 return;
             }
@@ -439,7 +441,7 @@ impl Shared {
     }
 
     fn deliver_inbox(&self) {
-        let inbox = std::mem::take(&mut self.state.borrow_mut().inbox);
+        let inbox = core::mem::take(&mut self.state.borrow_mut().inbox);
         for text in inbox {
             self.deliver(text);
         }
