@@ -376,7 +376,9 @@ test("per-call timeout against a slow server; a WebSocket peer's default timeout
   const mark = pageErrors.length;
   const result = await page.evaluate(async (url) => {
     // No `timeout` option: the WebSocket default applies.
-    const peer = new lib.Peer(lib.webSocketTransport(url));
+    const transport = lib.webSocketTransport(url);
+    const defaultTimeout = transport.defaultTimeout;
+    const peer = new lib.Peer(transport);
     const started = performance.now();
     const slow = await settle(peer.request("t6.slow", [], { timeout: 200 }));
     const elapsed = performance.now() - started;
@@ -384,12 +386,45 @@ test("per-call timeout against a slow server; a WebSocket peer's default timeout
     await sleep(1000);
     const pendingAfterOneSecond = peer.pending;
     peer.destroy();
-    return { slow, elapsed, pendingAfterOneSecond, never: await never };
+    return { slow, elapsed, pendingAfterOneSecond, never: await never, defaultTimeout };
   }, urlOf(shared, "t6"));
+  assert.equal(result.defaultTimeout, 60_000, "60 s, as jrpc-oo's remote timeout");
   assert.equal(result.slow.code, lib.ErrorCode.REQUEST_TIMEOUT);
   assert.ok(result.elapsed >= 190 && result.elapsed < 900, `timed out after ${result.elapsed} ms`);
   assert.equal(result.pendingAfterOneSecond, 1, "the call without a timeout was still pending after 1 s");
   assert.equal(result.never.code, lib.ErrorCode.DESTROYED);
+  assert.deepEqual(pageErrors.slice(mark), [], "nothing threw in the page");
+});
+
+test("destroy() stops reconnecting: no attempt after it, and calls made then are refused", { timeout: 20_000 }, async () => {
+  const mark = pageErrors.length;
+  // A port nothing listens on: every attempt fails.
+  const closed = await listen();
+  const port = closed.address().port;
+  await shut(closed);
+  const result = await page.evaluate(async (url) => {
+    const transport = lib.webSocketTransport(url, { reconnect: { initialDelay: 30, maxDelay: 60, jitter: 0 } });
+    const peer = new lib.Peer(transport, { timeout: 5000 });
+    const attempts = [];
+    peer.on("reconnecting", ({ attempt }) => attempts.push(attempt));
+    const waiting = settle(peer.request("anything"));
+    while (attempts.length < 3) await sleep(10);
+    peer.destroy();
+    const atDestroy = attempts.length;
+    await sleep(400);
+    return {
+      atDestroy,
+      after: attempts.length,
+      waiting: await waiting,
+      later: await settle(peer.request("anything")),
+      connected: transport.connected,
+    };
+  }, `ws://127.0.0.1:${port}/`);
+  assert.ok(result.atDestroy >= 3);
+  assert.equal(result.after, result.atDestroy, "no attempt after destroy()");
+  assert.equal(result.waiting.code, lib.ErrorCode.DESTROYED, "the call waiting for a connection was rejected");
+  assert.equal(result.later.code, lib.ErrorCode.DESTROYED);
+  assert.equal(result.connected, false);
   assert.deepEqual(pageErrors.slice(mark), [], "nothing threw in the page");
 });
 
