@@ -1,7 +1,11 @@
 // Launches Debian's Chromium headless through playwright-core, with the flags
 // this kind of machine needs (root, no GPU, closed network); playwright gives
 // each launch a fresh profile.
+import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { startServer } from "../../scripts/serve.mjs";
+
+const root = new URL("../..", import.meta.url).pathname;
 
 /** `extraArgs`: more Chromium flags (e.g. `--js-flags=--expose-gc`). */
 export async function launchChromium({ args: extraArgs = [] } = {}) {
@@ -21,4 +25,30 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
       ...extraArgs,
     ],
   });
+}
+
+/**
+ * A blank page in a fresh headless Chromium with a build of the package
+ * loaded as `window.lib` (`pkg-full/`, every feature but framing, by
+ * default), served by a static server of its own. Page errors go to
+ * `pageErrors` when given, from the first load on. `close()` ends both.
+ */
+export async function openLibPage({ build = "pkg-full", pageErrors } = {}) {
+  const server = await startServer({ mounts: [["/pkg/", join(root, build)], ["/", join(root, "tests/js/pages")]] });
+  const browser = await launchChromium();
+  const page = await browser.newPage();
+  if (pageErrors) page.on("pageerror", (error) => pageErrors.push(String(error)));
+  await page.goto(`${server.url}blank.html`);
+  await page.evaluate(async () => {
+    const lib = await import("/pkg/wiggum_rpc.js");
+    await lib.default();
+    window.lib = lib;
+  });
+  return {
+    page,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
 }

@@ -7,15 +7,11 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { createServer as createNetServer } from "node:net";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startServer } from "../../scripts/serve.mjs";
-import { launchChromium } from "./browser.mjs";
+import { openLibPage } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
 const { JRPCServer } = require("@flatmax/jrpc-oo/JRPCServer.js");
-
-const root = new URL("../..", import.meta.url).pathname;
 
 // jrpc-oo exposes every prototype method as "Repo.<name>" and spreads the
 // request's `args` into it.
@@ -135,22 +131,16 @@ async function eventually(check, what, ms = 5000) {
 let port;
 let repo;
 let jrpc;
-let server;
-let browser;
+let opened;
 let page;
 
 before(async () => {
   port = await freePort();
   repo = new Repo();
   jrpc = await startJrpcServer(port, [["Repo", repo]]);
-  server = await startServer({ mounts: [["/pkg/", join(root, "pkg-full")], ["/", join(root, "tests/js/pages")]] });
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.goto(`${server.url}blank.html`);
-  await page.evaluate(async (url) => {
-    const lib = await import("/pkg/wiggum_rpc.js");
-    await lib.default();
-    window.lib = lib;
+  opened = await openLibPage();
+  page = opened.page;
+  await page.evaluate((url) => {
     class BrowserUi {
       greet(name, punctuation) {
         return `hello ${name}${punctuation}`;
@@ -183,8 +173,7 @@ before(async () => {
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await opened?.close();
   if (jrpc) await stopJrpcServer(jrpc);
 });
 

@@ -8,15 +8,13 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
-import { startServer } from "../../scripts/serve.mjs";
-import { launchChromium } from "./browser.mjs";
+import { openLibPage } from "./browser.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const python = join(root, "target/pyenv/bin/python");
 
 let child;
-let server;
-let browser;
+let opened;
 let page;
 
 // Port 0 lets the server pick a free port; it prints it once it accepts
@@ -41,14 +39,9 @@ async function startPythonServer() {
 before(async () => {
   const started = await startPythonServer();
   child = started.spawned;
-  server = await startServer({ mounts: [["/pkg/", join(root, "pkg-full")], ["/", join(root, "tests/js/pages")]] });
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.goto(`${server.url}blank.html`);
-  await page.evaluate(async (url) => {
-    const lib = await import("/pkg/wiggum_rpc.js");
-    await lib.default();
-    window.lib = lib;
+  opened = await openLibPage();
+  page = opened.page;
+  await page.evaluate((url) => {
     window.peer = new lib.Peer(lib.webSocketTransport(url));
     window.ticks = [];
     window.peer.onNotify("tick", (params) => window.ticks.push(params));
@@ -60,8 +53,7 @@ before(async () => {
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await opened?.close();
   if (child && child.exitCode === null && child.signalCode === null) {
     const exited = once(child, "exit");
     child.kill("SIGTERM");

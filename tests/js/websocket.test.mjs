@@ -9,19 +9,15 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { WebSocket, WebSocketServer } from "ws";
-import { startServer } from "../../scripts/serve.mjs";
-import { launchChromium } from "./browser.mjs";
+import { openLibPage } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
 const lib = require("../../pkg-node/wiggum_rpc.js");
-const root = new URL("../..", import.meta.url).pathname;
 
 const servers = new Set();
-let http;
-let browser;
+let opened;
 let page;
 let shared;
 const pageErrors = [];
@@ -129,15 +125,9 @@ before(async () => {
     // Its pending calls and timers go with the connection, so the process can exit.
     socket.on("close", () => peer.destroy());
   });
-  http = await startServer({ mounts: [["/pkg/", join(root, "pkg-full")], ["/", join(root, "tests/js/pages")]] });
-  browser = await launchChromium();
-  page = await browser.newPage();
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
-  await page.goto(`${http.url}blank.html`);
-  await page.evaluate(async () => {
-    const lib = await import("/pkg/wiggum_rpc.js");
-    await lib.default();
-    window.lib = lib;
+  opened = await openLibPage({ pageErrors });
+  page = opened.page;
+  await page.evaluate(() => {
     // RPCErrors do not survive page.evaluate: reduce outcomes to plain data.
     window.settle = (promise) => promise.then(
       (value) => ({ ok: true, value }),
@@ -148,9 +138,8 @@ before(async () => {
 });
 
 after(async () => {
-  await browser?.close();
+  await opened?.close();
   for (const wss of [...servers]) await shut(wss);
-  await http?.close();
 });
 
 test("browser → server: positional and named params, a notification, remote(), errors", { timeout: 20_000 }, async () => {
