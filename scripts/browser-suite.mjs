@@ -86,6 +86,7 @@ if (browser === "chromium") {
 const args = ["test", "--target", "wasm32-unknown-unknown", "--lib", "--all-features"];
 if (filter.length) args.push("--", ...filter);
 const cargo = spawn("cargo", args, { cwd: root, env, stdio: "inherit" });
-const [code, signal] = await once(cargo, "exit");
+const [code] = await once(cargo, "exit");
 proxy.close();
-process.exit(code ?? (signal ? 1 : 0));
+// A cargo killed by a signal has no exit code: a failure.
+process.exit(code ?? 1);

@@ -99,8 +99,6 @@ struct State {
     flush_scheduled: bool,
     /// The calls whose handlers take a context (`{ signal, emit }`).
     contexts: Vec<HandlerContext>,
-    /// jrpc-oo conventions: `{"args": [...]}` params, `system.listComponents`.
-    jrpc_oo: bool,
     /// This side's method list changed (or the connection opened): tell a
     /// jrpc-oo peer with the next flush.
     announce_components: bool,
@@ -120,6 +118,9 @@ struct HandlerContext {
 
 struct Endpoint {
     transport: Transport,
+    /// jrpc-oo conventions (fixed at construction, so read without a borrow
+    /// on the message path): `{"args": [...]}` params, `system.listComponents`.
+    jrpc_oo: bool,
     state: RefCell<State>,
     // Callbacks handed to JS. Each is owned by its JS function (freed when
     // that is collected) and holds only a weak reference back, so a late call
@@ -252,6 +253,7 @@ impl Endpoint {
             let on_emit = JsValue::UNDEFINED;
             Endpoint {
                 transport: transport.unchecked_into(),
+                jrpc_oo,
                 state: RefCell::new(State {
                     dispatcher,
                     pending: PendingTable::new(),
@@ -263,7 +265,6 @@ impl Endpoint {
                     queue: Vec::new(),
                     flush_scheduled: false,
                     contexts: Vec::new(),
-                    jrpc_oo,
                     announce_components: false,
                     introspection: None,
                     destroyed: false,
@@ -844,7 +845,7 @@ impl Endpoint {
         if !listen("close", |endpoint| endpoint.connection_closed()) {
             return;
         }
-        if self.state().is_some_and(|s| s.jrpc_oo) {
+        if self.jrpc_oo {
             listen("open", |endpoint| endpoint.components_changed());
         }
     }
@@ -867,18 +868,18 @@ impl Endpoint {
     fn incoming_params(&self, params: Option<JsValue>) -> JsValue {
         let params = params.unwrap_or(JsValue::UNDEFINED);
         #[cfg(feature = "websocket")]
-        if self.state().is_some_and(|s| s.jrpc_oo) {
+        if self.jrpc_oo {
             return super::websocket_glue::args_of(&params);
         }
         params
     }
 
+    #[cfg_attr(not(feature = "websocket"), allow(unused_variables))]
     fn outgoing_params(&self, method: &JsValue, params: JsValue) -> JsValue {
         #[cfg(feature = "websocket")]
-        if self.state().is_some_and(|s| s.jrpc_oo) {
+        if self.jrpc_oo {
             return super::websocket_glue::args_params(method, &params);
         }
-        let _ = method;
         params
     }
 
@@ -904,10 +905,10 @@ impl Endpoint {
 
     /// Tells a jrpc-oo peer this side's methods, once per turn at most.
     fn components_changed(&self) {
+        if !self.jrpc_oo {
+            return;
+        }
         if let Some(mut state) = self.state() {
-            if !state.jrpc_oo {
-                return;
-            }
             state.announce_components = true;
         }
         self.schedule_flush();

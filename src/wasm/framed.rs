@@ -3,9 +3,9 @@
 //! of Node streams, such as a child process's stdout and stdin.
 
 use crate::prelude::*;
-use alloc::string::ToString;
 
 use alloc::rc::{Rc, Weak};
+use alloc::string::ToString;
 use core::cell::RefCell;
 
 use js_sys::{Array, Function, Object, Uint8Array};

@@ -172,6 +172,29 @@ test("browser → server: positional and named params, a notification, remote(),
   assert.deepEqual(pageErrors.slice(mark), [], "nothing threw in the page");
 });
 
+test("a browser WebSocket the app made is wrapped, and redialled at its own URL", { timeout: 20_000 }, async () => {
+  const mark = pageErrors.length;
+  await page.evaluate((url) => {
+    const socket = new WebSocket(url);
+    const peer = new lib.Peer(lib.webSocketTransport(socket, { reconnect: { initialDelay: 50, jitter: 0 } }), { timeout: 5000 });
+    const t10 = (window.t10 = { peer, reconnected: 0 });
+    peer.on("reconnected", () => t10.reconnected++);
+  }, urlOf(shared, "t10"));
+  try {
+    assert.equal(await page.evaluate(() => window.t10.peer.request("t1.add", [1, 2])), 3);
+    const first = await connection("t10");
+    connections.delete("t10");
+    first.socket.terminate();
+    await waitFor(() => page.evaluate(() => window.t10.reconnected === 1), 5000, "the reconnection");
+    const second = await connection("t10");
+    assert.notEqual(second.socket, first.socket, "a new connection, to the same URL (same ?name=)");
+    assert.equal(await page.evaluate(() => window.t10.peer.request("t1.add", [20, 22])), 42);
+  } finally {
+    await page.evaluate(() => window.t10?.peer.destroy());
+  }
+  assert.deepEqual(pageErrors.slice(mark), [], "nothing threw in the page");
+});
+
 test("server → browser: calls to browser methods and notifications", { timeout: 20_000 }, async () => {
   const mark = pageErrors.length;
   await page.evaluate((url) => {
