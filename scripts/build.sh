@@ -23,6 +23,11 @@ export RUSTFLAGS="${RUSTFLAGS:-} --cfg wiggum_no_std"
 # wasm-pack warns that it "failed to get wasm-pack version": an update check
 # that cannot reach its server; harmless.
 wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"
+# Short names between the module and its glue (see the script), then the JS
+# minified.
+if [ "$target" != nodejs ]; then
+  node scripts/shorten-names.mjs "$out" "$target"
+fi
 # The package ships its JS minified: whitespace and syntax only, names kept,
 # so stack traces still read. (The commented sources are src/wasm/*.js; the
 # .d.ts files carry the types.)

@@ -1,0 +1,182 @@
+// Shortens the names a wasm-bindgen package's module and JS glue know each
+// other by, after `wasm-pack build` and before minification: each import the
+// module takes from its own glue (`__wbg_addEventListener_ba3aa1fef97672f1`)
+// and each export (`jsonrpcclient_request`) gets a name of a few characters,
+// in the `.wasm` and in the glue alike. The hashed names are most of the
+// import section and gzip cannot fold them; this is worth about 2 KB gzip.
+// The `producers` and `target_features` custom sections (build metadata no
+// runtime reads) are dropped too.
+//
+//   node scripts/shorten-names.mjs <package dir> <web|bundler>
+//
+// Every rewrite is checked: an old name must occur exactly where wasm-bindgen
+// puts it, and after the rewrite the glue may reference no export the module
+// does not have. Anything unexpected stops the build.
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+
+const [dir, target] = process.argv.slice(2);
+if (!dir || !["web", "bundler"].includes(target)) {
+  console.error("usage: node scripts/shorten-names.mjs <package dir> <web|bundler>");
+  process.exit(2);
+}
+const GLUE_MODULE = "./wiggum_rpc_bg.js";
+const DROPPED_SECTIONS = new Set(["producers", "target_features"]);
+const wasmPath = join(dir, "wiggum_rpc_bg.wasm");
+const jsPaths = [join(dir, "wiggum_rpc.js"), join(dir, "wiggum_rpc_bg.js")].filter(existsSync);
+const dtsPath = join(dir, "wiggum_rpc_bg.wasm.d.ts");
+
+function fail(message) {
+  console.error(`shorten-names: ${message}`);
+  process.exit(1);
+}
+
+// ---- the module ------------------------------------------------------------
+
+const bytes = readFileSync(wasmPath);
+let at = 8;
+const uleb = () => {
+  let value = 0;
+  let shift = 0;
+  let byte;
+  do {
+    byte = bytes[at++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return value;
+};
+const name = () => {
+  const length = uleb();
+  const text = bytes.subarray(at, at + length).toString("utf8");
+  at += length;
+  return text;
+};
+const encodeUleb = (value) => {
+  const out = [];
+  do {
+    let byte = value % 128;
+    value = Math.floor(value / 128);
+    if (value > 0) byte |= 0x80;
+    out.push(byte);
+  } while (value > 0);
+  return Buffer.from(out);
+};
+const encodeName = (text) => {
+  const utf8 = Buffer.from(text, "utf8");
+  return Buffer.concat([encodeUleb(utf8.length), utf8]);
+};
+const limits = () => {
+  const flags = bytes[at++];
+  uleb();
+  if (flags & 1) uleb();
+};
+
+// Short names, letters only (bijective base 52): `$`-prefixed for imports
+// (in the bundler glue they become function names, and `$` keeps them clear
+// of the glue's own identifiers), bare for exports (only ever property
+// names); never a reserved word.
+const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const RESERVED = new Set(["do", "if", "in", "for", "let", "new", "try", "var"]);
+function* shortNames(prefix) {
+  for (let n = 1; ; n++) {
+    let text = "";
+    for (let rest = n; rest > 0; rest = Math.floor((rest - 1) / 52)) text = LETTERS[(rest - 1) % 52] + text;
+    if (!RESERVED.has(text)) yield prefix + text;
+  }
+}
+
+const imports = new Map(); // old name → new name, imports from the glue module
+const exports = new Map(); // old name → new name
+const importNames = shortNames("$");
+const exportNames = shortNames("");
+const sections = [bytes.subarray(0, 8)];
+while (at < bytes.length) {
+  const id = bytes[at++];
+  const size = uleb();
+  const start = at;
+  const end = start + size;
+  const whole = () => Buffer.concat([Buffer.from([id]), encodeUleb(size), bytes.subarray(start, end)]);
+  if (id === 0) {
+    if (!DROPPED_SECTIONS.has(name())) sections.push(whole());
+  } else if (id === 2) {
+    const count = uleb();
+    const parts = [encodeUleb(count)];
+    for (let i = 0; i < count; i++) {
+      const module = name();
+      const field = name();
+      const descStart = at;
+      const kind = bytes[at++];
+      if (kind === 0) uleb();
+      else if (kind === 1) (at++, limits());
+      else if (kind === 2) limits();
+      else if (kind === 3) at += 2;
+      else if (kind === 4) (at++, uleb());
+      else fail(`import ${module}.${field}: unknown kind ${kind}`);
+      let renamed = field;
+      if (module === GLUE_MODULE) {
+        if (!imports.has(field)) imports.set(field, importNames.next().value);
+        renamed = imports.get(field);
+      }
+      parts.push(encodeName(module), encodeName(renamed), bytes.subarray(descStart, at));
+    }
+    const body = Buffer.concat(parts);
+    sections.push(Buffer.concat([Buffer.from([id]), encodeUleb(body.length), body]));
+  } else if (id === 7) {
+    const count = uleb();
+    const parts = [encodeUleb(count)];
+    for (let i = 0; i < count; i++) {
+      const field = name();
+      const descStart = at;
+      at++;
+      uleb();
+      exports.set(field, exportNames.next().value);
+      parts.push(encodeName(exports.get(field)), bytes.subarray(descStart, at));
+    }
+    const body = Buffer.concat(parts);
+    sections.push(Buffer.concat([Buffer.from([id]), encodeUleb(body.length), body]));
+  } else {
+    sections.push(whole());
+  }
+  if ((id === 2 || id === 7) && at !== end) fail(`section ${id} read ${at - start} bytes of ${size}`);
+  at = end;
+}
+
+// ---- the glue ----------------------------------------------------------------
+
+const escape = (text) => text.replace(/[$]/g, "\\$");
+const sources = new Map(jsPaths.map((path) => [path, readFileSync(path, "utf8")]));
+for (const fresh of [...imports.values()]) {
+  for (const [path, text] of sources) {
+    if (new RegExp(`${escape(fresh)}\\b`).test(text)) fail(`${fresh} already occurs in ${path}`);
+  }
+}
+// An import is defined once: a key of the imports object (web) or an
+// exported function of the glue module (bundler).
+for (const [old, fresh] of imports) {
+  const pattern = new RegExp(`\\b${old}\\b`, "g");
+  const found = [...sources].map(([path, text]) => [path, (text.match(pattern) ?? []).length]);
+  const total = found.reduce((sum, [, n]) => sum + n, 0);
+  if (total !== 1) fail(`import ${old} occurs ${total} times in the glue, expected once`);
+  for (const [path, n] of found) if (n) sources.set(path, sources.get(path).replace(pattern, fresh));
+}
+// Exports are read as `wasm.<name>`.
+for (const [path, text] of sources) {
+  const rewritten = text.replace(/\bwasm\.([A-Za-z_$][\w$]*)/g, (whole, old) => {
+    const fresh = exports.get(old);
+    if (fresh === undefined) fail(`${path} reads wasm.${old}, which the module does not export`);
+    return `wasm.${fresh}`;
+  });
+  sources.set(path, rewritten);
+}
+for (const [path, text] of sources) writeFileSync(path, text);
+if (existsSync(dtsPath)) {
+  const dts = readFileSync(dtsPath, "utf8").replace(/^export const ([\w$]+):/gm, (whole, old) => {
+    const fresh = exports.get(old);
+    if (fresh === undefined) fail(`${dtsPath} declares ${old}, which the module does not export`);
+    return `export const ${fresh}:`;
+  });
+  writeFileSync(dtsPath, dts);
+}
+writeFileSync(wasmPath, Buffer.concat(sections));
+console.log(`shorten-names: ${dir}: ${imports.size} imports, ${exports.size} exports renamed`);
