@@ -24,7 +24,6 @@ const GLUE_MODULE = "./wiggum_rpc_bg.js";
 const DROPPED_SECTIONS = new Set(["producers", "target_features"]);
 const wasmPath = join(dir, "wiggum_rpc_bg.wasm");
 const jsPaths = [join(dir, "wiggum_rpc.js"), join(dir, "wiggum_rpc_bg.js")].filter(existsSync);
-const dtsPath = join(dir, "wiggum_rpc_bg.wasm.d.ts");
 
 function fail(message) {
   console.error(`shorten-names: ${message}`);
@@ -130,7 +129,9 @@ while (at < bytes.length) {
       const descStart = at;
       at++;
       uleb();
-      exports.set(field, exportNames.next().value);
+      // `memory` keeps its name: `init()` returns the exports, and a page
+      // may read `(await init()).memory`.
+      exports.set(field, field === "memory" ? field : exportNames.next().value);
       parts.push(encodeName(exports.get(field)), bytes.subarray(descStart, at));
     }
     const body = Buffer.concat(parts);
@@ -170,13 +171,25 @@ for (const [path, text] of sources) {
   sources.set(path, rewritten);
 }
 for (const [path, text] of sources) writeFileSync(path, text);
-if (existsSync(dtsPath)) {
-  const dts = readFileSync(dtsPath, "utf8").replace(/^export const ([\w$]+):/gm, (whole, old) => {
+// The exports' types: every line of the module's own .d.ts, and the
+// `InitOutput` interface of the glue's.
+const renameDeclared = (path, text) =>
+  text.replace(/^(export const |    readonly )([\w$]+):/gm, (whole, lead, old) => {
     const fresh = exports.get(old);
-    if (fresh === undefined) fail(`${dtsPath} declares ${old}, which the module does not export`);
-    return `export const ${fresh}:`;
+    if (fresh === undefined) fail(`${path} declares ${old}, which the module does not export`);
+    return `${lead}${fresh}:`;
   });
-  writeFileSync(dtsPath, dts);
+const dtsPath = join(dir, "wiggum_rpc_bg.wasm.d.ts");
+if (existsSync(dtsPath)) writeFileSync(dtsPath, renameDeclared(dtsPath, readFileSync(dtsPath, "utf8")));
+const typesPath = join(dir, "wiggum_rpc.d.ts");
+if (existsSync(typesPath)) {
+  const types = readFileSync(typesPath, "utf8");
+  const interfaceStart = types.indexOf("export interface InitOutput {");
+  if (interfaceStart >= 0) {
+    const interfaceEnd = types.indexOf("\n}", interfaceStart);
+    const block = types.slice(interfaceStart, interfaceEnd);
+    writeFileSync(typesPath, types.slice(0, interfaceStart) + renameDeclared(typesPath, block) + types.slice(interfaceEnd));
+  }
 }
 writeFileSync(wasmPath, Buffer.concat(sections));
 console.log(`shorten-names: ${dir}: ${imports.size} imports, ${exports.size} exports renamed`);

@@ -4,7 +4,7 @@
 //! - `wasm` (wasm32 only): the JS API over the core, built with wasm-bindgen.
 //!
 //! The package's wasm build (`scripts/build.sh` sets `--cfg wiggum_no_std`)
-//! is `no_std` with `alloc`, talc its allocator, and a panic there traps:
+//! is `no_std` with `alloc`, [`heap`] its allocator, and a panic there traps:
 //! std's panic and formatting machinery, which any bounds check could reach,
 //! would otherwise be a sizeable share of the module. (Nothing here is meant
 //! to panic: a panic in wasm takes every peer in the page down.) Without the
@@ -16,12 +16,14 @@
 extern crate alloc;
 
 pub mod core;
+#[cfg(any(test, target_arch = "wasm32"))]
+pub mod heap;
 mod prelude;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-#[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test), not(feature = "talc")))]
-compile_error!("the no_std build needs an allocator: enable the `talc` feature");
+#[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test), not(feature = "allocator")))]
+compile_error!("the no_std build needs an allocator: enable the `allocator` feature");
 
 #[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test)))]
 #[panic_handler]

@@ -26,10 +26,10 @@ pub use transport::{port_transport, self_transport, window_transport, worker_tra
 #[cfg(feature = "websocket")]
 pub use websocket::{web_socket_transport, WebSocketTransportState};
 
-/// talc instead of std's dlmalloc (see the `talc` feature).
-#[cfg(feature = "talc")]
+/// The crate's own allocator instead of std's dlmalloc (see the `allocator` feature).
+#[cfg(feature = "allocator")]
 #[global_allocator]
-static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };
+static ALLOCATOR: crate::heap::Wasm = crate::heap::Wasm::new();
 
 #[wasm_bindgen(module = "/src/wasm/glue.js")]
 extern "C" {
