@@ -23,19 +23,9 @@ export RUSTFLAGS="${RUSTFLAGS:-} --cfg wiggum_no_std"
 # wasm-pack warns that it "failed to get wasm-pack version": an update check
 # that cannot reach its server; harmless.
 wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"
-# Short names between the module and its glue (see the script), then the JS
-# minified.
+# Short names between the module and its glue, and the JS minified with
+# source maps (see the script). The commented sources are src/wasm/*.js; the
+# .d.ts files carry the types.
 if [ "$target" != nodejs ]; then
-  node scripts/shorten-names.mjs "$out" "$target"
-fi
-# The package ships its JS minified: whitespace and syntax only, names kept,
-# so stack traces still read. (The commented sources are src/wasm/*.js; the
-# .d.ts files carry the types.)
-if [ "$target" != nodejs ]; then
-  find "$out" -name '*.js' -print0 | while IFS= read -r -d '' file; do
-    # (wasm-bindgen names the snippet module once per import: duplicate keys, all the same module.)
-    esbuild "$file" --minify-whitespace --minify-syntax --format=esm --log-level=warning \
-      --log-override:duplicate-object-key=silent \
-      --outfile="$file" --allow-overwrite
-  done
+  node scripts/slim-package.mjs "$out" "$target"
 fi

@@ -128,62 +128,6 @@ export function settleCall(call, ok, value) {
   else call.reject(value);
 }
 
-// The `message` listener of a postMessage transport: drops other windows, other
-// origins and non-JSON-RPC traffic without waking wasm; once `direct`, hands messages
-// to `handlers` itself; else to wasm's `deliver(data, ready)` (1: a hello, 2: an ack).
-export function messageRoute(source, origin, deliver) {
-  const route = { handlers: [], direct: false, open: false };
-  route.listener = (event) => {
-    if (source !== undefined && event.source !== source) return;
-    if (origin !== undefined && event.origin !== origin) return;
-    const data = event.data;
-    let ready = 0;
-    if (Array.isArray(data)) {
-      // A batch: ours.
-    } else if (data !== null && typeof data === "object" && data.jsonrpc === "2.0") {
-      if (data.method === "$/ready" && data.id === undefined) ready = data.params?.ack === true ? 2 : 1;
-    } else {
-      return;
-    }
-    if (ready === 0 && route.direct) {
-      for (const handler of route.handlers) handler(data);
-    } else {
-      deliver(data, ready);
-    }
-  };
-  return route;
-}
-
-// Posts to the other side of a postMessage transport (a window with its target origin).
-export function poster(target, targetOrigin) {
-  return targetOrigin === undefined
-    ? (message, transfer) => target.postMessage(message, transfer)
-    : (message, transfer) => target.postMessage(message, targetOrigin, transfer);
-}
-
-// The transport object handed to users and endpoints: once `route.open`, sending
-// is a plain postMessage; until then the wasm side queues.
-export function transportObject(route, state, post) {
-  return {
-    send(message, transfer) {
-      if (route.open) post(message, transfer);
-      else state.send(message, transfer);
-    },
-    onMessage(handler) {
-      state.onMessage(handler);
-    },
-    offMessage(handler) {
-      state.offMessage(handler);
-    },
-    destroy() {
-      state.destroy();
-    },
-    get queued() {
-      return state.queued;
-    },
-  };
-}
-
 // A handler that declares a second parameter gets `{ signal }`: its controller.
 export function callController(handler) {
   return handler.length >= 2 ? new AbortController() : undefined;

@@ -1,11 +1,12 @@
 //! The WebAssembly layer: the JS API (`JSONRPCClient`, `JSONRPCServer`,
-//! `Peer`, transports) over the protocol core. Thin by design: it reads
-//! envelopes, calls handlers, and owns every JS resource it creates.
+//! `Peer`, the WebSocket and stream transports) over the protocol core. Thin
+//! by design: it reads envelopes, calls handlers, and owns every JS resource
+//! it creates. The postMessage transports hold no protocol logic and are
+//! plain JS (`transport.js`).
 
 mod endpoint;
 #[cfg(feature = "framing")]
 mod framed;
-mod transport;
 mod types;
 #[cfg(feature = "websocket")]
 mod websocket;
@@ -22,7 +23,6 @@ use wasm_bindgen::prelude::*;
 use crate::core::{ErrorObject, Kind, Value};
 
 pub use endpoint::{JSONRPCClient, JSONRPCServer, Peer};
-pub use transport::{port_transport, self_transport, window_transport, worker_transport, PostMessageTransportState};
 #[cfg(feature = "websocket")]
 pub use websocket::{web_socket_transport, WebSocketTransportState};
 
@@ -85,11 +85,20 @@ extern "C" {
     fn deferred() -> JsValue;
     #[wasm_bindgen(js_name = settleCall)]
     fn settle_call(call: &JsValue, ok: bool, value: &JsValue);
-    fn poster(target: &JsValue, target_origin: &JsValue) -> Function;
-    #[wasm_bindgen(js_name = transportObject)]
-    fn transport_object(route: &JsValue, state: JsValue, post: &Function) -> JsValue;
-    #[wasm_bindgen(js_name = messageRoute)]
-    fn message_route(source: &JsValue, origin: &JsValue, deliver: &Function) -> JsValue;
+}
+
+// The postMessage transports are plain JS (transport.js says why), exported
+// as they are; their types are in `types.rs`.
+#[wasm_bindgen(module = "/src/wasm/transport.js")]
+extern "C" {
+    #[wasm_bindgen(reexport, skip_typescript, js_name = windowTransport)]
+    fn export_window_transport();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = portTransport)]
+    fn export_port_transport();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = workerTransport)]
+    fn export_worker_transport();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = selfTransport)]
+    fn export_self_transport();
 }
 
 #[cfg(feature = "remote")]
@@ -176,17 +185,12 @@ mod keys {
         TIMEOUT = "timeout",
         SIGNAL = "signal",
         TRANSFER = "transfer",
-        HANDSHAKE = "handshake",
         TEXT = "text",
         PROMISE = "promise",
-        HANDLERS = "handlers",
-        DIRECT = "direct",
-        OPEN = "open",
         INTROSPECTION = "introspection",
         LIST = "list",
         DESCRIBE = "describe",
         RECORD = "record",
-        LISTENER = "listener",
         BATCH = "batch",
         BATCHES = "batches",
         CHUNK = "chunk",

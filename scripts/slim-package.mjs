@@ -1,23 +1,30 @@
-// Shortens the names a wasm-bindgen package's module and JS glue know each
-// other by, after `wasm-pack build` and before minification: each import the
-// module takes from its own glue (`__wbg_addEventListener_ba3aa1fef97672f1`)
-// and each export (`jsonrpcclient_request`) gets a name of a few characters,
-// in the `.wasm` and in the glue alike. The hashed names are most of the
-// import section and gzip cannot fold them; this is worth about 2 KB gzip.
-// The `producers` and `target_features` custom sections (build metadata no
-// runtime reads) are dropped too.
+// What the package's size needs after `wasm-pack build` (web and bundler
+// targets; scripts/build.sh runs it):
 //
-//   node scripts/shorten-names.mjs <package dir> <web|bundler>
+// 1. Short names between the module and its JS glue: each import the module
+//    takes from its glue (`__wbg_addEventListener_ba3aa1fef97672f1`) and each
+//    export but `memory` (`jsonrpcclient_request`) gets a name of a few
+//    characters, in the `.wasm`, the glue and the `.d.ts` files alike. The
+//    hashed names were most of the import section, and gzip cannot fold
+//    them. The `producers` and `target_features` custom sections (build
+//    metadata no runtime reads) are dropped too.
+// 2. The JS minified, identifiers included, with a source map beside each
+//    file (in the package's `files`) so that devtools show the readable
+//    glue; the exported classes are named explicitly first, so `Peer.name`
+//    and the console still say `Peer`.
+//
+//   node scripts/slim-package.mjs <package dir> <web|bundler>
 //
 // Every rewrite is checked: an old name must occur exactly where wasm-bindgen
 // puts it, and after the rewrite the glue may reference no export the module
 // does not have. Anything unexpected stops the build.
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { buildSync } from "esbuild";
 
 const [dir, target] = process.argv.slice(2);
 if (!dir || !["web", "bundler"].includes(target)) {
-  console.error("usage: node scripts/shorten-names.mjs <package dir> <web|bundler>");
+  console.error("usage: node scripts/slim-package.mjs <package dir> <web|bundler>");
   process.exit(2);
 }
 const GLUE_MODULE = "./wiggum_rpc_bg.js";
@@ -26,7 +33,7 @@ const wasmPath = join(dir, "wiggum_rpc_bg.wasm");
 const jsPaths = [join(dir, "wiggum_rpc.js"), join(dir, "wiggum_rpc_bg.js")].filter(existsSync);
 
 function fail(message) {
-  console.error(`shorten-names: ${message}`);
+  console.error(`slim-package: ${message}`);
   process.exit(1);
 }
 
@@ -192,4 +199,42 @@ if (existsSync(typesPath)) {
   }
 }
 writeFileSync(wasmPath, Buffer.concat(sections));
-console.log(`shorten-names: ${dir}: ${imports.size} imports, ${exports.size} exports renamed`);
+
+// ---- minified JS -------------------------------------------------------------
+
+const jsFiles = [];
+const walk = (folder) => {
+  for (const entry of readdirSync(folder)) {
+    const path = join(folder, entry);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (path.endsWith(".js")) jsFiles.push(path);
+  }
+};
+walk(dir);
+for (const path of jsFiles) {
+  let text = readFileSync(path, "utf8");
+  const classes = [...text.matchAll(/^export class ([A-Za-z_$][\w$]*)/gm)].map((match) => match[1]);
+  if (classes.length) {
+    const pairs = classes.map((name) => `[${name}, "${name}"]`).join(", ");
+    text += `\nfor (const [c, name] of [${pairs}]) Object.defineProperty(c, "name", { value: name });\n`;
+    writeFileSync(path, text);
+  }
+  buildSync({
+    entryPoints: [path],
+    outfile: path,
+    allowOverwrite: true,
+    minify: true,
+    sourcemap: true,
+    format: "esm",
+    logLevel: "warning",
+    // wasm-bindgen names the snippet module once per import: duplicate keys, all the same module.
+    logOverride: { "duplicate-object-key": "silent" },
+  });
+}
+const manifestPath = join(dir, "package.json");
+const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+if (Array.isArray(manifest.files) && !manifest.files.includes("*.js.map")) {
+  manifest.files.push("*.js.map");
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+console.log(`slim-package: ${dir}: ${imports.size} imports and ${exports.size} exports renamed, ${jsFiles.length} JS files minified`);
