@@ -57,8 +57,13 @@ after(() => rmSync(app, { recursive: true, force: true }));
 
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
-  assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)),
-    ["package.json", "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc_bg.js", "wiggum_rpc_bg.wasm"]);
+  assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
+    "package.json", "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map",
+    "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
+  ]);
+  // The minified glue maps back to readable source, shipped beside it.
+  const map = JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.js.map"), "utf8"));
+  assert.ok(map.sourcesContent.some((source) => source.includes("export class JSONRPCClient")));
 });
 
 test("the types compile under strict tsc, and misuse does not", () => {
