@@ -8,7 +8,7 @@ use std::rc::Rc;
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    code, json as wire, Action, Backoff, Dispatcher, ErrorObject, Framing, Outgoing, PendingTable, Roles,
+    code, json as wire, Action, Backoff, Dispatcher, Due, ErrorObject, Framing, Outgoing, PendingTable, Roles,
 };
 
 type Outcome = Result<Json, ErrorObject<Json>>;
@@ -369,8 +369,8 @@ fn invalid_responses_fail_their_call() {
 #[test]
 fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     let mut table = PendingTable::new();
-    let a = table.insert("a", Some(100));
-    let b = table.insert("b", Some(50));
+    let a = table.insert("a", Some(Due::At(100)));
+    let b = table.insert("b", Some(Due::At(50)));
     let c = table.insert("c", None);
     assert_ne!(a, b);
     assert_eq!(table.next_deadline(), Some(50));
@@ -385,12 +385,32 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
 }
 
 #[test]
+fn a_deadline_after_the_next_reading_is_never_early() {
+    let mut table = PendingTable::new();
+    let lazy = table.insert("lazy", Some(Due::AfterNextReading(100)));
+    let fixed = table.insert("fixed", Some(Due::At(120)));
+    assert_eq!(table.next_deadline(), Some(120), "an unread call has no deadline yet");
+    // The reading at 30 (30.0 to 30.999 ms) gives the lazy call 131.
+    assert_eq!(table.expire(30), (vec![], Some(120)));
+    assert_eq!(table.expire(120), (vec![(fixed, "fixed")], Some(131)));
+    assert_eq!(table.expire(130), (vec![], Some(131)), "not before start + timeout");
+    assert_eq!(table.expire(131), (vec![(lazy, "lazy")], None));
+    // A call made after a reading waits for the next one.
+    let late = table.insert("late", Some(Due::AfterNextReading(5)));
+    assert_eq!(table.expire(1_000), (vec![], Some(1_006)));
+    assert_eq!(table.expire(u64::MAX), (vec![(late, "late")], None));
+    let huge = table.insert("huge", Some(Due::AfterNextReading(u64::MAX)));
+    assert_eq!(table.expire(7), (vec![], Some(u64::MAX)), "saturates");
+    assert_eq!(table.remove(huge), Some("huge"));
+}
+
+#[test]
 fn pending_table_under_load_on_a_fake_clock() {
     let mut table = PendingTable::new();
     let mut now = 0;
     let mut settled = 0;
     for round in 0..10_000u64 {
-        let id = table.insert(round, Some(now + 10));
+        let id = table.insert(round, Some(Due::At(now + 10)));
         if round % 3 == 0 {
             assert_eq!(table.remove(id), Some(round));
             settled += 1;

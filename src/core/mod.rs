@@ -24,5 +24,5 @@ pub use dispatch::{
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};
-pub use pending::{Deadline, PendingTable};
+pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};

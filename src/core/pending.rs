@@ -8,6 +8,20 @@ use super::table::Table;
 /// A point in time in milliseconds on the caller's own clock.
 pub type Deadline = u64;
 
+/// When a pending call times out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// At this point on the caller's clock.
+    At(Deadline),
+    /// This many milliseconds after the clock's next reading (the next
+    /// [`PendingTable::expire`]). That reading comes after the call started,
+    /// so the call never times out early, and late by at most the time
+    /// between readings, which the caller bounds (with a timer). It spares
+    /// the caller a clock reading per call, which in a browser costs more
+    /// than the rest of sending it.
+    AfterNextReading(u64),
+}
+
 /// Calls this side has sent and not yet seen settled, keyed by the numeric id
 /// it allocated. `W` is whatever the caller needs to settle a call later.
 ///
@@ -25,7 +39,7 @@ pub struct PendingTable<W> {
 
 struct Pending<W> {
     waiter: W,
-    deadline: Option<Deadline>,
+    due: Option<Due>,
 }
 
 const MAX_SAFE_ID: u64 = (1 << 53) - 1;
@@ -42,13 +56,13 @@ impl<W> PendingTable<W> {
     }
 
     /// Registers a call and returns the id to send it with.
-    pub fn insert(&mut self, waiter: W, deadline: Option<Deadline>) -> u64 {
+    pub fn insert(&mut self, waiter: W, due: Option<Due>) -> u64 {
         let mut id = self.next_id;
         while self.calls.contains_key(&id) {
             id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
         }
         self.next_id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
-        self.calls.insert(id, Pending { waiter, deadline });
+        self.calls.insert(id, Pending { waiter, due });
         id
     }
 
@@ -67,18 +81,29 @@ impl<W> PendingTable<W> {
         ((1.0..=MAX_SAFE_ID as f64).contains(&id) && id as u64 as f64 == id).then_some(id as u64)
     }
 
-    /// The earliest deadline still pending.
+    /// The earliest deadline still pending (calls still waiting for a
+    /// reading have none yet).
     pub fn next_deadline(&self) -> Option<Deadline> {
-        self.calls.values().filter_map(|call| call.deadline).min()
+        self.calls.values().filter_map(|call| if let Some(Due::At(at)) = call.due { Some(at) } else { None }).min()
     }
 
-    /// Removes and returns every call whose deadline is at or before `now`,
-    /// with the earliest deadline left, for re-arming the timer.
+    /// A reading of the clock, `now` (whole milliseconds, rounded down):
+    /// calls waiting for it get their deadline, then every call due at or
+    /// before `now` is removed and returned, with the earliest deadline left,
+    /// for re-arming the timer.
     pub fn expire(&mut self, now: Deadline) -> (Vec<(u64, W)>, Option<Deadline>) {
+        self.calls.retain(|_, call| {
+            if let Some(Due::AfterNextReading(timeout)) = call.due {
+                // The call started before this reading, which may have been
+                // up to 1 ms past `now`: hence the extra millisecond.
+                call.due = Some(Due::At(now.saturating_add(timeout).saturating_add(1)));
+            }
+            true
+        });
         let due: Vec<u64> = self
             .calls
             .iter()
-            .filter(|(_, call)| call.deadline.is_some_and(|at| at <= now))
+            .filter(|(_, call)| matches!(call.due, Some(Due::At(at)) if at <= now))
             .map(|(&id, _)| id)
             .collect();
         let expired = due.into_iter().filter_map(|id| Some((id, self.remove(id)?))).collect();

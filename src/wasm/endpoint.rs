@@ -18,12 +18,19 @@ use super::{
     rpc_error_from, set, set_timeout, settle_call, Transfer,
 };
 use crate::core::{
-    code, Action, BatchPolicy, BatchReplies, Deadline, Dispatcher, Envelope, ErrorObject, Framing, Kind, Outgoing,
+    code, Action, BatchPolicy, BatchReplies, Deadline, Dispatcher, Due, Envelope, ErrorObject, Framing, Kind, Outgoing,
     PendingTable, Response, Roles, Value, STREAM_END,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
 const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
+/// Timeouts this long or longer are not measured from a clock reading per
+/// call (`performance.now()` costs a browser more than the rest of sending
+/// a call) but from the next tick of a coarse clock: `Due::AfterNextReading`.
+/// They may end up to `CLOCK_TICK_MS` (and the timer's own lateness) late,
+/// never early; shorter ones read the clock.
+const COARSE_FROM_MS: f64 = 1_000.0;
+const CLOCK_TICK_MS: f64 = 100.0;
 /// The LSP's cancellation notification, sent when a caller aborts.
 const CANCEL_REQUEST: &str = "$/cancelRequest";
 
@@ -86,6 +93,8 @@ struct State {
     dispatcher: Dispatcher<JsValue, Function>,
     pending: PendingTable<Waiter>,
     timer: Option<(JsValue, Deadline)>,
+    /// The coarse clock's next tick, while calls wait for it.
+    tick: Option<JsValue>,
     default_timeout: f64,
     /// Whether to speak JSON text: the transport says so, or delivered text.
     text: bool,
@@ -127,6 +136,7 @@ struct Endpoint {
     // (a timer, a handler settling after destroy) finds nothing and does nothing.
     on_message: Function,
     on_timer: Function,
+    on_tick: Function,
     on_flush: Function,
     on_settled: Function,
     /// `emit(call, chunk)` of handler contexts (feature `streaming`), else undefined.
@@ -216,7 +226,15 @@ impl Endpoint {
                 let weak = weak.clone();
                 js_function(Closure::<dyn FnMut()>::new(move || {
                     if let Some(endpoint) = weak.upgrade() {
-                        endpoint.expire();
+                        endpoint.timer_fired();
+                    }
+                }))
+            };
+            let on_tick = {
+                let weak = weak.clone();
+                js_function(Closure::<dyn FnMut()>::new(move || {
+                    if let Some(endpoint) = weak.upgrade() {
+                        endpoint.clock_ticked();
                     }
                 }))
             };
@@ -258,6 +276,7 @@ impl Endpoint {
                     dispatcher,
                     pending: PendingTable::new(),
                     timer: None,
+                    tick: None,
                     default_timeout,
                     text,
                     batching,
@@ -271,6 +290,7 @@ impl Endpoint {
                 }),
                 on_message,
                 on_timer,
+                on_tick,
                 on_flush,
                 on_settled,
                 on_emit,
@@ -510,17 +530,22 @@ impl Endpoint {
         let promise: Promise = get(&call, &keys::PROMISE).unchecked_into();
         let params = self.outgoing_params(&method, params);
         let waiter = Waiter { call, method: method.clone(), abort: None, on_chunk: options.on_chunk };
-        let (id, deadline) = {
+        let (id, due) = {
             let Some(mut state) = self.state() else {
                 return Promise::reject(&rpc_error(code::INTERNAL_ERROR, "re-entrant call", &JsValue::UNDEFINED));
             };
             let timeout = options.timeout.unwrap_or(state.default_timeout);
-            let deadline = (timeout.is_finite() && timeout > 0.0).then(|| ceil_ms(performance_now() + timeout));
-            (state.pending.insert(waiter, deadline), deadline)
+            let due = (timeout.is_finite() && timeout > 0.0).then(|| match timeout < COARSE_FROM_MS {
+                true => Due::At(ceil_ms(performance_now() + timeout)),
+                false => Due::AfterNextReading(ceil_ms(timeout)),
+            });
+            (state.pending.insert(waiter, due), due)
         };
         self.send_call(request_message(&method, &params, id as f64), transfer, Some(id));
-        if let Some(deadline) = deadline {
-            self.arm_timer(deadline);
+        match due {
+            Some(Due::At(deadline)) => self.arm_timer(deadline),
+            Some(Due::AfterNextReading(_)) => self.arm_tick(),
+            None => {}
         }
         if let Some(signal) = options.signal {
             self.watch_abort(id, signal);
@@ -714,12 +739,36 @@ impl Endpoint {
         state.timer = Some((handle, deadline));
     }
 
+    /// Makes sure the coarse clock ticks soon: calls waiting for a reading
+    /// get their deadlines then.
+    fn arm_tick(&self) {
+        let Some(mut state) = self.state() else { return };
+        if state.tick.is_none() {
+            state.tick = Some(set_timeout(&self.on_tick, CLOCK_TICK_MS));
+        }
+    }
+
+    fn clock_ticked(&self) {
+        if let Some(mut state) = self.state() {
+            state.tick = None;
+        }
+        self.expire();
+    }
+
+    fn timer_fired(&self) {
+        if let Some(mut state) = self.state() {
+            state.timer = None;
+        }
+        self.expire();
+    }
+
+    /// Reads the clock: calls waiting for a reading get their deadlines,
+    /// those due fail, and the timer is armed for the next deadline.
     fn expire(&self) {
         let (expired, next) = {
             let Some(mut state) = self.state() else {
                 return;
             };
-            state.timer = None;
             state.pending.expire(performance_now() as Deadline)
         };
         if let Some(next) = next {
@@ -743,6 +792,9 @@ impl Endpoint {
             }
             state.destroyed = true;
             if let Some((handle, _)) = state.timer.take() {
+                clear_timeout(&handle);
+            }
+            if let Some(handle) = state.tick.take() {
                 clear_timeout(&handle);
             }
             state.dispatcher.clear();

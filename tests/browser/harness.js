@@ -435,6 +435,20 @@ const scenarios = {
       await sleep(250);
       eq(await client.request("add", [1, 1]), 2, "a late answer to a timed-out call breaks nothing");
       eq(await client.request("wait", [50], { timeout: 0 }), 50, "timeout 0 means none");
+      // Timeouts of a second or more run on the coarse clock: never early,
+      // at most a tick (100 ms) and timer lateness after. Two calls, one
+      // starting while the clock already ticks for the other.
+      const coarseStart = performance.now();
+      const first = rejects(client.request("never", [], { timeout: 1000 }), -32099, "coarse timeout");
+      await sleep(60);
+      const secondStart = performance.now();
+      const second = rejects(client.request("never", [], { timeout: 1000 }), -32099, "coarse timeout, later call");
+      await first;
+      const firstTook = performance.now() - coarseStart;
+      await second;
+      const secondTook = performance.now() - secondStart;
+      assert(firstTook >= 1000 && firstTook < 1800, `a 1 s timeout ended after ${firstTook} ms`);
+      assert(secondTook >= 1000 && secondTook < 1800, `a 1 s timeout made mid-tick ended after ${secondTook} ms`);
       eq(client.pending, 0, "timed-out calls leave the table");
     } finally {
       destroy();
