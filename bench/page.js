@@ -86,8 +86,13 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** Runs every workload for every variant `runs` times; returns medians in calls per second. */
-window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3 } = {}) {
+/**
+ * Runs every workload for every variant `runs` times; returns medians in
+ * calls per second. Within a run, each variant's calls are made in slices
+ * taken in turn with the other variants' (in a rotating order), so a slow
+ * second of a noisy machine costs every variant alike.
+ */
+window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3, slices = smoke ? 1 : 10, only } = {}) {
   await init();
   const scale = smoke ? 0.05 : 1;
   const measures = [
@@ -95,19 +100,25 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3 } = 
     ["64 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 64 }],
     ["1024 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 1024 }],
     ["1 MB payload", "payload", { calls: Math.ceil(300 * scale) }],
-  ];
+  ].filter(([label]) => only === undefined || label === only);
+  const names = Object.keys(variants);
   const samples = {};
   for (let run = 0; run < runs; run++) {
     for (const [label, workload, options] of measures) {
-      for (const [name, open] of Object.entries(variants)) {
-        const channel = open();
-        await workloads[workload](channel, { ...options, calls: Math.ceil(options.calls / 10) }); // warm-up
-        const started = performance.now();
-        const calls = await workloads[workload](channel, options);
-        const seconds = (performance.now() - started) / 1000;
-        channel.close();
-        ((samples[label] ??= {})[name] ??= []).push(calls / seconds);
+      const channels = names.map((name) => variants[name]());
+      const sliceCalls = Math.ceil(options.calls / slices);
+      for (const channel of channels) await workloads[workload](channel, { ...options, calls: sliceCalls }); // warm-up
+      const seconds = names.map(() => 0);
+      for (let slice = 0; slice < slices; slice++) {
+        for (let turn = 0; turn < names.length; turn++) {
+          const v = (turn + slice) % names.length;
+          const started = performance.now();
+          await workloads[workload](channels[v], { ...options, calls: sliceCalls });
+          seconds[v] += (performance.now() - started) / 1000;
+        }
       }
+      for (const channel of channels) channel.close();
+      names.forEach((name, v) => ((samples[label] ??= {})[name] ??= []).push((sliceCalls * slices) / seconds[v]));
     }
   }
   const results = {};
@@ -121,7 +132,7 @@ window.benchmarkReady = true;
 /** One variant, one workload, once: for bench/profile.mjs. */
 window.profileVariant = async function profileVariant(name, workload) {
   const channel = variants[name]();
-  const options = { calls: 30000, width: 1024 };
+  const options = { calls: workload === "payload" ? 600 : 30000, width: 1024 };
   const started = performance.now();
   const calls = await workloads[workload](channel, options);
   channel.close();

@@ -4,6 +4,7 @@
 //
 //   node bench/run.mjs            full run
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
+//   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
 import { build } from "esbuild";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +14,9 @@ import { startServer } from "../scripts/serve.mjs";
 import { launchChromium } from "../tests/js/browser.mjs";
 
 const smoke = process.argv.includes("--smoke");
+const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const only = option("only");
+const runsWanted = option("runs") === undefined ? undefined : Number(option("runs"));
 const root = new URL("..", import.meta.url).pathname;
 
 await build({
@@ -55,7 +59,7 @@ try {
   page.on("pageerror", (error) => errors.push(error));
   await page.goto(`${server.url}bench/`);
   await page.waitForFunction(() => window.benchmarkReady === true);
-  const { results, runs } = await page.evaluate((options) => window.runBenchmark(options), { smoke });
+  const { results, runs } = await page.evaluate((options) => window.runBenchmark(options), { smoke, only, runs: runsWanted });
   if (errors.length) throw errors[0];
 
   const variants = ["raw", "json-rpc-2.0", "comlink", "wiggum-rpc"];
