@@ -16,7 +16,7 @@ import { launchChromium } from "../tests/js/browser.mjs";
 const smoke = process.argv.includes("--smoke");
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const only = option("only");
-const runsWanted = option("runs") === undefined ? undefined : Number(option("runs"));
+const runsWanted = option("runs") && Number(option("runs"));
 const root = new URL("..", import.meta.url).pathname;
 
 await build({

@@ -27,5 +27,5 @@ wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"
 # source maps (see the script). The commented sources are src/wasm/*.js; the
 # .d.ts files carry the types.
 if [ "$target" != nodejs ]; then
-  node scripts/slim-package.mjs "$out" "$target"
+  node scripts/slim-package.mjs "$out"
 fi

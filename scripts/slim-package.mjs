@@ -13,7 +13,10 @@
 //    glue; the exported classes are named explicitly first, so `Peer.name`
 //    and the console still say `Peer`.
 //
-//   node scripts/slim-package.mjs <package dir> <web|bundler>
+//   node scripts/slim-package.mjs <package dir>
+//
+// The web and bundler targets' glue differ (an imports object, exported
+// functions); the rewrite goes by what it finds, so it serves both.
 //
 // Every rewrite is checked: an old name must occur exactly where wasm-bindgen
 // puts it, and after the rewrite the glue may reference no export the module
@@ -22,9 +25,9 @@ import { readFileSync, writeFileSync, existsSync, readdirSync, statSync } from "
 import { join } from "node:path";
 import { buildSync } from "esbuild";
 
-const [dir, target] = process.argv.slice(2);
-if (!dir || !["web", "bundler"].includes(target)) {
-  console.error("usage: node scripts/slim-package.mjs <package dir> <web|bundler>");
+const [dir] = process.argv.slice(2);
+if (!dir) {
+  console.error("usage: node scripts/slim-package.mjs <package dir>");
   process.exit(2);
 }
 const GLUE_MODULE = "./wiggum_rpc_bg.js";

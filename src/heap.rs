@@ -46,7 +46,7 @@ impl SizeClasses {
     }
 
     /// A block for `layout`, or null. `grow(bytes)` extends the memory by
-    /// at least `bytes` and returns the start of the new region.
+    /// at least `bytes` and returns the new region's start and end.
     ///
     /// # Safety
     /// Addresses from `grow` must be valid, writable and unused.
@@ -61,19 +61,24 @@ impl SizeClasses {
         }
         let size = 1usize << class;
         let align = size.min(MAX_ALIGN);
-        let mut start = (self.bump.get() + align - 1) & !(align - 1);
-        if self.end.get() < start || self.end.get() - start < size {
-            let Some((region, region_end)) = grow(size + align) else { return null_mut() };
-            // Growth is contiguous unless someone else grew the memory.
-            if region != self.end.get() {
-                self.bump.set(region);
+        // The next block's start in the bump region, if it fits there.
+        let carve = || {
+            let start = (self.bump.get() + align - 1) & !(align - 1);
+            (start + size <= self.end.get()).then_some(start)
+        };
+        let start = match carve() {
+            Some(start) => start,
+            None => {
+                let Some((region, region_end)) = grow(size + align) else { return null_mut() };
+                // Growth is contiguous unless someone else grew the memory.
+                if region != self.end.get() {
+                    self.bump.set(region);
+                }
+                self.end.set(region_end);
+                let Some(start) = carve() else { return null_mut() };
+                start
             }
-            self.end.set(region_end);
-            start = (self.bump.get() + align - 1) & !(align - 1);
-            if region_end < start || region_end - start < size {
-                return null_mut();
-            }
-        }
+        };
         self.bump.set(start + size);
         start as *mut u8
     }

@@ -92,14 +92,13 @@ impl<W> PendingTable<W> {
     /// before `now` is removed and returned, with the earliest deadline left,
     /// for re-arming the timer.
     pub fn expire(&mut self, now: Deadline) -> (Vec<(u64, W)>, Option<Deadline>) {
-        self.calls.retain(|_, call| {
+        for call in self.calls.values_mut() {
             if let Some(Due::AfterNextReading(timeout)) = call.due {
                 // The call started before this reading, which may have been
                 // up to 1 ms past `now`: hence the extra millisecond.
                 call.due = Some(Due::At(now.saturating_add(timeout).saturating_add(1)));
             }
-            true
-        });
+        }
         let due: Vec<u64> = self
             .calls
             .iter()

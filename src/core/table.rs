@@ -122,6 +122,10 @@ impl<K: Ord, V> Table<K, V> {
         self.iter().map(|(_, value)| value)
     }
 
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.slots.iter_mut().filter_map(|(_, slot)| slot.as_mut())
+    }
+
     /// Removes and returns every entry, in key order.
     pub fn drain(&mut self) -> impl Iterator<Item = (K, V)> {
         self.live = 0;

@@ -82,6 +82,13 @@ impl Waiter {
     }
 }
 
+/// Which of an endpoint's two timers fired: the one armed for the earliest
+/// deadline, or the coarse clock's tick.
+enum Fired {
+    Deadline,
+    Tick,
+}
+
 /// A call or notification gathered for this turn's batch.
 struct Queued {
     message: JsValue,
@@ -226,7 +233,7 @@ impl Endpoint {
                 let weak = weak.clone();
                 js_function(Closure::<dyn FnMut()>::new(move || {
                     if let Some(endpoint) = weak.upgrade() {
-                        endpoint.timer_fired();
+                        endpoint.expire(Fired::Deadline);
                     }
                 }))
             };
@@ -234,7 +241,7 @@ impl Endpoint {
                 let weak = weak.clone();
                 js_function(Closure::<dyn FnMut()>::new(move || {
                     if let Some(endpoint) = weak.upgrade() {
-                        endpoint.clock_ticked();
+                        endpoint.expire(Fired::Tick);
                     }
                 }))
             };
@@ -539,13 +546,15 @@ impl Endpoint {
                 true => Due::At(ceil_ms(performance_now() + timeout)),
                 false => Due::AfterNextReading(ceil_ms(timeout)),
             });
+            // The coarse clock ticks while calls wait for it.
+            if matches!(due, Some(Due::AfterNextReading(_))) && state.tick.is_none() {
+                state.tick = Some(set_timeout(&self.on_tick, CLOCK_TICK_MS));
+            }
             (state.pending.insert(waiter, due), due)
         };
         self.send_call(request_message(&method, &params, id as f64), transfer, Some(id));
-        match due {
-            Some(Due::At(deadline)) => self.arm_timer(deadline),
-            Some(Due::AfterNextReading(_)) => self.arm_tick(),
-            None => {}
+        if let Some(Due::At(deadline)) = due {
+            self.arm_timer(deadline);
         }
         if let Some(signal) = options.signal {
             self.watch_abort(id, signal);
@@ -739,36 +748,18 @@ impl Endpoint {
         state.timer = Some((handle, deadline));
     }
 
-    /// Makes sure the coarse clock ticks soon: calls waiting for a reading
-    /// get their deadlines then.
-    fn arm_tick(&self) {
-        let Some(mut state) = self.state() else { return };
-        if state.tick.is_none() {
-            state.tick = Some(set_timeout(&self.on_tick, CLOCK_TICK_MS));
-        }
-    }
-
-    fn clock_ticked(&self) {
-        if let Some(mut state) = self.state() {
-            state.tick = None;
-        }
-        self.expire();
-    }
-
-    fn timer_fired(&self) {
-        if let Some(mut state) = self.state() {
-            state.timer = None;
-        }
-        self.expire();
-    }
-
-    /// Reads the clock: calls waiting for a reading get their deadlines,
-    /// those due fail, and the timer is armed for the next deadline.
-    fn expire(&self) {
+    /// One of the timers fired: the clock is read, calls waiting for a
+    /// reading get their deadlines, those due fail, and the deadline timer
+    /// is armed for the next one.
+    fn expire(&self, fired: Fired) {
         let (expired, next) = {
             let Some(mut state) = self.state() else {
                 return;
             };
+            match fired {
+                Fired::Deadline => state.timer = None,
+                Fired::Tick => state.tick = None,
+            }
             state.pending.expire(performance_now() as Deadline)
         };
         if let Some(next) = next {

@@ -115,6 +115,9 @@ class PostMessageTransport {
 
   #announce(ack) {
     try {
+      // Written out, not `notificationMessage` from glue.js: the snippets
+      // import nothing, so the package also loads from blob URLs (as into a
+      // sandboxed, opaque-origin frame).
       this.#post({ jsonrpc: "2.0", method: READY, params: { ack } });
     } catch {
       // The other side is gone; its own calls will time out.
