@@ -70,7 +70,7 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
             Action::Notify { handler, params } => {
                 (handler.0)(params).unwrap();
             }
-            Action::Settle { .. } | Action::Chunk { .. } | Action::StreamEnd { .. } => {
+            Action::Settle { .. } | Action::Chunk { .. } | Action::StreamEnd { .. } | Action::Ready { .. } => {
                 panic!("a server settles nothing")
             }
             Action::Unhandled { .. } | Action::Cancel { .. } => {}
@@ -588,14 +588,16 @@ fn stream_notifications_reach_the_caller_and_name_their_call() {
 }
 
 #[test]
-fn a_call_in_flight_knows_its_request_id() {
+fn a_call_in_flight_tags_its_chunks_with_its_request_id() {
     let mut server = spec_server();
     let actions =
         server.receive(&json!({"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":"req-9"}), Framing::Text);
     let [Action::Call { call, .. }] = actions.as_slice() else { panic!("{actions:?}") };
-    assert_eq!(server.request_id(*call), Some(&json!("req-9")));
+    assert_eq!(server.stream_end(*call), None, "no stream.end before a chunk");
+    assert_eq!(server.stream(*call), Some(json!("req-9")));
+    assert_eq!(server.stream_end(*call), Some(json!("req-9")));
     server.complete(*call, Ok(json!(1)));
-    assert_eq!(server.request_id(*call), None, "forgotten once answered");
+    assert_eq!(server.stream(*call), None, "forgotten once answered");
 }
 
 #[test]

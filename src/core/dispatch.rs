@@ -9,6 +9,7 @@ use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::table::Table;
 use super::value::{Kind, Value};
+use super::wire::{CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
 /// requests (a server sharing its transport may); a server never reads
@@ -83,6 +84,8 @@ pub enum Action<V, H> {
     Chunk { id: V, chunk: Option<V> },
     /// The last chunk of the call `id` has come (`stream.end`).
     StreamEnd { id: V },
+    /// The other side's `$/ready` handshake, with its params.
+    Ready { params: Option<V> },
 }
 
 /// What is registered under one name: a method, a notification handler, or both.
@@ -94,6 +97,8 @@ struct Handlers<H> {
 struct InFlight<V> {
     id: V,
     batch: Option<(u32, usize)>,
+    /// Its handler sent chunks: `stream.end` goes before the answer.
+    streamed: bool,
 }
 
 struct Batch<V> {
@@ -116,15 +121,6 @@ impl<V> Slot<V> {
         }
     }
 }
-
-/// The LSP's cancellation notification: `{"id": <the request's id>}`.
-pub const CANCEL_REQUEST: &str = "$/cancelRequest";
-
-/// Streaming (the json-ws convention): `{"id": <request id>, "chunk": …}`,
-/// sent by a server while it works on that request, before its response.
-pub const STREAM_CHUNK: &str = "stream.chunk";
-/// `{"id": <request id>}`: no more chunks for that request.
-pub const STREAM_END: &str = "stream.end";
 
 /// Routes incoming values to handlers registered by name. Only names that were
 /// registered are callable: `toString` or `__proto__` are not methods here.
@@ -161,6 +157,10 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 
     pub fn set_batch_replies(&mut self, replies: BatchReplies) {
         self.batch_replies = replies;
+    }
+
+    pub fn batch_policy(&self) -> BatchPolicy {
+        self.batch_policy
     }
 
     /// Reads `"params": null` as no params instead of an invalid request.
@@ -205,9 +205,23 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         self.handlers.iter().filter(|(_, h)| h.method.is_some()).map(|(name, _)| name.as_str())
     }
 
-    /// The id of the request behind an incoming call (to tag its chunks).
-    pub fn request_id(&self, call: CallId) -> Option<&V> {
-        self.calls.get(&call.0).map(|in_flight| &in_flight.id)
+    /// A chunk is going out for the call: returns the id to tag it with
+    /// (`None` once the call has been answered: a chunk then belongs to nothing).
+    pub fn stream(&mut self, call: CallId) -> Option<V> {
+        let in_flight = self.calls.get_mut(&call.0)?;
+        in_flight.streamed = true;
+        Some(in_flight.id.clone())
+    }
+
+    /// The id of a call that sent chunks, when its answer is about to go:
+    /// its `stream.end` goes first.
+    pub fn stream_end(&self, call: CallId) -> Option<V> {
+        self.calls.get(&call.0).filter(|in_flight| in_flight.streamed).map(|in_flight| in_flight.id.clone())
+    }
+
+    /// How many incoming calls are waiting for their handlers.
+    pub fn in_flight(&self) -> usize {
+        self.calls.len()
     }
 
     /// Whether no call or batch is left half-answered: a leak check.
@@ -262,7 +276,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// Reports how a handler ended. Returns the reply to send, if this
     /// completes something: the call itself, or the last open call of a batch.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) -> Option<Outgoing<V>> {
-        let InFlight { id, batch } = self.calls.remove(&call.0)?;
+        let InFlight { id, batch, .. } = self.calls.remove(&call.0)?;
         let response = Response { id: Some(id), payload: outcome };
         let Some((key, slot)) = batch else {
             return Some(Outgoing::Single(response));
@@ -283,6 +297,9 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// handlers have settled (once per turn is enough).
     pub fn take_settled(&mut self) -> Vec<Outgoing<V>> {
         let mut out = Vec::new();
+        if self.batch_replies == BatchReplies::Whole {
+            return out;
+        }
         self.batches.retain(|_, batch| {
             let settled: Vec<Response<V>> = batch
                 .replies
@@ -341,7 +358,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         if replies.is_empty() {
             return;
         }
-        if outstanding == 0 && self.batch_replies == BatchReplies::Whole {
+        if outstanding == 0 {
             actions.push(Action::Send(Outgoing::Batch(replies.into_iter().filter_map(Slot::settled).collect())));
         } else {
             self.batches.insert(key, Batch { replies, outstanding });
@@ -363,8 +380,13 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                     return Some(Response::error(Some(request.id), error));
                 };
                 let call = self.next_call_id();
-                self.calls.insert(call.0, InFlight { id: request.id, batch });
+                self.calls.insert(call.0, InFlight { id: request.id, batch, streamed: false });
                 actions.push(Action::Call { call, handler, params: request.params });
+                None
+            }
+            // The handshake belongs to the endpoint, whatever its roles.
+            Inbound::Notification(notification) if notification.method == READY => {
+                actions.push(Action::Ready { params: notification.params });
                 None
             }
             // Chunks are part of the caller's call, whatever else is registered.

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
 use super::message::Response;
+use super::wire::{Message, Transmit, CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
 pub fn parse(text: &str) -> Option<Json> {
@@ -37,5 +38,46 @@ pub fn outgoing(outgoing: &Outgoing<Json>) -> Json {
     match outgoing {
         Outgoing::Single(reply) => response(reply),
         Outgoing::Batch(replies) => Json::Array(replies.iter().map(response).collect()),
+    }
+}
+
+/// One message of an endpoint, as JSON.
+pub fn message(message: &Message<Json>) -> Json {
+    let notification = |method: &str, params: Json| json!({"jsonrpc": "2.0", "method": method, "params": params});
+    match message {
+        Message::Request { id, method, params } => {
+            let mut request = json!({"jsonrpc": "2.0", "method": method, "id": id});
+            if let Some(params) = params {
+                request["params"] = params.clone();
+            }
+            request
+        }
+        Message::Notification { method, params } => {
+            let mut notification = json!({"jsonrpc": "2.0", "method": method});
+            if let Some(params) = params {
+                notification["params"] = params.clone();
+            }
+            notification
+        }
+        Message::Response(reply) => response(reply),
+        Message::Cancel { id } => notification(CANCEL_REQUEST, json!({ "id": id })),
+        Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id, "chunk": chunk })),
+        Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id })),
+        Message::Ready { ack, capabilities } => notification(
+            READY,
+            json!({
+                "ack": ack,
+                "batches": capabilities.batches,
+                "splitBatchAnswers": capabilities.split_batch_answers,
+            }),
+        ),
+    }
+}
+
+/// What an endpoint sends in one go, as JSON: a message or a batch array.
+pub fn transmit(transmit: &Transmit<Json>) -> Json {
+    match transmit {
+        Transmit::Single(one) => message(one),
+        Transmit::Batch(many) => Json::Array(many.iter().map(message).collect()),
     }
 }

@@ -1,5 +1,5 @@
-//! The protocol core: JSON-RPC 2.0 message model, classification, dispatch and
-//! the pending-request table. Pure Rust: no JS types, no clock, no I/O. The
+//! The protocol core: JSON-RPC 2.0 message model, classification, dispatch,
+//! the pending-request table, and the endpoint state machine over them. Pure Rust: no JS types, no clock, no I/O. The
 //! caller feeds values in, passes the time in, and sends what comes out.
 //!
 //! The core is generic over the payload type through [`Value`], so the same code
@@ -7,6 +7,7 @@
 
 mod backoff;
 mod dispatch;
+mod endpoint;
 mod error;
 pub mod framing;
 mod inbound;
@@ -16,13 +17,14 @@ mod message;
 mod pending;
 mod table;
 mod value;
+mod wire;
 
 pub use backoff::Backoff;
-pub use dispatch::{
-    Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, CANCEL_REQUEST, STREAM_CHUNK, STREAM_END,
-};
+pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
+pub use endpoint::{Batching, Config, Endpoint, Event, Failure, Handshake, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS};
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
+pub use wire::{Capabilities, Message, Transmit, CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};

@@ -30,6 +30,8 @@ pub trait Value: Clone {
     fn as_text(&self) -> Option<String>;
     /// The numeric value of a number.
     fn as_number(&self) -> Option<f64>;
+    /// The value of a boolean.
+    fn as_bool(&self) -> Option<bool>;
     /// The elements of an array (empty for anything else).
     fn elements(&self) -> Vec<Self>;
     /// Whether this is exactly the string `"2.0"`.
@@ -61,6 +63,10 @@ impl Value for serde_json::Value {
 
     fn as_number(&self) -> Option<f64> {
         self.as_f64()
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        serde_json::Value::as_bool(self)
     }
 
     fn elements(&self) -> Vec<Self> {

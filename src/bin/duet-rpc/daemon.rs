@@ -159,7 +159,11 @@ fn handle(frame: Frame, dispatcher: &mut Dispatcher<Json, Method>, logger: &Logg
             }
             // Requests run one at a time to completion: none is ever in
             // flight when a `$/cancelRequest` is read.
-            Action::Settle { .. } | Action::Cancel { .. } | Action::Chunk { .. } | Action::StreamEnd { .. } => None,
+            Action::Settle { .. }
+            | Action::Cancel { .. }
+            | Action::Chunk { .. }
+            | Action::StreamEnd { .. }
+            | Action::Ready { .. } => None,
         };
         if let Some(reply) = reply {
             write(&json::outgoing(&reply).to_string(), logger);

@@ -1,0 +1,591 @@
+//! The endpoint: one side of one connection, whole and sans-IO. It owns
+//! every decision about what goes on the wire and when: the calls this side
+//! makes (ids, deadlines on a fine and a coarse clock, cancellation, streamed
+//! chunks), the calls it serves (through [`Dispatcher`]), the `$/ready`
+//! handshake and what the other side said it accepts, and batching.
+//!
+//! The host feeds it inputs (a received message, a call to make, a handler's
+//! outcome, the time when a timer fires) and polls what to do: [`Event`]s in
+//! order, and [`Endpoint::poll_timeout`] for its timers. Nothing here reads a
+//! clock or touches I/O, so two endpoints and a fake clock test all of it.
+//!
+//! Toward a peer that has not announced otherwise, the spec holds exactly:
+//! every call is its own message, sent at once and in order, and a batch is
+//! answered with one array once all its members are done. The fast paths
+//! (a turn's calls as one batch; a batch answered as its members settle) are
+//! used only toward a peer whose `$/ready` offered them, or when forced.
+
+use crate::prelude::*;
+
+use alloc::collections::VecDeque;
+
+use super::dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
+use super::error::ErrorObject;
+use super::inbound::{Envelope, Framing};
+use super::message::Response;
+use super::pending::{Deadline, Due, PendingTable};
+use super::value::{Kind, Value};
+use super::wire::{Capabilities, Message, Transmit};
+
+/// Timeouts this long or longer are measured from the next reading of a
+/// coarse clock (see [`Due::AfterNextReading`]) rather than from a reading
+/// per call: never early, at most a tick late.
+pub const COARSE_FROM_MS: u64 = 1_000;
+/// How often the host reads the clock while calls wait for a reading.
+pub const TICK_MS: u64 = 100;
+
+/// Whether an endpoint says hello in `$/ready`, and whether it waits for the
+/// other side before sending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// No hello. A hello from the other side is still answered.
+    Off,
+    /// Hello at start; messages go out at once (the channel keeps them until
+    /// the other side listens, as a `MessagePort` does).
+    Announce,
+    /// Hello at start; calls wait until the other side has shown it is
+    /// there (a window or a worker may still be loading).
+    Hold,
+}
+
+/// When this side's calls of one turn go out as one batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batching {
+    /// Only toward a peer that announced it reads batches (the default).
+    Negotiated,
+    /// Always, as the caller asked (`{ batch: true }`).
+    Always,
+    /// Never.
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub roles: Roles,
+    pub handshake: Handshake,
+    pub batching: Batching,
+    pub batch_policy: BatchPolicy,
+    /// Reads `"params": null` as no params (see [`Dispatcher::set_null_params_absent`]).
+    pub null_params_absent: bool,
+}
+
+impl Config {
+    pub fn new(roles: Roles) -> Self {
+        Config {
+            roles,
+            handshake: Handshake::Off,
+            batching: Batching::Negotiated,
+            batch_policy: BatchPolicy::Allow,
+            null_params_absent: false,
+        }
+    }
+}
+
+/// How a call of this side ended without an answer from the other side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Its deadline passed. `sent` is false when it never left this side
+    /// (held for a handshake the other side never answered).
+    Timeout { sent: bool },
+    /// The caller cancelled it.
+    Cancelled,
+    /// The endpoint was destroyed.
+    Destroyed,
+    /// The connection it was sent on closed.
+    ConnectionClosed,
+}
+
+/// How a call of this side settled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome<V> {
+    Result(V),
+    Error(ErrorObject<V>),
+    Failed(Failure),
+}
+
+/// What the host must do, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event<V, H, W> {
+    /// Send this.
+    Transmit(Transmit<V>),
+    /// Run a method handler; report its outcome with [`Endpoint::complete`].
+    Invoke { call: CallId, handler: H, params: Option<V> },
+    /// Run a notification handler.
+    Notify { handler: H, params: Option<V> },
+    /// A notification nobody handles (dropped, as the spec says; a host may log it).
+    Unhandled { method: String },
+    /// A call of this side's has settled: its waiter goes back to the host.
+    Settled { id: u64, waiter: W, outcome: Outcome<V> },
+    /// A chunk of a call of this side's, ahead of its answer.
+    Chunk { id: u64, waiter: W, chunk: Option<V> },
+    /// The other side cancelled a call this side is serving: tell its handler.
+    /// Its answer, whenever it comes, is still sent.
+    Cancelled { call: CallId },
+    /// The other side said hello or answered ours, with what it accepts.
+    PeerReady(Capabilities),
+    /// Call [`Endpoint::flush`] once the current turn's work is done (a
+    /// microtask in a browser): queued calls and batch answers go out then.
+    ScheduleFlush,
+}
+
+/// The timers an endpoint needs now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Calls wait for a clock reading: call [`Endpoint::handle_timeout`]
+    /// within [`TICK_MS`].
+    pub reading: bool,
+    /// Call [`Endpoint::handle_timeout`] at this time (it may be earlier
+    /// than needed, never later).
+    pub deadline: Option<Deadline>,
+}
+
+/// A call of this side's, waiting to settle.
+struct Call<W> {
+    waiter: W,
+    /// It left this side (a cancel is then worth sending).
+    sent: bool,
+    /// Its `stream.end` has come: later chunks belong to nothing.
+    stream_ended: bool,
+}
+
+/// A message waiting for the end of the turn, or for the handshake.
+struct Queued<V> {
+    message: Message<V>,
+    /// The call it carries, if it is a request.
+    call: Option<u64>,
+}
+
+pub struct Endpoint<V, H, W> {
+    config: Config,
+    dispatcher: Dispatcher<V, H>,
+    calls: PendingTable<Call<W>>,
+    queue: Vec<Queued<V>>,
+    events: VecDeque<Event<V, H, W>>,
+    /// What the other side accepts, once it has shown it is there.
+    peer: Option<Capabilities>,
+    /// A message went out alone this turn: the next one waits for the batch.
+    sent_alone: bool,
+    flush_scheduled: bool,
+    /// Some call waits for a clock reading.
+    awaiting_reading: bool,
+    /// No call is due before this (it may be stale: earlier than needed).
+    earliest: Option<Deadline>,
+    destroyed: bool,
+}
+
+impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
+    /// A new endpoint; with a handshake, its hello is the first event.
+    pub fn new(config: Config) -> Self {
+        let mut dispatcher = Dispatcher::new(config.roles);
+        dispatcher.set_batch_policy(config.batch_policy);
+        dispatcher.set_null_params_absent(config.null_params_absent);
+        let mut endpoint = Endpoint {
+            config,
+            dispatcher,
+            calls: PendingTable::new(),
+            queue: Vec::new(),
+            events: VecDeque::new(),
+            peer: None,
+            sent_alone: false,
+            flush_scheduled: false,
+            awaiting_reading: false,
+            earliest: None,
+            destroyed: false,
+        };
+        if config.handshake != Handshake::Off {
+            endpoint.transmit(Transmit::Single(endpoint.ready(false)));
+        }
+        endpoint
+    }
+
+    /// The next thing to do, in order.
+    pub fn poll(&mut self) -> Option<Event<V, H, W>> {
+        self.events.pop_front()
+    }
+
+    /// Which timers the host should have armed. O(1): safe to ask after every input.
+    pub fn poll_timeout(&self) -> Timeouts {
+        Timeouts { reading: self.awaiting_reading, deadline: self.earliest }
+    }
+
+    /// Registers (or replaces) the handler of a method.
+    pub fn set_method(&mut self, name: &str, handler: H) {
+        self.dispatcher.set_method(name, handler);
+    }
+
+    /// Registers (or replaces) the handler of a notification.
+    pub fn set_notification(&mut self, name: &str, handler: H) {
+        self.dispatcher.set_notification(name, handler);
+    }
+
+    pub fn method_names(&self) -> impl Iterator<Item = &str> {
+        self.dispatcher.method_names()
+    }
+
+    /// What the other side announced, once it has shown it is there.
+    pub fn peer(&self) -> Option<Capabilities> {
+        self.peer
+    }
+
+    /// Calls of this side's still waiting.
+    pub fn pending(&self) -> usize {
+        self.calls.len()
+    }
+
+    pub fn is_destroyed(&self) -> bool {
+        self.destroyed
+    }
+
+    /// Nothing is left in any table: no call waiting, none being served, no
+    /// batch half-answered, nothing queued (but notifications held for a
+    /// handshake the other side has not answered). A leak check.
+    pub fn is_idle(&self) -> bool {
+        self.calls.is_empty() && self.dispatcher.is_clean() && (self.queue.is_empty() || self.holding())
+    }
+
+    // ---- this side's calls -------------------------------------------------
+
+    /// Makes a call; returns its id (`None` once destroyed: the call has
+    /// then settled with [`Failure::Destroyed`]). `now` is read only for a
+    /// timeout shorter than [`COARSE_FROM_MS`].
+    pub fn request(
+        &mut self,
+        method: V,
+        params: Option<V>,
+        waiter: W,
+        timeout_ms: Option<u64>,
+        now: impl FnOnce() -> Deadline,
+    ) -> Option<u64> {
+        if self.destroyed {
+            self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Failed(Failure::Destroyed) });
+            return None;
+        }
+        let due = timeout_ms.filter(|&ms| ms > 0).map(|ms| match ms >= COARSE_FROM_MS {
+            true => Due::AfterNextReading(ms),
+            false => Due::At(now().saturating_add(ms)),
+        });
+        match due {
+            Some(Due::AfterNextReading(_)) => self.awaiting_reading = true,
+            Some(Due::At(at)) => self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at))),
+            None => {}
+        }
+        let id = self.calls.insert(Call { waiter, sent: false, stream_ended: false }, due);
+        self.send(Message::Request { id, method, params }, Some(id));
+        Some(id)
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: V, params: Option<V>) {
+        if !self.destroyed {
+            self.send(Message::Notification { method, params }, None);
+        }
+    }
+
+    /// Cancels a call: it settles with [`Failure::Cancelled`], and the other
+    /// side is told with `$/cancelRequest` if the call had reached it.
+    /// Returns whether the call was still waiting.
+    pub fn cancel(&mut self, id: u64) -> bool {
+        let Some(call) = self.calls.remove(id) else { return false };
+        if call.sent {
+            self.send(Message::Cancel { id }, None);
+        } else {
+            self.queue.retain(|queued| queued.call != Some(id));
+        }
+        self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome: Outcome::Failed(Failure::Cancelled) });
+        true
+    }
+
+    /// The host could not send the call `id`: it is removed, and its waiter
+    /// handed back for the host to fail with the reason it knows.
+    pub fn send_failed(&mut self, id: u64) -> Option<W> {
+        self.calls.remove(id).map(|call| call.waiter)
+    }
+
+    /// A clock reading, when a timer fires: calls waiting for a reading get
+    /// their deadline, and every call due by `now` settles with a timeout.
+    pub fn handle_timeout(&mut self, now: Deadline) {
+        self.awaiting_reading = false;
+        let (expired, next) = self.calls.expire(now);
+        self.earliest = next;
+        for (id, call) in expired {
+            if !call.sent {
+                self.queue.retain(|queued| queued.call != Some(id));
+            }
+            let outcome = Outcome::Failed(Failure::Timeout { sent: call.sent });
+            self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+        }
+    }
+
+    /// The connection closed: calls sent on it can no longer be answered.
+    /// Queued notifications stay for a next connection; queued calls fail too.
+    pub fn connection_closed(&mut self) {
+        self.queue.retain(|queued| queued.call.is_none());
+        self.fail_all(Failure::ConnectionClosed);
+    }
+
+    /// Ends the endpoint: every waiting call settles with [`Failure::Destroyed`],
+    /// calls being served will not be answered, and later inputs do nothing.
+    pub fn destroy(&mut self) {
+        if core::mem::replace(&mut self.destroyed, true) {
+            return;
+        }
+        self.dispatcher.clear();
+        self.queue.clear();
+        self.fail_all(Failure::Destroyed);
+    }
+
+    fn fail_all(&mut self, failure: Failure) {
+        for (id, call) in self.calls.drain() {
+            self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome: Outcome::Failed(failure) });
+        }
+        self.awaiting_reading = false;
+        self.earliest = None;
+    }
+
+    // ---- the calls this side serves ----------------------------------------
+
+    /// A handler's chunk for the call it serves (`stream.chunk`); false once
+    /// the call has been answered.
+    pub fn emit(&mut self, call: CallId, chunk: V) -> bool {
+        let Some(id) = self.dispatcher.stream(call) else { return false };
+        self.send(Message::Chunk { id, chunk }, None);
+        true
+    }
+
+    /// How a handler ended. A lone call is answered at once; so is a batch
+    /// once its last member is done, or, toward a peer that takes split
+    /// answers, at the end of the turn with whatever else of it settled.
+    pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
+        if let Some(id) = self.dispatcher.stream_end(call) {
+            self.send(Message::StreamEnd { id }, None);
+        }
+        match self.dispatcher.complete(call, outcome) {
+            Some(reply) => self.reply(reply),
+            None => self.schedule_flush(),
+        }
+    }
+
+    // ---- receiving -----------------------------------------------------------
+
+    /// An incoming value, classified here (a batch, a message object, or
+    /// anything else for the framing to judge).
+    pub fn receive(&mut self, value: &V, framing: Framing) {
+        if self.destroyed {
+            return;
+        }
+        let kind = value.kind();
+        let ours = framing == Framing::Text
+            || kind == Kind::Array
+            || (kind == Kind::Object && value.member("jsonrpc").is_some_and(|v| v.is_version_2()));
+        let actions = self.dispatcher.receive_kind(value, kind, framing);
+        self.received(ours, actions);
+        if kind == Kind::Array {
+            // Toward a peer that takes split answers, what settled at once goes this turn.
+            self.schedule_flush();
+        }
+    }
+
+    /// An incoming message object whose envelope the host has read.
+    pub fn receive_envelope(&mut self, envelope: Envelope<V>, framing: Framing) {
+        if self.destroyed {
+            return;
+        }
+        let ours = framing == Framing::Text || envelope.version_2;
+        let actions = self.dispatcher.receive_envelope(envelope, framing);
+        self.received(ours, actions);
+    }
+
+    /// Text that is not JSON.
+    pub fn receive_unparsable(&mut self) {
+        if !self.destroyed {
+            let actions = self.dispatcher.receive_unparsable();
+            self.received(true, actions);
+        }
+    }
+
+    fn received(&mut self, ours: bool, actions: Vec<Action<V, H>>) {
+        // A message in means a new task: what this side sends next may go alone.
+        self.sent_alone = false;
+        for action in actions {
+            match action {
+                Action::Send(reply) => self.reply(reply),
+                Action::Call { call, handler, params } => {
+                    self.events.push_back(Event::Invoke { call, handler, params })
+                }
+                Action::Notify { handler, params } => self.events.push_back(Event::Notify { handler, params }),
+                Action::Unhandled { method } => self.events.push_back(Event::Unhandled { method }),
+                Action::Settle { id, outcome } => {
+                    let outcome = match outcome {
+                        Ok(result) => Outcome::Result(result),
+                        Err(error) => Outcome::Error(error),
+                    };
+                    if let Some((id, call)) = self.own_call(&id).and_then(|id| Some((id, self.calls.remove(id)?))) {
+                        self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+                    }
+                }
+                Action::Cancel { call } => self.events.push_back(Event::Cancelled { call }),
+                Action::Chunk { id, chunk } => {
+                    let Some(id) = self.own_call(&id) else { continue };
+                    match self.calls.get_mut(id) {
+                        Some(call) if !call.stream_ended => {
+                            let waiter = call.waiter.clone();
+                            self.events.push_back(Event::Chunk { id, waiter, chunk });
+                        }
+                        _ => {}
+                    }
+                }
+                Action::StreamEnd { id } => {
+                    if let Some(call) = self.own_call(&id).and_then(|id| self.calls.get_mut(id)) {
+                        call.stream_ended = true;
+                    }
+                }
+                Action::Ready { params } => {
+                    let (ack, capabilities) = Capabilities::read(params.as_ref());
+                    if !ack {
+                        self.transmit(Transmit::Single(self.ready(true)));
+                    }
+                    self.peer_ready(capabilities);
+                }
+            }
+        }
+        if ours && self.peer.is_none() {
+            // Whatever it sent, the other side is there; what it accepts stays unknown.
+            self.peer_ready(Capabilities::NONE);
+        }
+    }
+
+    /// The key of one of this side's calls, from the id of an answer or chunk
+    /// (`1` and `"1"` are different ids: a string never matches).
+    fn own_call(&self, id: &V) -> Option<u64> {
+        id.as_number().and_then(PendingTable::<Call<W>>::key_of)
+    }
+
+    fn ready(&self, ack: bool) -> Message<V> {
+        let capabilities =
+            Capabilities { batches: self.dispatcher.batch_policy() != BatchPolicy::Reject, split_batch_answers: true };
+        Message::Ready { ack, capabilities }
+    }
+
+    fn peer_ready(&mut self, capabilities: Capabilities) {
+        self.peer = Some(capabilities);
+        let replies = match capabilities.split_batch_answers {
+            true => BatchReplies::AsSettled,
+            false => BatchReplies::Whole,
+        };
+        self.dispatcher.set_batch_replies(replies);
+        self.events.push_back(Event::PeerReady(capabilities));
+        // What waited for the other side goes now.
+        self.send_queued();
+    }
+
+    // ---- sending -------------------------------------------------------------
+
+    /// The end of a turn: what it queued goes out (several calls as one
+    /// batch toward a peer that reads them), then the batch answers that
+    /// settled meanwhile.
+    pub fn flush(&mut self) {
+        self.flush_scheduled = false;
+        self.sent_alone = false;
+        if self.destroyed {
+            return;
+        }
+        self.send_queued();
+        for reply in self.dispatcher.take_settled() {
+            self.transmit(reply_transmit(reply));
+        }
+    }
+
+    fn schedule_flush(&mut self) {
+        if !core::mem::replace(&mut self.flush_scheduled, true) {
+            self.events.push_back(Event::ScheduleFlush);
+        }
+    }
+
+    fn holding(&self) -> bool {
+        self.config.handshake == Handshake::Hold && self.peer.is_none()
+    }
+
+    fn batches_out(&self) -> bool {
+        match self.config.batching {
+            Batching::Always => true,
+            Batching::Never => false,
+            Batching::Negotiated => self.peer.is_some_and(|peer| peer.batches),
+        }
+    }
+
+    /// Sends a call or notification. Toward a peer that takes batches, a
+    /// message sent while nothing else is in flight goes out at once (a lone
+    /// call is never delayed), and the rest of the turn's go out together at
+    /// its end: a burst costs the receiver one task, not one per call. Toward
+    /// any other peer, each goes out at once, in order.
+    fn send(&mut self, message: Message<V>, call: Option<u64>) {
+        if self.holding() {
+            self.queue.push(Queued { message, call });
+            return;
+        }
+        if !self.batches_out() {
+            self.send_queued();
+            self.mark_sent(call);
+            return self.transmit(Transmit::Single(message));
+        }
+        let others_in_flight = self.calls.len() > usize::from(call.is_some());
+        if self.queue.is_empty() && !self.sent_alone && !others_in_flight {
+            self.sent_alone = true;
+            self.mark_sent(call);
+            return self.transmit(Transmit::Single(message));
+        }
+        self.queue.push(Queued { message, call });
+        self.schedule_flush();
+    }
+
+    fn send_queued(&mut self) {
+        if self.queue.is_empty() || self.holding() {
+            return;
+        }
+        let queued = core::mem::take(&mut self.queue);
+        for one in &queued {
+            self.mark_sent(one.call);
+        }
+        let mut messages: Vec<Message<V>> = queued.into_iter().map(|queued| queued.message).collect();
+        if messages.len() > 1 && self.batches_out() {
+            return self.transmit(Transmit::Batch(messages));
+        }
+        for message in messages.drain(..) {
+            self.transmit(Transmit::Single(message));
+        }
+    }
+
+    fn mark_sent(&mut self, call: Option<u64>) {
+        if let Some(call) = call.and_then(|id| self.calls.get_mut(id)) {
+            call.sent = true;
+        }
+    }
+
+    /// An answer goes out after what this side sent before it (a handler's
+    /// chunks, its notifications), never ahead.
+    fn reply(&mut self, reply: Outgoing<V>) {
+        self.send_queued();
+        self.transmit(reply_transmit(reply));
+    }
+
+    fn transmit(&mut self, transmit: Transmit<V>) {
+        self.events.push_back(Event::Transmit(transmit));
+    }
+}
+
+fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {
+    match reply {
+        Outgoing::Single(response) => Transmit::Single(Message::Response(response)),
+        Outgoing::Batch(responses) => Transmit::Batch(responses.into_iter().map(Message::Response).collect()),
+    }
+}
+
+impl<V> Message<V> {
+    /// The response this message is, if it is one.
+    pub fn as_response(&self) -> Option<&Response<V>> {
+        match self {
+            Message::Response(response) => Some(response),
+            _ => None,
+        }
+    }
+}

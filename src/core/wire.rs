@@ -1,0 +1,89 @@
+//! What an endpoint puts on the wire: each message it may send, as the
+//! protocol names it, and the capabilities two endpoints tell each other in
+//! the `$/ready` handshake. A host turns these into its own values (JS
+//! objects, `serde_json` values); which one is sent, and when, is decided by
+//! the endpoint alone.
+
+use crate::prelude::*;
+
+use super::message::Response;
+use super::value::Value;
+
+/// The LSP's cancellation notification: `{"id": <the request's id>}`.
+pub const CANCEL_REQUEST: &str = "$/cancelRequest";
+
+/// Streaming (the json-ws convention): `{"id": <request id>, "chunk": …}`,
+/// sent by a server while it works on that request, before its response.
+pub const STREAM_CHUNK: &str = "stream.chunk";
+/// `{"id": <request id>}`: no more chunks for that request.
+pub const STREAM_END: &str = "stream.end";
+
+/// The start-up handshake: `{"ack": false, …capabilities}` says hello and
+/// asks for an answer; `{"ack": true, …capabilities}` is the answer.
+pub const READY: &str = "$/ready";
+
+/// One JSON-RPC message from this side.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message<V> {
+    /// A call of this side's: `id` is one it allocated.
+    Request {
+        id: u64,
+        method: V,
+        params: Option<V>,
+    },
+    Notification {
+        method: V,
+        params: Option<V>,
+    },
+    Response(Response<V>),
+    /// `$/cancelRequest` for one of this side's calls.
+    Cancel {
+        id: u64,
+    },
+    /// `stream.chunk` of the request `id` (the caller's id, echoed).
+    Chunk {
+        id: V,
+        chunk: V,
+    },
+    /// `stream.end` of the request `id`.
+    StreamEnd {
+        id: V,
+    },
+    /// `$/ready`: hello (`ack: false`) or its answer.
+    Ready {
+        ack: bool,
+        capabilities: Capabilities,
+    },
+}
+
+/// What goes out in one send: a message, or several as one batch array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transmit<V> {
+    Single(Message<V>),
+    Batch(Vec<Message<V>>),
+}
+
+/// What an endpoint accepts beyond the spec's one message per call and one
+/// array per batch. A peer that said nothing has none of them: it gets the
+/// spec, exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// It reads a batch (an array of requests) and answers it.
+    pub batches: bool,
+    /// It takes the answers of one of its batches in several arrays, each
+    /// sent as its members settle.
+    pub split_batch_answers: bool,
+}
+
+impl Capabilities {
+    /// A peer nobody has vouched for: the spec only.
+    pub const NONE: Capabilities = Capabilities { batches: false, split_batch_answers: false };
+
+    /// Reads the capabilities of a `$/ready` params object; members that are
+    /// absent, not `true`, or unknown count as not offered.
+    pub fn read<V: Value>(params: Option<&V>) -> (bool, Capabilities) {
+        let flag = |name: &str| params.and_then(|p| p.member(name)).and_then(|v| v.as_bool()) == Some(true);
+        let capabilities = Capabilities { batches: flag("batches"), split_batch_answers: flag("splitBatchAnswers") };
+        (flag("ack"), capabilities)
+    }
+}

@@ -1,0 +1,678 @@
+//! Native tests of the endpoint state machine: two endpoints exchanging
+//! messages in memory on a fake clock (handshake, batching toward friends and
+//! strangers, batch answers, timeouts on both clocks, cancellation in every
+//! state, streams, connection loss, destroy), and a property test of random
+//! interleavings in which every call settles exactly once and nothing stays
+//! behind.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::{BTreeMap, VecDeque};
+
+use proptest::prelude::*;
+use serde_json::{json, Value as Json};
+use wiggum_rpc::core::{
+    json as wire, Batching, CallId, Capabilities, Config, Endpoint, ErrorObject, Event, Failure, Framing, Handshake,
+    Outcome, Roles, TICK_MS,
+};
+
+/// A handler of the test endpoints.
+#[derive(Clone, Debug, PartialEq)]
+enum Handler {
+    /// Answers its params at once.
+    Echo,
+    /// Fails at once with code 7.
+    Fail,
+    /// Answers when the test says so (`Side::finish`).
+    Later,
+    /// Sends its params' elements as chunks, then answers `"done"`.
+    Stream,
+}
+
+/// One endpoint and what its host saw.
+struct Side {
+    endpoint: Endpoint<Json, Handler, u32>,
+    /// What it sent, in order, as the wire shows it.
+    sent: Vec<Json>,
+    settled: BTreeMap<u32, Outcome<Json>>,
+    /// Waiters settled more than once (must stay empty).
+    twice: Vec<u32>,
+    chunks: Vec<(u32, Json)>,
+    later: Vec<CallId>,
+    cancelled: Vec<CallId>,
+    notified: Vec<Json>,
+    peer: Option<Capabilities>,
+    flush_due: bool,
+}
+
+impl Side {
+    fn new(config: Config) -> Side {
+        let mut endpoint = Endpoint::new(config);
+        for (name, handler) in [("echo", Handler::Echo), ("fail", Handler::Fail), ("later", Handler::Later)] {
+            endpoint.set_method(name, handler);
+        }
+        endpoint.set_method("stream", Handler::Stream);
+        endpoint.set_notification("note", Handler::Echo);
+        Side {
+            endpoint,
+            sent: Vec::new(),
+            settled: BTreeMap::new(),
+            twice: Vec::new(),
+            chunks: Vec::new(),
+            later: Vec::new(),
+            cancelled: Vec::new(),
+            notified: Vec::new(),
+            peer: None,
+            flush_due: false,
+        }
+    }
+
+    /// Runs the host's side of every event; returns what went on the wire.
+    fn drain(&mut self) -> Vec<Json> {
+        let mut out = Vec::new();
+        while let Some(event) = self.endpoint.poll() {
+            match event {
+                Event::Transmit(transmit) => out.push(wire::transmit(&transmit)),
+                Event::Invoke { call, handler, params } => match handler {
+                    Handler::Echo => self.endpoint.complete(call, Ok(params.unwrap_or(Json::Null))),
+                    Handler::Fail => self.endpoint.complete(call, Err(ErrorObject::new(7, "failed"))),
+                    Handler::Later => self.later.push(call),
+                    Handler::Stream => {
+                        for chunk in params.and_then(|p| p.as_array().cloned()).unwrap_or_default() {
+                            assert!(self.endpoint.emit(call, chunk));
+                        }
+                        self.endpoint.complete(call, Ok(json!("done")));
+                    }
+                },
+                Event::Notify { params, .. } => self.notified.push(params.unwrap_or(Json::Null)),
+                Event::Unhandled { .. } => {}
+                Event::Settled { waiter, outcome, .. } => {
+                    if self.settled.insert(waiter, outcome).is_some() {
+                        self.twice.push(waiter);
+                    }
+                }
+                Event::Chunk { waiter, chunk, .. } => self.chunks.push((waiter, chunk.unwrap_or(Json::Null))),
+                Event::Cancelled { call } => self.cancelled.push(call),
+                Event::PeerReady(capabilities) => self.peer = Some(capabilities),
+                Event::ScheduleFlush => self.flush_due = true,
+            }
+        }
+        self.sent.extend(out.iter().cloned());
+        out
+    }
+
+    /// The end of a turn: its microtasks (the flush) run.
+    fn end_turn(&mut self) -> Vec<Json> {
+        let mut out = self.drain();
+        while std::mem::take(&mut self.flush_due) {
+            self.endpoint.flush();
+            out.extend(self.drain());
+        }
+        out
+    }
+
+    fn call(&mut self, waiter: u32, method: &str, params: Json, timeout: Option<u64>, now: u64) -> Option<u64> {
+        self.endpoint.request(json!(method), Some(params), waiter, timeout, || now)
+    }
+
+    fn finish(&mut self, index: usize, outcome: Result<Json, ErrorObject<Json>>) {
+        let call = self.later.remove(index);
+        self.endpoint.complete(call, outcome);
+    }
+
+    fn result(&self, waiter: u32) -> Option<&Json> {
+        match self.settled.get(&waiter) {
+            Some(Outcome::Result(result)) => Some(result),
+            _ => None,
+        }
+    }
+}
+
+/// Two endpoints, the messages between them, and the time.
+struct Pair {
+    a: Side,
+    b: Side,
+    to_a: VecDeque<Json>,
+    to_b: VecDeque<Json>,
+    now: u64,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum To {
+    A,
+    B,
+}
+
+impl Pair {
+    fn new(a: Config, b: Config) -> Pair {
+        let mut pair = Pair { a: Side::new(a), b: Side::new(b), to_a: VecDeque::new(), to_b: VecDeque::new(), now: 1 };
+        pair.to_b.extend(pair.a.end_turn());
+        pair.to_a.extend(pair.b.end_turn());
+        pair
+    }
+
+    fn friends() -> Pair {
+        let config = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+        let mut pair = Pair::new(config, config);
+        pair.run();
+        pair
+    }
+
+    /// Runs `turn` on one side as user code in one task, then its microtasks.
+    fn turn(&mut self, to: To, turn: impl FnOnce(&mut Side, u64)) {
+        let now = self.now;
+        let (side, outbox) = match to {
+            To::A => (&mut self.a, &mut self.to_b),
+            To::B => (&mut self.b, &mut self.to_a),
+        };
+        turn(side, now);
+        outbox.extend(side.end_turn());
+    }
+
+    /// Delivers one message, as one task of its receiver.
+    fn deliver(&mut self, to: To) -> bool {
+        let (inbox, side, outbox) = match to {
+            To::A => (&mut self.to_a, &mut self.a, &mut self.to_b),
+            To::B => (&mut self.to_b, &mut self.b, &mut self.to_a),
+        };
+        let Some(message) = inbox.pop_front() else { return false };
+        side.endpoint.receive(&message, Framing::Object);
+        outbox.extend(side.end_turn());
+        true
+    }
+
+    /// Delivers until nothing is in transit.
+    fn run(&mut self) {
+        while self.deliver(To::A) | self.deliver(To::B) {}
+    }
+
+    fn advance(&mut self, ms: u64) {
+        self.now += ms;
+        let now = self.now;
+        self.turn(To::A, |side, _| side.endpoint.handle_timeout(now));
+        self.turn(To::B, |side, _| side.endpoint.handle_timeout(now));
+    }
+}
+
+fn is_batch(message: &Json) -> bool {
+    message.is_array()
+}
+
+fn methods(sent: &[Json]) -> Vec<String> {
+    sent.iter()
+        .map(|m| match m {
+            Json::Array(members) => format!("[{}]", methods(members).join(",")),
+            _ => m.get("method").and_then(Json::as_str).unwrap_or("response").to_owned(),
+        })
+        .collect()
+}
+
+// ---- the handshake and batching -------------------------------------------------
+
+#[test]
+fn friends_learn_each_others_capabilities() {
+    let pair = Pair::friends();
+    let both = Capabilities { batches: true, split_batch_answers: true };
+    assert_eq!(pair.a.peer, Some(both));
+    assert_eq!(pair.b.peer, Some(both));
+    assert_eq!(
+        pair.a.sent[0],
+        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "splitBatchAnswers": true}})
+    );
+    assert_eq!(pair.a.sent[1]["params"]["ack"], json!(true), "each hello is answered");
+}
+
+#[test]
+fn a_burst_between_friends_goes_as_one_batch() {
+    let mut pair = Pair::friends();
+    let before = pair.a.sent.len();
+    pair.turn(To::A, |side, now| {
+        for n in 0..4 {
+            side.call(n, "echo", json!([n]), None, now);
+        }
+    });
+    assert_eq!(
+        methods(&pair.a.sent[before..]),
+        ["echo", "[echo,echo,echo]"],
+        "the first alone, the rest at the turn's end"
+    );
+    pair.run();
+    for n in 0..4 {
+        assert_eq!(pair.a.result(n), Some(&json!([n])));
+    }
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+/// The seed's reference server: answers request objects one by one, ignores
+/// everything else (arrays included), as `if (!("method" in msg)) return;` does.
+fn reference_server(message: &Json) -> Option<Json> {
+    let method = message.get("method")?.as_str()?;
+    let id = message.get("id")?.clone();
+    Some(match method {
+        "echo" => json!({"jsonrpc": "2.0", "result": message.get("params"), "id": id}),
+        _ => json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": id}),
+    })
+}
+
+#[test]
+fn a_stranger_gets_one_message_per_call_at_once_and_in_order() {
+    for handshake in [Handshake::Off, Handshake::Announce] {
+        let mut side = Side::new(Config { handshake, ..Config::new(Roles::CLIENT) });
+        side.end_turn();
+        let before = side.sent.len();
+        for n in 0..3 {
+            side.call(n, "echo", json!([n]), Some(10_000), 0);
+            // At once: before the turn ends.
+            assert_eq!(side.drain().len(), 1, "call {n} goes out as it is made");
+        }
+        let out = side.end_turn();
+        assert!(out.is_empty());
+        let sent: Vec<Json> = side.sent[before..].to_vec();
+        assert!(!sent.iter().any(is_batch), "no arrays toward a stranger: {sent:?}");
+        assert_eq!(sent.iter().map(|m| m["params"][0].clone()).collect::<Vec<_>>(), [json!(0), json!(1), json!(2)]);
+        for message in &sent {
+            let answer = reference_server(message).expect("the reference server answers each");
+            side.endpoint.receive(&answer, Framing::Object);
+        }
+        side.end_turn();
+        for n in 0..3 {
+            assert_eq!(side.result(n), Some(&json!([n])));
+        }
+        assert!(side.endpoint.is_idle());
+    }
+}
+
+#[test]
+fn forced_batching_batches_toward_anyone() {
+    let mut side = Side::new(Config { batching: Batching::Always, ..Config::new(Roles::CLIENT) });
+    for n in 0..3 {
+        side.call(n, "echo", json!([n]), None, 0);
+    }
+    assert_eq!(methods(&side.end_turn()), ["echo", "[echo,echo]"]);
+}
+
+#[test]
+fn hold_waits_for_the_other_side_and_says_when_it_never_came() {
+    let mut side = Side::new(Config { handshake: Handshake::Hold, ..Config::new(Roles::CLIENT) });
+    side.call(1, "echo", json!([1]), Some(500), 0);
+    side.call(2, "echo", json!([2]), Some(5_000), 0);
+    assert_eq!(methods(&side.end_turn()), ["$/ready"], "only the hello leaves");
+    side.endpoint.handle_timeout(500);
+    side.drain();
+    assert_eq!(side.settled.get(&1), Some(&Outcome::Failed(Failure::Timeout { sent: false })));
+    // The other side shows up: what still waits goes, alone (nothing was offered).
+    side.endpoint.receive(&json!({"jsonrpc": "2.0", "method": "hello"}), Framing::Object);
+    let out = side.end_turn();
+    assert_eq!(methods(&out), ["echo"]);
+    assert_eq!(out[0]["params"], json!([2]), "the timed-out call never goes out");
+    assert_eq!(side.peer, Some(Capabilities::NONE));
+}
+
+#[test]
+fn foreign_traffic_does_not_count_as_the_other_side() {
+    let mut side = Side::new(Config { handshake: Handshake::Hold, ..Config::new(Roles::CLIENT) });
+    side.call(1, "echo", json!([1]), None, 0);
+    side.end_turn();
+    for foreign in [json!({"type": "not-ours"}), json!("text"), json!({"jsonrpc": "1.0", "method": "x"})] {
+        side.endpoint.receive(&foreign, Framing::Object);
+        assert!(side.end_turn().is_empty());
+    }
+    assert_eq!(side.peer, None);
+}
+
+// ---- batch answers -----------------------------------------------------------------
+
+/// The spec's mixed batch (section 7), with two of its calls answered later.
+fn spec_batch() -> Json {
+    json!([
+        {"jsonrpc": "2.0", "method": "later", "params": [1, 2, 4], "id": "1"},
+        {"jsonrpc": "2.0", "method": "note", "params": [7]},
+        {"jsonrpc": "2.0", "method": "echo", "params": [42, 23], "id": "2"},
+        {"foo": "boo"},
+        {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+        {"jsonrpc": "2.0", "method": "later", "id": "9"}
+    ])
+}
+
+#[test]
+fn a_strangers_batch_is_answered_with_one_array_after_all_its_members() {
+    let mut server = Side::new(Config::new(Roles::SERVER));
+    server.endpoint.receive(&spec_batch(), Framing::Object);
+    let early = server.end_turn();
+    assert!(early.is_empty(), "nothing before every member is done: {early:?}");
+    server.finish(1, Ok(json!("nine")));
+    assert!(server.end_turn().is_empty());
+    server.finish(0, Ok(json!(7)));
+    let out = server.end_turn();
+    assert_eq!(out.len(), 1, "one array: {out:?}");
+    let ids: Vec<Json> = out[0].as_array().unwrap().iter().map(|r| r["id"].clone()).collect();
+    assert_eq!(ids, [json!("1"), json!("2"), Json::Null, json!("5"), json!("9")], "in request order");
+    assert_eq!(out[0][2]["error"]["code"], json!(-32600));
+    assert_eq!(out[0][3]["error"]["code"], json!(-32601));
+    assert!(server.endpoint.is_idle());
+}
+
+#[test]
+fn a_friends_batch_is_answered_as_it_settles() {
+    let mut pair = Pair::friends();
+    let before = pair.b.sent.len();
+    pair.to_b.push_back(spec_batch());
+    pair.deliver(To::B);
+    assert_eq!(pair.b.sent[before..].len(), 1, "what settled at once went out at once");
+    assert_eq!(pair.b.sent[before].as_array().unwrap().len(), 3);
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!(7))));
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!(9))));
+    let arrays = &pair.b.sent[before..];
+    assert_eq!(arrays.iter().map(|a| a.as_array().unwrap().len()).collect::<Vec<_>>(), [3, 1, 1]);
+    assert!(pair.b.endpoint.is_idle());
+}
+
+// ---- timeouts -------------------------------------------------------------------------
+
+#[test]
+fn short_timeouts_run_on_the_callers_clock() {
+    let mut side = Side::new(Config::new(Roles::CLIENT));
+    side.call(1, "echo", json!([]), Some(500), 1_000);
+    side.end_turn();
+    assert_eq!(side.endpoint.poll_timeout().deadline, Some(1_500));
+    assert!(!side.endpoint.poll_timeout().reading, "no tick for a short timeout");
+    side.endpoint.handle_timeout(1_499);
+    side.drain();
+    assert!(side.settled.is_empty(), "never early");
+    side.endpoint.handle_timeout(1_500);
+    side.drain();
+    assert_eq!(side.settled.get(&1), Some(&Outcome::Failed(Failure::Timeout { sent: true })));
+    assert!(side.endpoint.is_idle());
+}
+
+#[test]
+fn long_timeouts_run_on_the_coarse_clock() {
+    let mut side = Side::new(Config::new(Roles::CLIENT));
+    // No clock reading per call: `now` must not be asked for.
+    side.endpoint.request(json!("echo"), None, 1, Some(2_000), || panic!("read the clock"));
+    side.end_turn();
+    assert!(side.endpoint.poll_timeout().reading, "the host reads the clock within a tick");
+    // The tick comes up to TICK_MS after the call started: the deadline counts from it.
+    side.endpoint.handle_timeout(10 + TICK_MS);
+    assert_eq!(side.endpoint.poll_timeout(), wiggum_rpc::core::Timeouts { reading: false, deadline: Some(2_111) });
+    side.endpoint.handle_timeout(2_110);
+    side.drain();
+    assert!(side.settled.is_empty());
+    side.endpoint.handle_timeout(2_111);
+    side.drain();
+    assert!(matches!(side.settled.get(&1), Some(Outcome::Failed(Failure::Timeout { .. }))));
+}
+
+#[test]
+fn a_late_answer_to_an_expired_call_settles_nothing() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side, now| {
+        side.call(1, "later", json!([]), Some(100), now);
+    });
+    pair.run();
+    pair.advance(100);
+    assert!(matches!(pair.a.settled.get(&1), Some(Outcome::Failed(Failure::Timeout { sent: true }))));
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("late"))));
+    pair.run();
+    assert!(pair.a.twice.is_empty());
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+// ---- cancellation ---------------------------------------------------------------------
+
+#[test]
+fn cancel_in_every_state() {
+    let mut pair = Pair::friends();
+    // Sent and being served: the server's handler hears of it, the caller settles.
+    let mut id = 0;
+    pair.turn(To::A, |side, now| id = side.call(1, "later", json!([]), None, now).unwrap());
+    pair.run();
+    pair.turn(To::A, |side, _| assert!(side.endpoint.cancel(id)));
+    assert_eq!(pair.a.settled.get(&1), Some(&Outcome::Failed(Failure::Cancelled)));
+    pair.run();
+    assert_eq!(pair.b.cancelled, [pair.b.later[0]]);
+    // Its answer still goes, and settles nothing.
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!(1))));
+    pair.run();
+    assert!(pair.a.twice.is_empty());
+    // Already settled, or unknown: nothing.
+    pair.turn(To::A, |side, _| assert!(!side.endpoint.cancel(id) && !side.endpoint.cancel(999)));
+    // Queued for the turn's batch: it leaves the queue, no `$/cancelRequest` goes.
+    let before = pair.a.sent.len();
+    pair.turn(To::A, |side, now| {
+        side.call(2, "echo", json!([2]), None, now);
+        let queued = side.call(3, "echo", json!([3]), None, now).unwrap();
+        assert!(side.endpoint.cancel(queued));
+    });
+    assert_eq!(methods(&pair.a.sent[before..]), ["echo"]);
+    pair.run();
+    assert_eq!(pair.a.result(2), Some(&json!([2])));
+    assert_eq!(pair.a.settled.get(&3), Some(&Outcome::Failed(Failure::Cancelled)));
+    // Held for a handshake: nothing ever goes.
+    let mut held = Side::new(Config { handshake: Handshake::Hold, ..Config::new(Roles::CLIENT) });
+    let id = held.call(1, "echo", json!([]), None, 0).unwrap();
+    assert!(held.endpoint.cancel(id));
+    held.endpoint.receive(&json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": true}}), Framing::Object);
+    assert_eq!(methods(&held.end_turn()), ["$/ready"], "only the hello");
+    // After destroy: nothing to cancel.
+    pair.turn(To::A, |side, now| {
+        let id = side.call(4, "later", json!([]), None, now).unwrap();
+        side.endpoint.destroy();
+        assert!(!side.endpoint.cancel(id));
+    });
+    assert_eq!(pair.a.settled.get(&4), Some(&Outcome::Failed(Failure::Destroyed)));
+}
+
+// ---- streams --------------------------------------------------------------------------
+
+#[test]
+fn chunks_arrive_in_order_before_the_answer() {
+    let mut pair = Pair::friends();
+    let before = pair.b.sent.len();
+    pair.turn(To::A, |side, now| {
+        side.call(1, "stream", json!(["a", "b", "c"]), None, now);
+    });
+    pair.run();
+    assert_eq!(pair.a.chunks, [(1, json!("a")), (1, json!("b")), (1, json!("c"))]);
+    assert_eq!(pair.a.result(1), Some(&json!("done")));
+    let wire: Vec<String> = methods(&pair.b.sent[before..]);
+    assert_eq!(wire.last().unwrap(), "response");
+    assert!(wire.iter().flat_map(|m| m.split(',')).any(|m| m.contains("stream.end")), "{wire:?}");
+}
+
+#[test]
+fn chunks_after_the_end_or_the_answer_belong_to_nothing() {
+    let mut pair = Pair::friends();
+    let mut id = 0;
+    pair.turn(To::A, |side, now| id = side.call(1, "later", json!([]), None, now).unwrap());
+    pair.run();
+    let chunk = |n: u64| json!({"jsonrpc": "2.0", "method": "stream.chunk", "params": {"id": id, "chunk": n}});
+    pair.to_a.push_back(chunk(1));
+    pair.to_a.push_back(json!({"jsonrpc": "2.0", "method": "stream.end", "params": {"id": id}}));
+    pair.to_a.push_back(chunk(2));
+    pair.run();
+    assert_eq!(pair.a.chunks, [(1, json!(1))]);
+    // A chunk for a string id "1" is not the call 1.
+    pair.to_a
+        .push_back(json!({"jsonrpc": "2.0", "method": "stream.chunk", "params": {"id": id.to_string(), "chunk": 3}}));
+    pair.run();
+    assert_eq!(pair.a.chunks.len(), 1);
+    // The server side: once answered, emit does nothing.
+    let call = pair.b.later[0];
+    pair.turn(To::B, |side, _| {
+        side.finish(0, Ok(json!("ok")));
+        assert!(!side.endpoint.emit(call, json!("late")));
+    });
+    pair.run();
+    assert_eq!(pair.a.result(1), Some(&json!("ok")));
+}
+
+#[test]
+fn cancel_mid_stream_stops_the_chunks() {
+    let mut pair = Pair::friends();
+    let mut id = 0;
+    pair.turn(To::A, |side, now| id = side.call(1, "later", json!([]), None, now).unwrap());
+    pair.run();
+    let call = pair.b.later[0];
+    pair.turn(To::B, |side, _| assert!(side.endpoint.emit(call, json!(1))));
+    pair.run();
+    pair.turn(To::A, |side, _| assert!(side.endpoint.cancel(id)));
+    pair.turn(To::B, |side, _| assert!(side.endpoint.emit(call, json!(2))));
+    pair.run();
+    assert_eq!(pair.a.chunks, [(1, json!(1))], "nothing after the cancel");
+    assert_eq!(pair.b.cancelled, [call]);
+}
+
+// ---- connection loss and destroy ------------------------------------------------------
+
+#[test]
+fn connection_loss_fails_what_it_carried_and_keeps_notifications() {
+    let mut side = Side::new(Config { batching: Batching::Always, ..Config::new(Roles::CLIENT) });
+    side.call(1, "echo", json!([]), Some(60_000), 0);
+    side.call(2, "echo", json!([]), Some(60_000), 0);
+    side.endpoint.notify(json!("note"), None);
+    side.drain();
+    side.endpoint.connection_closed();
+    side.drain();
+    assert_eq!(side.settled.get(&1), Some(&Outcome::Failed(Failure::ConnectionClosed)));
+    assert_eq!(side.settled.get(&2), Some(&Outcome::Failed(Failure::ConnectionClosed)));
+    assert_eq!(methods(&side.end_turn()), ["note"], "the queued notification goes, the failed call does not");
+    assert_eq!(side.endpoint.poll_timeout(), Default::default());
+}
+
+#[test]
+fn destroy_settles_everything_and_leaves_nothing() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side, now| {
+        side.call(1, "later", json!([]), Some(60_000), now);
+        side.call(2, "echo", json!([]), Some(500), now);
+    });
+    pair.deliver(To::B);
+    pair.turn(To::A, |side, now| {
+        side.endpoint.destroy();
+        side.endpoint.destroy();
+        assert_eq!(side.call(3, "echo", json!([]), None, now), None);
+    });
+    for waiter in 1..=3 {
+        assert_eq!(pair.a.settled.get(&waiter), Some(&Outcome::Failed(Failure::Destroyed)));
+    }
+    pair.run();
+    assert!(pair.a.twice.is_empty());
+    assert!(pair.a.endpoint.is_idle());
+    assert_eq!(pair.a.endpoint.poll_timeout(), Default::default(), "no timer needed");
+}
+
+// ---- random interleavings ---------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+enum Op {
+    Call { from_a: bool, method: u8, timeout: u64 },
+    Notify { from_a: bool },
+    Cancel { from_a: bool, nth: usize },
+    Finish { on_a: bool, nth: usize, ok: bool },
+    Deliver { to_a: bool },
+    Drop { to_a: bool },
+    Clock(u64),
+    Close { a: bool },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (any::<bool>(), 0u8..5, prop_oneof![Just(50u64), Just(900), Just(1_500), Just(5_000)])
+            .prop_map(|(from_a, method, timeout)| Op::Call { from_a, method, timeout }),
+        any::<bool>().prop_map(|from_a| Op::Notify { from_a }),
+        (any::<bool>(), 0usize..8).prop_map(|(from_a, nth)| Op::Cancel { from_a, nth }),
+        (any::<bool>(), 0usize..4, any::<bool>()).prop_map(|(on_a, nth, ok)| Op::Finish { on_a, nth, ok }),
+        any::<bool>().prop_map(|to_a| Op::Deliver { to_a }),
+        any::<bool>().prop_map(|to_a| Op::Deliver { to_a }),
+        any::<bool>().prop_map(|to_a| Op::Drop { to_a }),
+        (1u64..400).prop_map(Op::Clock),
+        any::<bool>().prop_map(|a| Op::Close { a }),
+    ]
+}
+
+fn config(handshake: u8, batching: u8) -> Config {
+    Config {
+        handshake: [Handshake::Off, Handshake::Announce, Handshake::Hold][handshake as usize % 3],
+        batching: [Batching::Negotiated, Batching::Always, Batching::Never][batching as usize % 3],
+        ..Config::new(Roles::PEER)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn every_call_settles_exactly_once_and_nothing_stays(
+        a in (0u8..3, 0u8..3),
+        b in (0u8..3, 0u8..3),
+        ops in proptest::collection::vec(op(), 0..80),
+    ) {
+        let mut pair = Pair::new(config(a.0, a.1), config(b.0, b.1));
+        let mut made: [Vec<(u32, u64)>; 2] = [Vec::new(), Vec::new()];
+        let mut next_waiter = 0u32;
+        for op in ops {
+            match op {
+                Op::Call { from_a, method, timeout } => {
+                    next_waiter += 1;
+                    let waiter = next_waiter;
+                    let name = ["echo", "fail", "later", "stream", "missing"][method as usize];
+                    let mut id = None;
+                    pair.turn(if from_a { To::A } else { To::B }, |side, now| {
+                        id = side.call(waiter, name, json!([1, 2]), Some(timeout), now);
+                    });
+                    made[usize::from(!from_a)].push((waiter, id.unwrap()));
+                }
+                Op::Notify { from_a } => pair.turn(if from_a { To::A } else { To::B }, |side, _| {
+                    side.endpoint.notify(json!("note"), Some(json!([1])));
+                }),
+                Op::Cancel { from_a, nth } => {
+                    let calls = &made[usize::from(!from_a)];
+                    if let Some(&(_, id)) = calls.get(nth % calls.len().max(1)) {
+                        pair.turn(if from_a { To::A } else { To::B }, |side, _| {
+                            side.endpoint.cancel(id);
+                        });
+                    }
+                }
+                Op::Finish { on_a, nth, ok } => pair.turn(if on_a { To::A } else { To::B }, |side, _| {
+                    if !side.later.is_empty() {
+                        let outcome = if ok { Ok(json!("later")) } else { Err(ErrorObject::new(9, "no")) };
+                        side.finish(nth % side.later.len(), outcome);
+                    }
+                }),
+                Op::Deliver { to_a } => {
+                    pair.deliver(if to_a { To::A } else { To::B });
+                }
+                Op::Drop { to_a } => {
+                    if to_a { pair.to_a.pop_front() } else { pair.to_b.pop_front() };
+                }
+                Op::Clock(ms) => pair.advance(ms),
+                Op::Close { a } => pair.turn(if a { To::A } else { To::B }, |side, _| {
+                    side.endpoint.connection_closed();
+                }),
+            }
+        }
+        // Quiesce: every handler answers, everything in transit arrives, and
+        // the clock passes every deadline (a ticked call needs two readings).
+        for _ in 0..3 {
+            for to in [To::A, To::B] {
+                pair.turn(to, |side, _| {
+                    while !side.later.is_empty() {
+                        side.finish(0, Ok(json!("end")));
+                    }
+                });
+            }
+            pair.run();
+            pair.advance(TICK_MS);
+            pair.advance(6_000);
+            pair.run();
+        }
+        for (side, calls) in [(&pair.a, &made[0]), (&pair.b, &made[1])] {
+            prop_assert!(side.twice.is_empty(), "settled twice: {:?}", side.twice);
+            for (waiter, _) in calls {
+                prop_assert!(side.settled.contains_key(waiter), "call {} never settled", waiter);
+            }
+            prop_assert!(side.endpoint.is_idle(), "something stayed behind");
+            prop_assert_eq!(side.endpoint.pending(), 0);
+        }
+    }
+}
