@@ -12,7 +12,7 @@ use js_sys::{Array, Function, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{keys, set};
+use super::boundary::keys;
 use crate::core::framing::{encode, Decoder, Frame};
 use crate::core::ErrorObject;
 
@@ -91,8 +91,8 @@ fn frame_value(frame: &Frame) -> JsValue {
         Frame::Message(text) => JsValue::from_str(text),
         Frame::Error(error) => {
             let object: JsValue = Object::new().into();
-            set(&object, &keys::CODE, &JsValue::from_f64(error.code as f64));
-            set(&object, &keys::MESSAGE, &JsValue::from_str(&error.message));
+            set(&object, keys::CODE, &JsValue::from_f64(error.code as f64));
+            set(&object, keys::MESSAGE, &JsValue::from_str(&error.message));
             object
         }
     }
@@ -229,4 +229,10 @@ impl StreamTransport {
         self.streams.readable.off("data", &self.streams.on_data);
         let _ = self.streams.writable.end();
     }
+}
+
+fn set(target: &JsValue, key: keys::Key, value: &JsValue) {
+    key.with(|key| {
+        let _ = js_sys::Reflect::set(target, key, value);
+    });
 }

@@ -47,7 +47,9 @@ export const ErrorCode = Object.freeze({
   REQUEST_CANCELLED: -32800,
 });
 
-// Kinds, in the order of the core's `Kind` enum.
+// ---- the JS↔wasm boundary: every crossing of the per-message path is here ----
+//
+// Kinds, in the order of the core's `Kind` enum (`boundary.rs` reads them).
 export function kindOf(value) {
   if (value === null) return 0;
   switch (typeof value) {
@@ -59,18 +61,34 @@ export function kindOf(value) {
   }
 }
 
-// An endpoint's message handler: reads a message's envelope and hands it to wasm
-// in one call. flags: bits 0-2 the kind; 3 jsonrpc is "2.0"; 4-6 the id's kind + 1
-// (0: absent); 7 a method; 8-10 the params' kind + 1; 11 a result; 12 an error.
+// Envelope flags (`boundary.rs` names the same bits): bits 0-2 the kind of the
+// message (or PARSE_FAILED); 3 jsonrpc is "2.0"; 4-6 the id's kind + 1 (0:
+// absent); 7 a method; 8-10 the params' kind + 1; 11 a result; 12 an error;
+// 13 it came as JSON text.
+const PARSE_FAILED = 7;
+const TEXT = 1 << 13;
+
+// An endpoint's message handler: parses JSON text once, reads a message
+// object's envelope, and hands both to wasm in one call.
 export function envelopeReader(sink) {
   return (message) => {
+    let text = 0;
+    if (typeof message === "string") {
+      try {
+        message = JSON.parse(message);
+      } catch {
+        sink(undefined, PARSE_FAILED | TEXT);
+        return;
+      }
+      text = TEXT;
+    }
     const kind = kindOf(message);
     if (kind !== 5) {
-      sink(message, kind);
+      sink(message, kind | text);
       return;
     }
     const { id, method, params, result, error } = message;
-    let flags = kind;
+    let flags = kind | text;
     if (message.jsonrpc === "2.0") flags |= 1 << 3;
     if (id !== undefined) flags |= (kindOf(id) + 1) << 4;
     if (method !== undefined) flags |= 1 << 7;
@@ -81,12 +99,58 @@ export function envelopeReader(sink) {
   };
 }
 
-export function isThenable(value) {
-  return value !== null && (typeof value === "object" || typeof value === "function")
-    && typeof value.then === "function";
+// ---- calls of this side's ----
+
+// A call's promise carries its record under this key until it settles.
+const CALL = Symbol("wiggum-rpc call");
+
+// Opens a call: its promise, or undefined when `params` is not something the
+// spec allows (an array or an object, or a transfer() of one; or none).
+export function openCall(method, params, onChunk) {
+  const inner = params instanceof Transfer ? params.value : params;
+  if (inner !== undefined && (inner === null || typeof inner !== "object")) return undefined;
+  let call;
+  const promise = new Promise((resolve, reject) => {
+    call = { method, resolve, reject, onChunk, unwatch: undefined };
+  });
+  promise[CALL] = call;
+  return promise;
 }
 
-// ---- the per-message path: each helper saves several boundary crossings ----
+// Settles a call: with its result, or (ok false) with an RPCError.
+export function settle(promise, ok, value) {
+  const call = promise[CALL];
+  if (call === undefined) return;
+  promise[CALL] = undefined;
+  call.unwatch?.();
+  if (ok) call.resolve(value);
+  else call.reject(value);
+}
+
+// Fails a call that ended on this side; the message names its method.
+export function fail(promise, code, what, data) {
+  const call = promise[CALL];
+  if (call === undefined) return;
+  settle(promise, false, new RPCError(code, `${what}: ${call.method}`, data === undefined ? call.abortReason : data));
+}
+
+export function chunk(promise, value) {
+  promise[CALL]?.onChunk?.(value);
+}
+
+// Calls `onAbort(id, reason)` when the caller's signal fires, until the call settles.
+export function watchAbort(promise, signal, onAbort, id) {
+  const call = promise[CALL];
+  if (call === undefined) return;
+  const listener = () => {
+    call.abortReason = signal.reason;
+    onAbort(id);
+  };
+  signal.addEventListener("abort", listener);
+  call.unwatch = () => signal.removeEventListener("abort", listener);
+}
+
+// ---- what goes on the wire (the endpoint in wasm decides which, and when) ----
 
 export function requestMessage(method, params, id) {
   return params === undefined ? { jsonrpc: "2.0", method, id } : { jsonrpc: "2.0", method, params, id };
@@ -106,50 +170,103 @@ export function errorMessage(id, code, message, data) {
   return { jsonrpc: "2.0", error, id };
 }
 
-// Params of a call: 0 none, 1 an array or object, 2 a transfer() marker, 3 not allowed.
-export function paramsKind(params) {
-  if (params === undefined) return 0;
-  if (params instanceof Transfer) return 2;
-  return params !== null && typeof params === "object" ? 1 : 3;
+// `$/ready`, `$/cancelRequest`, `stream.chunk`, `stream.end`.
+export function readyMessage(ack, batches, splitBatchAnswers) {
+  return { jsonrpc: "2.0", method: "$/ready", params: { ack, batches, splitBatchAnswers } };
 }
 
-// A pending call's promise with its resolve and reject.
-export function deferred() {
-  const call = {};
-  call.promise = new Promise((resolve, reject) => {
-    call.resolve = resolve;
-    call.reject = reject;
-  });
-  return call;
+export function cancelMessage(id) {
+  return { jsonrpc: "2.0", method: "$/cancelRequest", params: { id } };
 }
 
-export function settleCall(call, ok, value) {
-  if (ok) call.resolve(value);
-  else call.reject(value);
+export function chunkMessage(id, chunk) {
+  return { jsonrpc: "2.0", method: "stream.chunk", params: { id, chunk } };
 }
 
-// A handler that declares a second parameter gets `{ signal }`: its controller.
-export function callController(handler) {
-  return handler.length >= 2 ? new AbortController() : undefined;
+export function streamEndMessage(id) {
+  return { jsonrpc: "2.0", method: "stream.end", params: { id } };
 }
 
-// With streaming, `emit(chunk)` sends a chunk of call `call` ahead of its result.
-export function callContext(controller, emit, call) {
-  const context = { signal: controller.signal };
-  if (emit !== undefined) context.emit = (chunk) => emit(call, chunk);
-  return context;
+// Sends a message or a batch: transfer() markers in params and results are
+// unwrapped into the transfer list; text transports get JSON text. Throws
+// what the transport throws (a DataCloneError).
+export function post(transport, text, message) {
+  const transfer = [];
+  const unwrap = (one) => {
+    for (const key of ["params", "result"]) {
+      const value = one[key];
+      if (value instanceof Transfer) {
+        one[key] = value.value;
+        transfer.push(...value.transfer);
+      }
+    }
+  };
+  if (Array.isArray(message)) message.forEach(unwrap);
+  else unwrap(message);
+  if (text) transport.send(JSON.stringify(message));
+  else if (transfer.length > 0) transport.send(message, transfer);
+  else transport.send(message);
 }
 
-export function abortCall(controller, reason) {
-  controller.abort(reason);
+// The two messages of every round trip, built and sent in one crossing.
+export function postRequest(transport, text, method, params, id) {
+  post(transport, text, requestMessage(method, params, id));
 }
 
-// Reports how a handler's promise settled, without a closure per call in wasm.
-export function awaitOutcome(promise, settled, call) {
-  Promise.resolve(promise).then(
-    (value) => settled(call, true, value),
-    (error) => settled(call, false, error),
+export function postResult(transport, text, id, result) {
+  post(transport, text, resultMessage(id, result));
+}
+
+// ---- the calls this side serves ----
+
+// Runs a handler: returns its result (null for undefined) when it returns at
+// once, throws what it throws, or returns undefined when it returns a promise,
+// whose outcome goes to `hooks.settled(call, ok, value)`. A handler that
+// declares a second parameter gets `{ signal, emit? }`; its controller waits
+// in `hooks.controllers` until the handler is done.
+export function invoke(hooks, handler, params, call) {
+  let result;
+  if (handler.length >= 2) {
+    const controller = new AbortController();
+    const context = { signal: controller.signal };
+    if (hooks.emit !== undefined) context.emit = (chunk) => hooks.emit(call, chunk);
+    hooks.controllers.set(call, controller);
+    try {
+      result = handler(params, context);
+    } catch (error) {
+      hooks.controllers.delete(call);
+      throw error;
+    }
+    if (!isThenable(result)) hooks.controllers.delete(call);
+  } else {
+    result = handler(params);
+  }
+  if (!isThenable(result)) return result === undefined ? null : result;
+  Promise.resolve(result).then(
+    (value) => {
+      hooks.controllers.delete(call);
+      hooks.settled(call, true, value);
+    },
+    (error) => {
+      hooks.controllers.delete(call);
+      hooks.settled(call, false, error);
+    },
   );
+  return undefined;
+}
+
+// An endpoint's per-handler state: the controllers of handlers that take a signal.
+export function handlerHooks(settled, emit) {
+  return { settled, emit, controllers: new Map() };
+}
+
+// Aborts the signal of one running handler (`call`), or of all (`call` undefined).
+export function abortHandlers(hooks, call, reason) {
+  for (const [running, controller] of [...hooks.controllers]) {
+    if (call !== undefined && running !== call) continue;
+    hooks.controllers.delete(running);
+    controller.abort(reason);
+  }
 }
 
 // What a thrown value becomes on the wire: {code, message, data?}.
@@ -169,8 +286,9 @@ export function errorParts(thrown) {
 // Whether `value` survives the transport's encoding (a structured clone or JSON text).
 export function encodable(value, asText) {
   try {
-    if (asText) JSON.stringify(value);
-    else if (typeof structuredClone === "function") structuredClone(value);
+    const inner = value instanceof Transfer ? value.value : value;
+    if (asText) JSON.stringify(inner);
+    else if (typeof structuredClone === "function") structuredClone(inner);
     return true;
   } catch {
     return false;
@@ -179,4 +297,9 @@ export function encodable(value, asText) {
 
 export function describe(error) {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+export function isThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function")
+    && typeof value.then === "function";
 }

@@ -3,32 +3,24 @@
 // for ports, the port itself; `destroy()` releases them.
 //
 // They are plain JS because they hold no JSON-RPC logic, only listeners,
-// queues and postMessage: here a message costs no crossing into wasm.
+// an inbox and postMessage: here a message costs no crossing into wasm.
 //
 // Only JSON-RPC traffic is taken (an array, or an object with
 // `jsonrpc: "2.0"`, from the expected window and origin); everything else on
 // the channel is left alone. Messages that arrive before anyone subscribed
-// wait in an inbox, and with the handshake on, messages sent before the other
-// side is listening wait in an outbox, so nothing is lost while either side
-// is still loading.
-
-// The handshake notification: `ack: false` says hello and asks for an
-// answer, `ack: true` is the answer.
-const READY = "$/ready";
-const HELLO = 1;
-const ACK = 2;
+// wait in an inbox. The `$/ready` handshake itself is the endpoint's: a
+// transport only says, in `handshake`, whether its other side may miss what
+// is sent before it listens ("hold": a window or a worker still loading) or
+// keeps it ("announce": a port queues until it is started).
 
 class PostMessageTransport {
   #post;
   #port;
   #listenOn;
   #listener;
-  #handshake;
   #handlers = [];
   #inbox = [];
   #inboxScheduled = false;
-  #outbox = [];
-  #peerReady;
   #destroyed = false;
 
   /** `source` and `origin` (or undefined) are what incoming messages must come from. */
@@ -36,41 +28,22 @@ class PostMessageTransport {
     this.#post = post;
     this.#port = port;
     this.#listenOn = listenOn;
-    this.#handshake = handshake;
-    this.#peerReady = !handshake;
+    /** "hold", "announce", or undefined for none (read by the endpoint). */
+    this.handshake = handshake;
     this.#listener = (event) => {
       if (source !== undefined && event.source !== source) return;
       if (origin !== undefined && event.origin !== origin) return;
       const data = event.data;
-      let ready = 0;
-      if (Array.isArray(data)) {
-        // A batch: ours.
-      } else if (data !== null && typeof data === "object" && data.jsonrpc === "2.0") {
-        if (data.method === READY && data.id === undefined) ready = data.params?.ack === true ? ACK : HELLO;
-      } else {
-        return;
-      }
-      if (ready !== 0 && handshake) {
-        this.#peerIsReady();
-        // A hello asks for an answer, once someone here is listening.
-        if (ready === HELLO && this.#handlers.length > 0) this.#announce(true);
-        return;
-      }
-      // Any other JSON-RPC message also shows the other side is there.
-      this.#peerIsReady();
+      if (!Array.isArray(data) && (data === null || typeof data !== "object" || data.jsonrpc !== "2.0")) return;
       this.#deliver(data);
     };
     listenOn.addEventListener("message", this.#listener);
   }
 
-  /**
-   * Posts a message (queued until the other side is listening when the
-   * handshake is on). Throws what `postMessage` throws, e.g. `DataCloneError`.
-   */
+  /** Posts a message. Throws what `postMessage` throws, e.g. `DataCloneError`. */
   send(message, transfer) {
     if (this.#destroyed) throw new Error("transport destroyed");
-    if (this.#peerReady) this.#post(message, transfer);
-    else this.#outbox.push([message, transfer]);
+    this.#post(message, transfer);
   }
 
   /**
@@ -82,7 +55,6 @@ class PostMessageTransport {
     this.#handlers.push(handler);
     if (this.#handlers.length !== 1) return;
     this.#inboxScheduled = true;
-    if (this.#handshake) this.#announce(false);
     // Later in this turn, so methods registered right after the constructor
     // are in place before early requests are dispatched.
     queueMicrotask(() => this.#deliverInbox());
@@ -93,48 +65,17 @@ class PostMessageTransport {
     this.#handlers = this.#handlers.filter((h) => h !== handler);
   }
 
-  /** Removes the listener, closes an owned port, drops queued messages. */
+  /** Removes the listener, closes an owned port, drops the inbox. */
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#handlers = [];
     this.#inbox = [];
-    this.#outbox = [];
     this.#listenOn.removeEventListener("message", this.#listener);
     try {
       this.#port?.close();
     } catch {
       // Already closed or neutered: nothing left to release.
-    }
-  }
-
-  /** Messages waiting for the other side's handshake (for diagnostics). */
-  get queued() {
-    return this.#outbox.length;
-  }
-
-  #announce(ack) {
-    try {
-      // Written out, not `notificationMessage` from glue.js: the snippets
-      // import nothing, so the package also loads from blob URLs (as into a
-      // sandboxed, opaque-origin frame).
-      this.#post({ jsonrpc: "2.0", method: READY, params: { ack } });
-    } catch {
-      // The other side is gone; its own calls will time out.
-    }
-  }
-
-  #peerIsReady() {
-    if (this.#peerReady || this.#destroyed) return;
-    this.#peerReady = true;
-    const outbox = this.#outbox;
-    this.#outbox = [];
-    for (const [message, transfer] of outbox) {
-      try {
-        this.#post(message, transfer);
-      } catch {
-        // Accepted earlier, unsendable now: the caller's timeout reports it.
-      }
     }
   }
 
@@ -155,9 +96,10 @@ class PostMessageTransport {
   }
 }
 
-function handshakeOption(options, fallback) {
+// The handshake a transport asks of its endpoints: `mode` unless `{ handshake: false }`.
+function handshakeOption(options, mode) {
   const handshake = options !== null && typeof options === "object" ? options.handshake : undefined;
-  return typeof handshake === "boolean" ? handshake : fallback;
+  return handshake === false ? undefined : mode;
 }
 
 function requireObject(value, message) {
@@ -186,13 +128,13 @@ export function windowTransport(target, source, origin, options) {
   // check still pins the window.
   const targetOrigin = expected === undefined || expected === "null" ? "*" : expected;
   const post = (message, transfer) => target.postMessage(message, targetOrigin, transfer);
-  return new PostMessageTransport(post, undefined, listenOn, target, expected, handshakeOption(options, true));
+  return new PostMessageTransport(post, undefined, listenOn, target, expected, handshakeOption(options, "hold"));
 }
 
 /** A transport over one end of a `MessageChannel`. Starts the port; `destroy()` closes it. */
 export function portTransport(port, options) {
   requireObject(port, "portTransport: port must be a MessagePort");
-  const transport = channelTransport(port, true, handshakeOption(options, false));
+  const transport = channelTransport(port, true, handshakeOption(options, "announce"));
   try {
     port.start();
   } catch (error) {
@@ -205,10 +147,10 @@ export function portTransport(port, options) {
 /** The main thread's side of a dedicated `Worker`. */
 export function workerTransport(worker, options) {
   requireObject(worker, "workerTransport: worker must be a Worker");
-  return channelTransport(worker, false, handshakeOption(options, true));
+  return channelTransport(worker, false, handshakeOption(options, "hold"));
 }
 
 /** Inside a dedicated worker: talks to whoever created it, through its global scope. */
 export function selfTransport(options) {
-  return channelTransport(globalThis, false, handshakeOption(options, true));
+  return channelTransport(globalThis, false, handshakeOption(options, "hold"));
 }

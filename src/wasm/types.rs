@@ -23,6 +23,12 @@ export interface RPCTransport {
   /** The default per-call timeout of endpoints on this transport, in ms. */
   readonly defaultTimeout?: number;
   /**
+   * The `$/ready` handshake its endpoints do: `"hold"` (calls wait until the
+   * other side has shown it is there), `"announce"` (hello, no waiting), or
+   * none (the spec only, as toward any peer).
+   */
+  readonly handshake?: "hold" | "announce";
+  /**
    * Lifecycle events (`open`, `close`, `reconnecting`, `reconnected`,
    * `error`); returns what removes the listener. An endpoint rejects its
    * pending calls with `CONNECTION_CLOSED` when its transport emits `close`.
@@ -43,10 +49,15 @@ export type TransportEvent = keyof TransportEvents;
 /** Options of the postMessage transports. */
 export interface PostMessageTransportOptions {
   /**
-   * Hold outgoing messages until the other side announces it is listening
-   * (a `$/ready` notification), so nothing is lost while it loads. Default:
-   * true for windows and workers, false for ports (a port queues by itself).
-   * Turn it off when the other side is not wiggum-rpc.
+   * The `$/ready` handshake (default on): endpoints say hello and tell each
+   * other what they accept (batches; batch answers split as they settle).
+   * On a window or a worker, calls also wait until the other side has shown
+   * it is there, so nothing is lost while it loads; a port keeps messages
+   * until the other side starts it, so there calls go at once. `false`: no
+   * hello and no waiting, for a window or worker whose other side is not
+   * wiggum-rpc (a call that waited for a handshake that never came times
+   * out saying so). Ports need no option: a peer that never answers the
+   * hello gets the spec's one message per call.
    */
   handshake?: boolean;
 }
@@ -56,10 +67,10 @@ export interface PostMessageTransport extends RPCTransport {
   send(message: unknown, transfer?: Transferable[]): void;
   onMessage(handler: (message: unknown) => void): void;
   offMessage(handler: (message: unknown) => void): void;
-  /** Removes the listener, closes an owned port, drops queued messages. */
+  /** Removes the listener, closes an owned port, drops what waits in the inbox. */
   destroy(): void;
-  /** Messages waiting for the other side's handshake. */
-  readonly queued: number;
+  /** The handshake this transport asks of its endpoints (undefined: none). */
+  readonly handshake?: "hold" | "announce";
 }
 
 /**
@@ -138,10 +149,13 @@ export interface EndpointOptions {
   /** Default per-call timeout in ms (10000). `0` or `Infinity`: no timeout. */
   timeout?: number;
   /**
-   * Gather the calls and notifications of one turn into one JSON-RPC batch
-   * while other calls are in flight (default true). A call made while nothing
-   * else is in flight always goes out at once. `false`: one message per call,
-   * for peers that do not accept batches.
+   * Whether the calls and notifications of one turn go out as one JSON-RPC
+   * batch while other calls are in flight. By default only toward a peer that
+   * announced it reads batches (a wiggum-rpc endpoint, in the `$/ready`
+   * handshake of the postMessage transports); toward any other peer every
+   * call is its own message, sent at once and in order. `true` batches toward
+   * any peer; `false` never. A call made while nothing else is in flight
+   * always goes out at once.
    */
   batch?: boolean;
   /**
@@ -186,47 +200,100 @@ export type MethodHandler<P = unknown, R = unknown> = (params: P, context: CallC
 /** A notification handler. */
 export type NotificationHandler<P = unknown> = (params: P) => void | Promise<void>;
 
-/** Calls methods on the other side of a transport. */
-export class JSONRPCClient {
-  constructor(transport: RPCTransport, options?: EndpointOptions);
+/** The calling side of an endpoint: `JSONRPCClient` and `Peer`. */
+export interface Calls {
   /** Resolves with the result; rejects with `RPCError` (see `ErrorCode`). */
   request<T = unknown>(method: string, params?: Params | Transfer<Params>, options?: RequestOptions): Promise<T>;
   /** Sends a notification: no id, no response. */
   notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
   /** Calls waiting for a response. */
   readonly pending: number;
+}
+
+/** The serving side of an endpoint: `JSONRPCServer` and `Peer`. */
+export interface Serves {
+  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
+  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
+}
+
+/** What every endpoint has. */
+export interface Lifecycle {
   /** Listens to the transport's lifecycle events; returns what removes the listener. Throws if the transport has none. */
   on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
-  /** Rejects every pending call (`DESTROYED`), removes the listener, destroys the transport. */
+  /** Rejects every pending call (`DESTROYED`), stops serving, removes the listener, destroys the transport. */
   destroy(): void;
   /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
   free(): void;
 }
+
+/** Calls methods on the other side of a transport. */
+export class JSONRPCClient {
+  constructor(transport: RPCTransport, options?: EndpointOptions);
+}
+export interface JSONRPCClient extends Calls, Lifecycle {}
 
 /** Serves methods and notifications to the other side of a transport. */
 export class JSONRPCServer {
   constructor(transport: RPCTransport, options?: EndpointOptions);
-  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
-  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
-  /** Listens to the transport's lifecycle events; returns what removes the listener. Throws if the transport has none. */
-  on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
-  destroy(): void;
-  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
-  free(): void;
 }
+export interface JSONRPCServer extends Serves, Lifecycle {}
 
 /** Client and server on one transport, both directions at once. */
 export class Peer {
   constructor(transport: RPCTransport, options?: EndpointOptions);
-  request<T = unknown>(method: string, params?: Params | Transfer<Params>, options?: RequestOptions): Promise<T>;
-  notify(method: string, params?: Params | Transfer<Params>, options?: NotifyOptions): void;
-  readonly pending: number;
-  /** Listens to the transport's lifecycle events; returns what removes the listener. Throws if the transport has none. */
-  on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
-  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
-  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
-  destroy(): void;
-  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
-  free(): void;
+}
+export interface Peer extends Calls, Serves, Lifecycle {}
+"#;
+
+#[cfg(feature = "remote")]
+#[wasm_bindgen(typescript_custom_section)]
+const REMOTE_TYPES: &'static str = r#"
+/**
+ * The remote side as an object: each function becomes a request with
+ * positional params, each nested object a `Name.` prefix.
+ */
+export type Remote<T> = {
+  readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : T[K] extends object ? Remote<T[K]> : never;
+};
+export interface Calls {
+  /** The other side as an object: `remote<API>().Repo.get(1)` requests `Repo.get` with `[1]`. */
+  remote<API = Record<string, unknown>>(): Remote<API>;
+}
+export interface Serves {
+  /**
+   * Serves the object's public methods (own and inherited, not
+   * underscore-prefixed) as `name.method`: positional params are spread as
+   * arguments, named params passed as one object.
+   */
+  expose(instance: object, name: string): void;
+}
+"#;
+
+#[cfg(feature = "streaming")]
+#[wasm_bindgen(typescript_custom_section)]
+const STREAMING_TYPES: &'static str = r#"
+export interface RequestOptions {
+  /** Receives the call's chunks (`stream.chunk`), in order, before it resolves. */
+  onChunk?: (chunk: any) => void;
+}
+export interface CallContext {
+  /**
+   * Sends a chunk of the result ahead of it (`stream.chunk`); `stream.end`
+   * follows before the response. Does nothing once the call has been answered.
+   */
+  readonly emit: (chunk: unknown) => void;
+}
+/** A streamed call: its chunks as an async iterator, its final result beside them. */
+export interface StreamedCall<C = unknown, R = unknown> extends AsyncIterable<C> {
+  /** The final result; rejects as `request` would (`REQUEST_CANCELLED` once cancelled). */
+  readonly result: Promise<R>;
+  /** Cancels the call: `$/cancelRequest` goes out, the handler's signal fires. */
+  cancel(reason?: unknown): void;
+}
+export interface Calls {
+  /** A request whose chunks are iterated with `for await`; leaving the loop early cancels it. */
+  stream<C = unknown, R = unknown>(method: string, params?: Params, options?: RequestOptions): StreamedCall<C, R>;
 }
 "#;

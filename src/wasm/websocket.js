@@ -1,5 +1,5 @@
 // WebSocket plumbing (feature `websocket`): socket listeners that reach wasm in
-// one call per event, lifecycle events for users, and the jrpc-oo conventions.
+// one call per event, and lifecycle events for users.
 
 // Listens to a socket; `sink(kind, data)`: 0 open, 1 a message (its data),
 // 2 close ({code, reason, wasClean}), 3 error. Returns what removes the listeners.
@@ -80,32 +80,4 @@ export function socketTransport(state, hub) {
       return state.queued;
     },
   };
-}
-
-// ---- jrpc-oo: `{"args": [...]}` params and the `system.listComponents` handshake ----
-
-// Params as jrpc-oo sends them: `{"args": [...]}` for class methods, which it
-// reads unguarded (a call without params sends no args); its own `system.*`
-// methods take params as they are (any object, even `[]`, sent to
-// system.listComponents replaces this side's method list there).
-export function argsParams(method, params) {
-  if (method.startsWith("system.")) return params;
-  if (params === undefined) return { args: [] };
-  return Array.isArray(params) ? { args: params } : params;
-}
-
-export function argsOf(params) {
-  return params !== null && typeof params === "object" && !Array.isArray(params) && Array.isArray(params.args)
-    ? params.args
-    : params;
-}
-
-export function componentMap(names) {
-  const map = {};
-  for (const name of names) map[name] = true;
-  return map;
-}
-
-export function ignoreRejection(promise) {
-  promise.catch(() => {});
 }

@@ -15,7 +15,7 @@ use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::queue_microtask;
+use super::boundary::queue_microtask;
 use crate::core::Backoff;
 
 #[wasm_bindgen(module = "/src/wasm/websocket.js")]

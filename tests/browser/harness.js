@@ -7,12 +7,14 @@
 
 let lib;
 let fixtures;
+let reference;
 
 async function load() {
   // The page loaded the test build as "/wasm-bindgen-test": the same URL gives
   // the same, already initialised, module.
   lib ??= await import("/wasm-bindgen-test");
   fixtures ??= await import("/tests/browser/methods.js");
+  reference ??= await import("/tests/browser/reference.js");
 }
 
 export async function scenario(name) {
@@ -67,17 +69,28 @@ async function within(ms, promise, what) {
   }
 }
 
-/** Collects what arrives on a raw port; `take(n)` waits for n messages. */
+/**
+ * Collects what arrives on a raw port; `take(n)` waits for n messages. The
+ * `$/ready` handshake is kept apart, in `ready`: a raw port is a peer that
+ * never answers it, unless a test calls `announce(capabilities)`.
+ */
 function recorder(port) {
   const seen = [];
+  const ready = [];
   let wake = () => {};
   port.addEventListener("message", (event) => {
-    seen.push(event.data);
+    if (event.data?.method === "$/ready") ready.push(event.data);
+    else seen.push(event.data);
     wake();
   });
   port.start();
   return {
     seen,
+    ready,
+    /** Answers as a wiggum-rpc endpoint would, offering `capabilities`. */
+    announce(capabilities) {
+      port.postMessage({ jsonrpc: "2.0", method: "$/ready", params: { ack: true, ...capabilities } });
+    },
     async take(n, ms = 2000) {
       const until = Date.now() + ms;
       while (seen.length < n) {
@@ -286,13 +299,12 @@ const scenarios = {
         { foo: "boo" },
         { jsonrpc: "2.0", method: "foo.get", id: "5" },
       ]);
-      eq(await raw.take(2), [[
+      eq(await raw.take(1), [[
         { jsonrpc: "2.0", result: 3, id: "1" },
+        { jsonrpc: "2.0", result: 4, id: 1 },
         { jsonrpc: "2.0", error: invalid, id: null },
         { jsonrpc: "2.0", error: { code: -32601, message: "Method not found" }, id: "5" },
-      ], [
-        { jsonrpc: "2.0", result: 4, id: 1 },
-      ]], "mixed batch: what is ready at once as one array, in request order; the async answer follows");
+      ]], "mixed batch from a peer that offered nothing: one array once all are done, in request order");
       port2.postMessage([{ jsonrpc: "2.0", method: "log" }]);
       port2.postMessage({ jsonrpc: "2.0", method: "add", params: [1, 1], id: "1" });
       eq(await raw.take(1), [{ jsonrpc: "2.0", result: 2, id: "1" }], "all-notification batch gets nothing");
@@ -356,29 +368,46 @@ const scenarios = {
   },
 
   async burst_of_calls_goes_out_as_one_batch() {
-    for (const batch of [true, false]) {
+    // A peer that never answered the handshake (a stranger), one that offered
+    // batches, and the caller forcing either way.
+    for (const [batch, offered, batched] of [
+      [undefined, false, false],
+      [undefined, true, true],
+      [true, false, true],
+      [false, true, false],
+    ]) {
+      const what = `batch: ${batch}, batches offered: ${offered}`;
       const { port1, port2 } = new MessageChannel();
       const raw = recorder(port1);
       const client = new lib.JSONRPCClient(lib.portTransport(port2), { batch });
       try {
+        await sleep(10);
+        eq(raw.ready.map((m) => m.params), [{ ack: false, batches: true, splitBatchAnswers: true }],
+          `${what}: the client says hello with its capabilities`);
+        if (offered) {
+          raw.announce({ batches: true });
+          await sleep(10);
+        }
         const calls = [1, 2, 3, 4, 5].map((n) => client.request("double", [n]));
         client.notify("log", ["after the calls"]);
-        if (batch) {
+        if (batched) {
           const [first, rest] = await raw.take(2);
-          eq(first, { jsonrpc: "2.0", method: "double", params: [1], id: 1 }, "the first call goes out at once, alone");
-          eq(rest.map((m) => m.id ?? m.method), [2, 3, 4, 5, "log"], "the rest of the turn is one batch, in order");
+          eq(first, { jsonrpc: "2.0", method: "double", params: [1], id: 1 }, `${what}: the first call goes out at once, alone`);
+          eq(rest.map((m) => m.id ?? m.method), [2, 3, 4, 5, "log"], `${what}: the rest of the turn is one batch, in order`);
         } else {
-          eq((await raw.take(6)).map((m) => m.id ?? m.method), [1, 2, 3, 4, 5, "log"], "batch: false sends each alone");
+          const sent = await raw.take(6);
+          assert(!sent.some(Array.isArray), `${what}: no arrays`);
+          eq(sent.map((m) => m.id ?? m.method), [1, 2, 3, 4, 5, "log"], `${what}: one message per call, in order`);
         }
         await sleep(30);
-        eq(raw.seen.length, 0, "nothing else was sent");
+        eq(raw.seen.length, 0, `${what}: nothing else was sent`);
         port1.postMessage([5, 4, 3, 2, 1].map((id) => ({ jsonrpc: "2.0", result: id * 2, id })));
-        eq(await Promise.all(calls), [2, 4, 6, 8, 10], "a batch of responses settles each call");
+        eq(await Promise.all(calls), [2, 4, 6, 8, 10], `${what}: a batch of responses settles each call`);
         const lone = client.request("double", [21]);
         const [single] = await raw.take(1);
-        assert(!Array.isArray(single) && single.id === 6, "a lone call goes out alone, not as a batch of one");
+        assert(!Array.isArray(single) && single.id === 6, `${what}: a lone call goes out alone, not as a batch of one`);
         port1.postMessage({ jsonrpc: "2.0", result: 42, id: 6 });
-        eq(await lone, 42, "lone call answered");
+        eq(await lone, 42, `${what}: lone call answered`);
       } finally {
         client.destroy();
         port1.close();
@@ -387,24 +416,149 @@ const scenarios = {
   },
 
   async a_slow_handler_does_not_hold_back_its_batch() {
-    const { port: port2, raw, destroy } = rawServer();
+    const batch = [
+      { jsonrpc: "2.0", method: "wait", params: [300], id: 1 },
+      { jsonrpc: "2.0", method: "echoAsync", params: [3], id: 2 },
+      { jsonrpc: "2.0", method: "echoAsync", params: [7], id: 3 },
+      { jsonrpc: "2.0", method: "add", params: [5, 6], id: 4 },
+    ];
+    // Toward a peer that offered split answers: each as it settles.
+    {
+      const { port: port2, raw, destroy } = rawServer();
+      try {
+        raw.announce({ batches: true, splitBatchAnswers: true });
+        await sleep(10);
+        const started = performance.now();
+        port2.postMessage(batch);
+        const [now, soon] = await raw.take(2);
+        eq(now, [{ jsonrpc: "2.0", result: 11, id: 4 }], "the synchronous answer at once");
+        eq(soon, [{ jsonrpc: "2.0", result: 3, id: 2 }, { jsonrpc: "2.0", result: 7, id: 3 }],
+          "answers that settle together leave together");
+        assert(performance.now() - started < 250, "neither waited for the slow call");
+        const [late] = await raw.take(1);
+        eq(late, [{ jsonrpc: "2.0", result: 300, id: 1 }], "the slow answer last, still an array");
+      } finally {
+        destroy();
+      }
+    }
+    // Toward any other peer, as the spec says: one array once all are done.
+    {
+      const { port: port2, raw, destroy } = rawServer();
+      try {
+        port2.postMessage(batch);
+        const [whole] = await raw.take(1, 3000);
+        eq(whole, [
+          { jsonrpc: "2.0", result: 300, id: 1 },
+          { jsonrpc: "2.0", result: 3, id: 2 },
+          { jsonrpc: "2.0", result: 7, id: 3 },
+          { jsonrpc: "2.0", result: 11, id: 4 },
+        ], "one array, in request order, after the slow call");
+        await sleep(30);
+        eq(raw.seen.length, 0, "nothing else");
+      } finally {
+        destroy();
+      }
+    }
+  },
+
+  // ---- the seed's reference implementation on the other side ----
+
+  async reference_server_on_a_port_answers_several_calls_per_turn() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new reference.JSONRPCServer(reference.portTransport(port1));
+    reference.serveReference(server);
+    // Default options: the reference never answers `$/ready`, so it is a stranger.
+    const peer = new lib.Peer(lib.portTransport(port2), { timeout: 3000 });
     try {
-      const started = performance.now();
-      port2.postMessage([
-        { jsonrpc: "2.0", method: "wait", params: [300], id: 1 },
-        { jsonrpc: "2.0", method: "echoAsync", params: [3], id: 2 },
-        { jsonrpc: "2.0", method: "echoAsync", params: [7], id: 3 },
-        { jsonrpc: "2.0", method: "add", params: [5, 6], id: 4 },
-      ]);
-      const [now, soon] = await raw.take(2);
-      eq(now, [{ jsonrpc: "2.0", result: 11, id: 4 }], "the synchronous answer at once");
-      eq(soon, [{ jsonrpc: "2.0", result: 3, id: 2 }, { jsonrpc: "2.0", result: 7, id: 3 }],
-        "answers that settle together leave together");
-      assert(performance.now() - started < 250, "neither waited for the slow call");
-      const [late] = await raw.take(1);
-      eq(late, [{ jsonrpc: "2.0", result: 300, id: 1 }], "the slow answer last, still an array");
+      for (let turn = 0; turn < 2; turn++) {
+        const calls = [[1, 2], [3, 4], [5, 6]].map((p) => peer.request("add", p));
+        calls.push(peer.request("addLater", [7, 8]));
+        peer.notify("ignored", []);
+        eq(await within(5000, Promise.all(calls), "reference answers"), [3, 7, 11, 15], `turn ${turn}: every call answered`);
+      }
+      await rejects(peer.request("missing"), -32601, "its own errors arrive");
     } finally {
-      destroy();
+      peer.destroy();
+      server.destroy();
+    }
+  },
+
+  async reference_client_on_a_port_calls_our_server() {
+    const { port1, port2 } = new MessageChannel();
+    const server = new lib.JSONRPCServer(lib.portTransport(port1));
+    fixtures.serveFixtures(server, lib);
+    const client = new reference.JSONRPCClient(reference.portTransport(port2), { timeout: 3000 });
+    try {
+      const calls = [client.request("add", [1, 2]), client.request("echoAsync", [5]), client.request("add", [3, 4])];
+      eq(await Promise.all(calls), [3, 5, 7], "several calls in one turn, each answered alone");
+      let error;
+      await client.request("nope", []).catch((e) => (error = e));
+      eq(error?.code, -32601, "method not found reaches the reference client");
+    } finally {
+      client.destroy();
+      server.destroy();
+    }
+  },
+
+  async reference_worker_both_directions() {
+    // Our client toward a reference worker: with the handshake off it just works;
+    // with it on, a call says why it never left instead of hanging.
+    const referenceWorker = async () => {
+      const worker = new Worker("/tests/browser/reference-worker.js", { type: "module" });
+      // The test server wraps worker scripts in a loader: wait until the reference listens.
+      await within(10000, new Promise((resolve) =>
+        worker.addEventListener("message", (e) => e.data?.referenceWorkerReady && resolve())), "reference worker");
+      return worker;
+    };
+    const strangers = [await referenceWorker(), await referenceWorker()];
+    const client = new lib.JSONRPCClient(lib.workerTransport(strangers[0], { handshake: false }), { timeout: 3000 });
+    const waiting = new lib.JSONRPCClient(lib.workerTransport(strangers[1]), { timeout: 300 });
+    try {
+      const calls = [[1, 2], [3, 4], [5, 6]].map((p) => client.request("add", p));
+      eq(await within(5000, Promise.all(calls), "reference worker"), [3, 7, 11], "several calls per turn");
+      const error = await rejects(waiting.request("add", [1, 1]), -32099, "held for a handshake that never comes");
+      assert(error.message.includes("$/ready") && error.message.includes("handshake: false"), `says why: ${error.message}`);
+    } finally {
+      client.destroy();
+      waiting.destroy();
+      strangers.forEach((worker) => worker.terminate());
+    }
+    // The reference client toward our worker, once ours listens (it says hello).
+    const ours = startWorker();
+    const hello = new Promise((resolve) => ours.addEventListener("message", (e) => e.data?.method === "$/ready" && resolve()));
+    const referenceClient = new reference.JSONRPCClient(reference.workerTransport(ours), { timeout: 3000 });
+    try {
+      await within(10000, hello, "our worker's hello");
+      const calls = [referenceClient.request("add", [1, 2]), referenceClient.request("addLater", [3, 4]), referenceClient.request("add", [5, 6])];
+      eq(await within(5000, Promise.all(calls), "our worker"), [3, 7, 11], "each answered alone, in its own message");
+    } finally {
+      referenceClient.destroy();
+      ours.terminate();
+    }
+  },
+
+  async reference_frame_both_directions() {
+    const frame = addFrame({ src: "/tests/browser/reference-frame.html" });
+    await within(10000, new Promise((resolve) => {
+      const listener = (event) => {
+        if (event.source === frame.contentWindow && event.data?.referenceFrameReady) {
+          window.removeEventListener("message", listener);
+          resolve();
+        }
+      };
+      window.addEventListener("message", listener);
+    }), "reference frame");
+    const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, location.origin, { handshake: false }),
+      { timeout: 3000 });
+    peer.method("add", ([a, b]) => a + b);
+    try {
+      const calls = [[1, 2], [3, 4], [5, 6]].map((p) => peer.request("add", p));
+      eq(await within(5000, Promise.all(calls), "reference frame server"), [3, 7, 11], "our calls, several per turn");
+      eq(await within(5000, peer.request("callParent"), "reference frame client"), [3, 7, 11],
+        "its three calls in one turn to our server, each answered");
+    } finally {
+      peer.destroy();
+      frame.remove();
     }
   },
 
@@ -847,12 +1001,9 @@ const scenarios = {
       const started = performance.now();
       const answers = Promise.all([client.request("add", [1, 2]), client.request("addLater", [3, 4])]);
       client.notify("early-notification");
-      await sleep(0);
-      eq(transport.queued, 2, "held until the worker's server is listening (a call, then the turn's batch)");
       eq(await within(10000, answers, "early requests"), [3, 7], "requests sent before the server existed");
       const took = performance.now() - started;
       assert(took >= 390, `answered only once the server was ready (after ${took} ms)`);
-      eq(transport.queued, 0, "queue flushed");
     } finally {
       client.destroy();
       worker.terminate();

@@ -63,6 +63,10 @@ scenarios!(
     iframe_same_origin,
     iframe_sandboxed_opaque_origin,
     window_origin_and_source_checks_refuse_others,
+    reference_server_on_a_port_answers_several_calls_per_turn,
+    reference_client_on_a_port_calls_our_server,
+    reference_worker_both_directions,
+    reference_frame_both_directions,
 );
 
 #[wasm_bindgen_test]

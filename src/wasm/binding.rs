@@ -1,0 +1,648 @@
+//! One core [`Endpoint`] on one JS transport: feeds it what the transport
+//! delivers, the calls JS makes and the time when a timer fires, and carries
+//! out what it asks for (send, run a handler, settle a promise). Every
+//! decision about the wire is the endpoint's; this owns only the JS
+//! resources around it (timers, the transport's listener, handler signals).
+
+use crate::prelude::*;
+
+use alloc::rc::{Rc, Weak};
+use core::cell::{Cell, RefCell, RefMut};
+
+use js_sys::{Array, Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::boundary::{self as js, flags, get, keys, option};
+use crate::core::{
+    code, BatchPolicy, Batching, CallId, Config, Deadline, Endpoint, ErrorObject, Event, Failure, Framing, Handshake,
+    Message, Outcome, Roles, Transmit, TICK_MS,
+};
+
+/// The default per-call timeout of the JS API, in milliseconds.
+const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
+
+type Core = Endpoint<JsValue, Function, JsValue>;
+
+#[cfg_attr(not(feature = "websocket"), allow(dead_code))]
+pub struct Binding {
+    transport: JsValue,
+    /// Speak JSON text: the transport says so, or it delivered text.
+    text: Cell<bool>,
+    /// jrpc-oo conventions: `{"args": [...]}` params, `system.listComponents`.
+    pub(super) jrpc_oo: bool,
+    /// A `system.listComponents` announcement is due at the end of the turn (jrpc-oo).
+    pub(super) announce_due: Cell<bool>,
+    default_timeout: f64,
+    core: RefCell<Core>,
+    timers: RefCell<Timers>,
+    /// What `listMethods` / `describeMethods` report, unless turned off.
+    pub(super) introspection: RefCell<Option<JsValue>>,
+    /// Handler signals (`handlerHooks` in glue.js).
+    hooks: JsValue,
+    // Callbacks handed to JS. Each is owned by its JS function and holds only
+    // a weak reference back, so a late call (a timer, a handler settling after
+    // destroy) finds nothing and does nothing.
+    on_message: Function,
+    on_tick: Function,
+    on_deadline: Function,
+    on_flush: Function,
+    on_abort: Function,
+    /// The binding itself while it is subscribed to its transport: it lives
+    /// as long as the transport can deliver to it, whether or not JS keeps its
+    /// object. Cleared by `destroy()`.
+    subscribed: RefCell<Option<Rc<Binding>>>,
+}
+
+#[derive(Default)]
+struct Timers {
+    tick: Option<JsValue>,
+    deadline: Option<(JsValue, Deadline)>,
+}
+
+/// Per-call options of `request` / `notify`.
+pub struct CallOptions {
+    timeout: Option<f64>,
+    signal: JsValue,
+    transfer: JsValue,
+    on_chunk: JsValue,
+}
+
+impl CallOptions {
+    pub fn read(options: &JsValue) -> CallOptions {
+        CallOptions {
+            timeout: option(options, keys::TIMEOUT).as_f64(),
+            signal: option(options, keys::SIGNAL),
+            transfer: option(options, keys::TRANSFER),
+            on_chunk: if cfg!(feature = "streaming") { option(options, keys::ON_CHUNK) } else { JsValue::UNDEFINED },
+        }
+    }
+}
+
+/// Whole milliseconds at or after `at` (`f64::ceil` needs std's float library).
+fn ceil_ms(at: f64) -> Deadline {
+    let whole = at as Deadline;
+    whole + Deadline::from((whole as f64) < at)
+}
+
+fn now() -> Deadline {
+    js::performance_now() as Deadline
+}
+
+fn destroyed_error() -> JsValue {
+    js::rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED)
+}
+
+impl Binding {
+    pub fn open(transport: JsValue, roles: Roles, options: &JsValue) -> Result<Rc<Binding>, JsValue> {
+        let has = |name: &str| js_sys::Reflect::get(&transport, &name.into()).is_ok_and(|f| f.is_function());
+        if !transport.is_object() || !has("send") || !has("onMessage") {
+            return Err(js::type_error("transport must have send(message) and onMessage(handler)"));
+        }
+        // A transport may know better (a WebSocket's server may be slow: 60 s).
+        let default_timeout = option(options, keys::TIMEOUT)
+            .as_f64()
+            .or_else(|| get(&transport, keys::DEFAULT_TIMEOUT).as_f64())
+            .unwrap_or(DEFAULT_TIMEOUT_MS);
+        let batches = option(options, keys::BATCHES);
+        let config = Config {
+            roles,
+            // The transport says whether its other side may still be loading.
+            handshake: match get(&transport, keys::HANDSHAKE).as_string().as_deref() {
+                Some("hold") => Handshake::Hold,
+                Some("announce") => Handshake::Announce,
+                _ => Handshake::Off,
+            },
+            batching: match option(options, keys::BATCH).as_bool() {
+                Some(true) => Batching::Always,
+                Some(false) => Batching::Never,
+                None => Batching::Negotiated,
+            },
+            batch_policy: match (batches.as_f64(), batches.as_string().as_deref()) {
+                (Some(limit), _) => BatchPolicy::Limit(limit.max(0.0) as usize),
+                (_, Some("reject")) => BatchPolicy::Reject,
+                _ => BatchPolicy::Allow,
+            },
+            null_params_absent: false,
+        };
+        let jrpc_oo = cfg!(feature = "websocket") && option(options, keys::JRPC_OO).as_bool() == Some(true);
+        let text = get(&transport, keys::TEXT).as_bool() == Some(true);
+        let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
+            let weak = weak.clone();
+            let on_message = {
+                let weak = weak.clone();
+                let sink = js::js_function(Closure::<
+                    dyn FnMut(JsValue, u32, JsValue, JsValue, JsValue, JsValue, JsValue),
+                >::new(
+                    move |message, flags, id, method, params, result, error| {
+                        if let Some(binding) = weak.upgrade() {
+                            binding.receive(message, flags, [id, method, params, result, error]);
+                        }
+                    },
+                ));
+                js::envelope_reader(&sink)
+            };
+            let callback = |f: fn(&Rc<Binding>)| {
+                let weak = weak.clone();
+                js::js_function(Closure::<dyn FnMut()>::new(move || {
+                    if let Some(binding) = weak.upgrade() {
+                        f(&binding);
+                    }
+                }))
+            };
+            let on_tick = callback(|binding| binding.clock(true));
+            let on_deadline = callback(|binding| binding.clock(false));
+            let on_flush = callback(|binding| binding.with_core(|core| core.flush()));
+            let on_abort = {
+                let weak = weak.clone();
+                js::js_function(Closure::<dyn FnMut(f64)>::new(move |id: f64| {
+                    if let Some(binding) = weak.upgrade() {
+                        binding.with_core(|core| {
+                            core.cancel(id as u64);
+                        });
+                    }
+                }))
+            };
+            let settled = {
+                let weak = weak.clone();
+                js::js_function(Closure::<dyn FnMut(u32, bool, JsValue)>::new(move |call: u32, ok: bool, value| {
+                    if let Some(binding) = weak.upgrade() {
+                        binding.complete(CallId(call), ok, value);
+                    }
+                }))
+            };
+            #[cfg(feature = "streaming")]
+            let emit: JsValue = {
+                let weak = weak.clone();
+                js::js_function(Closure::<dyn FnMut(u32, JsValue)>::new(move |call: u32, chunk: JsValue| {
+                    if let Some(binding) = weak.upgrade() {
+                        binding.with_core(|core| {
+                            core.emit(CallId(call), chunk);
+                        });
+                    }
+                }))
+                .into()
+            };
+            #[cfg(not(feature = "streaming"))]
+            let emit = JsValue::UNDEFINED;
+            Binding {
+                transport: transport.clone(),
+                text: Cell::new(text),
+                jrpc_oo,
+                announce_due: Cell::new(false),
+                default_timeout,
+                core: RefCell::new(Endpoint::new(config)),
+                timers: RefCell::new(Timers::default()),
+                introspection: RefCell::new(None),
+                hooks: js::handler_hooks(&settled, &emit),
+                on_message,
+                on_tick,
+                on_deadline,
+                on_flush,
+                on_abort,
+                subscribed: RefCell::new(None),
+            }
+        });
+        #[cfg(feature = "introspection")]
+        if roles.server && option(options, keys::INTROSPECTION).as_bool() != Some(false) {
+            super::introspection::serve(&binding)?;
+        }
+        #[cfg(feature = "websocket")]
+        if jrpc_oo {
+            super::jrpc_oo::serve_components(&binding)?;
+        }
+        binding.watch_connection();
+        call_method(&binding.transport, "onMessage", &binding.on_message)?;
+        *binding.subscribed.borrow_mut() = Some(binding.clone());
+        // The hello, if the transport asked for a handshake.
+        binding.drain();
+        Ok(binding)
+    }
+
+    /// The core, unless this is a re-entrant call from inside a borrow (which
+    /// the layer never makes itself): then nothing happens, rather than a
+    /// panic that would take every peer in the page down.
+    fn core(&self) -> Option<RefMut<'_, Core>> {
+        self.core.try_borrow_mut().ok()
+    }
+
+    /// Gives the core an input, then carries out what it asks for.
+    pub fn with_core<R: Default>(self: &Rc<Self>, input: impl FnOnce(&mut Core) -> R) -> R {
+        let result = match self.core() {
+            Some(mut core) => input(&mut core),
+            None => return R::default(),
+        };
+        self.drain();
+        result
+    }
+
+    /// Carries out the core's events, in order, then arms the timers it needs.
+    fn drain(self: &Rc<Self>) {
+        loop {
+            let Some(event) = self.core().and_then(|mut core| core.poll()) else { break };
+            match event {
+                Event::Transmit(transmit) => self.transmit(transmit),
+                Event::Invoke { call, handler, params } => self.invoke(call, &handler, params),
+                Event::Notify { handler, params } => {
+                    // A notification has no one to tell about a failure.
+                    let _ = handler.call1(&JsValue::UNDEFINED, &self.incoming_params(params));
+                }
+                Event::Settled { waiter, outcome, .. } => settle(&waiter, outcome),
+                Event::Chunk { waiter, chunk, .. } => js::chunk(&waiter, &chunk.unwrap_or(JsValue::UNDEFINED)),
+                Event::Cancelled { call } => {
+                    let reason = js::rpc_error(code::REQUEST_CANCELLED, "Request cancelled", &JsValue::UNDEFINED);
+                    js::abort_handlers(&self.hooks, &call.0.into(), &reason);
+                }
+                Event::ScheduleFlush => js::queue_microtask(&self.on_flush),
+                Event::Unhandled { .. } | Event::PeerReady(_) => {}
+            }
+        }
+        self.arm_timers();
+    }
+
+    /// Keeps the tick armed while calls wait for a clock reading, and one
+    /// timer for the earliest deadline: no timer work per call.
+    fn arm_timers(&self) {
+        let Some(wanted) = self.core().map(|core| core.poll_timeout()) else { return };
+        let mut timers = self.timers.borrow_mut();
+        if wanted.reading && timers.tick.is_none() {
+            timers.tick = Some(js::set_timeout(&self.on_tick, TICK_MS as f64));
+        }
+        if let Some(at) = wanted.deadline {
+            if timers.deadline.as_ref().is_none_or(|(_, armed)| at < *armed) {
+                if let Some((handle, _)) = timers.deadline.take() {
+                    js::clear_timeout(&handle);
+                }
+                let delay = (at as f64 - js::performance_now()).max(0.0);
+                timers.deadline = Some((js::set_timeout(&self.on_deadline, delay), at));
+            }
+        }
+    }
+
+    /// A timer fired: the core gets a clock reading.
+    fn clock(self: &Rc<Self>, tick: bool) {
+        {
+            let mut timers = self.timers.borrow_mut();
+            match tick {
+                true => timers.tick = None,
+                false => timers.deadline = None,
+            }
+        }
+        self.with_core(|core| core.handle_timeout(now()));
+    }
+
+    // ---- receiving ---------------------------------------------------------
+
+    /// One message from the transport, as `envelopeReader` read it.
+    fn receive(self: &Rc<Self>, message: JsValue, bits: u32, members: [JsValue; 5]) {
+        let framing = if bits & flags::TEXT != 0 {
+            self.text.set(true);
+            Framing::Text
+        } else {
+            Framing::Object
+        };
+        let kind = bits & flags::KIND;
+        self.with_core(|core| match kind {
+            flags::PARSE_FAILED => core.receive_unparsable(),
+            5 => core.receive_envelope(js::envelope(bits, members), framing),
+            _ => core.receive(&message, framing),
+        });
+        if kind == 4 {
+            // A batch's handlers have run: toward a peer that takes split
+            // answers, what they answered at once leaves now, as one array.
+            self.with_core(|core| core.flush());
+        }
+    }
+
+    fn invoke(self: &Rc<Self>, call: CallId, handler: &Function, params: Option<JsValue>) {
+        let params = self.incoming_params(params);
+        match js::invoke(&self.hooks, handler, &params, call.0) {
+            // Settles later, through the hooks' `settled`.
+            Ok(result) if result.is_undefined() => {}
+            Ok(result) => self.with_core(|core| core.complete(call, Ok(result))),
+            Err(thrown) => self.with_core(|core| core.complete(call, Err(js::error_object_from_thrown(&thrown)))),
+        }
+    }
+
+    fn complete(self: &Rc<Self>, call: CallId, ok: bool, value: JsValue) {
+        let outcome = if ok { Ok(value) } else { Err(js::error_object_from_thrown(&value)) };
+        self.with_core(|core| core.complete(call, outcome));
+    }
+
+    // ---- sending -----------------------------------------------------------
+
+    fn transmit(self: &Rc<Self>, transmit: Transmit<JsValue>) {
+        let text = self.text.get();
+        match transmit {
+            Transmit::Single(Message::Request { id, method, params }) => {
+                let params = self.outgoing_params(&method, params);
+                if let Err(failure) = js::post_request(&self.transport, text, &method, &params, id as f64) {
+                    self.send_failed(id, &failure);
+                }
+            }
+            Transmit::Single(Message::Response(crate::core::Response { id, payload: Ok(result) })) => {
+                let id = id.unwrap_or(JsValue::NULL);
+                if let Err(failure) = js::post_result(&self.transport, text, &id, &result) {
+                    self.reply_failed(
+                        vec![Message::Response(crate::core::Response { id: Some(id), payload: Ok(result) })],
+                        false,
+                        &failure,
+                    );
+                }
+            }
+            Transmit::Single(message) => {
+                if let Err(failure) = js::post(&self.transport, text, &self.message(&message)) {
+                    match message {
+                        Message::Request { id, .. } => self.send_failed(id, &failure),
+                        Message::Response(_) => self.reply_failed(vec![message], false, &failure),
+                        // A notification has no one to tell.
+                        _ => {}
+                    }
+                }
+            }
+            Transmit::Batch(messages) => {
+                let batch: Array = messages.iter().map(|message| self.message(message)).collect();
+                let Err(failure) = js::post(&self.transport, text, &batch) else { return };
+                if messages.iter().all(|message| message.as_response().is_some()) {
+                    return self.reply_failed(messages, true, &failure);
+                }
+                // One unsendable member fails the whole batch: each goes
+                // alone, so only the culprit's call fails.
+                for message in messages {
+                    if let Err(failure) = js::post(&self.transport, text, &self.message(&message)) {
+                        if let Message::Request { id, .. } = message {
+                            self.send_failed(id, &failure);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn message(&self, message: &Message<JsValue>) -> JsValue {
+        let undefined = JsValue::UNDEFINED;
+        match message {
+            Message::Request { id, method, params } => {
+                js::request_message(method, &self.outgoing_params(method, params.clone()), *id as f64)
+            }
+            Message::Notification { method, params } => {
+                js::notification_message(method, &self.outgoing_params(method, params.clone()))
+            }
+            Message::Response(response) => {
+                let null = JsValue::NULL;
+                let id = response.id.as_ref().unwrap_or(&null);
+                match &response.payload {
+                    Ok(result) => js::result_message(id, result),
+                    Err(error) => js::error_message(
+                        id,
+                        error.code as f64,
+                        &error.message,
+                        error.data.as_ref().unwrap_or(&undefined),
+                    ),
+                }
+            }
+            Message::Cancel { id } => js::cancel_message(*id as f64),
+            Message::Chunk { id, chunk } => js::chunk_message(id, chunk),
+            Message::StreamEnd { id } => js::stream_end_message(id),
+            Message::Ready { ack, capabilities } => {
+                js::ready_message(*ack, capabilities.batches, capabilities.split_batch_answers)
+            }
+        }
+    }
+
+    fn send_failed(self: &Rc<Self>, id: u64, failure: &JsValue) {
+        let Some(waiter) = self.core().and_then(|mut core| core.send_failed(id)) else { return };
+        let reason = js::concat(&["Request could not be sent: ", &js::describe(failure)]);
+        js::settle(&waiter, false, &js::rpc_error(code::SEND_FAILED, &reason, failure));
+    }
+
+    /// An answer the transport refused (a result it cannot clone or encode)
+    /// becomes an error response without payload for that call alone.
+    fn reply_failed(&self, responses: Vec<Message<JsValue>>, batch: bool, failure: &JsValue) {
+        let text = self.text.get();
+        let reason = js::concat(&["Result could not be sent: ", &js::describe(failure)]);
+        let sendable = |message: &Message<JsValue>| match message.as_response().map(|r| &r.payload) {
+            Some(Ok(result)) => js::encodable(result, text),
+            Some(Err(error)) => error.data.as_ref().is_none_or(|data| js::encodable(data, text)),
+            None => true,
+        };
+        // The only response is the culprit, whatever the check says (a
+        // detached buffer in its transfer list fails only when sent).
+        let any_culprit = batch && responses.iter().any(|r| !sendable(r));
+        let mended: Array = responses
+            .into_iter()
+            .map(|message| match message {
+                Message::Response(response) if !any_culprit || !sendable(&Message::Response(response.clone())) => {
+                    let error = match response.payload {
+                        Ok(_) => ErrorObject::new(code::INTERNAL_ERROR, reason.clone()),
+                        Err(error) => ErrorObject::new(error.code, error.message),
+                    };
+                    self.message(&Message::Response(crate::core::Response { id: response.id, payload: Err(error) }))
+                }
+                other => self.message(&other),
+            })
+            .collect();
+        let mended: JsValue = if batch { mended.into() } else { mended.get(0) };
+        // If even the mended reply cannot be sent, the channel itself is gone.
+        let _ = js::post(&self.transport, text, &mended);
+    }
+
+    // ---- the JS API --------------------------------------------------------
+
+    pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Promise {
+        let options = CallOptions::read(options);
+        if !method.is_string() {
+            return Promise::reject(&js::type_error("method must be a string"));
+        }
+        let params = with_transfer(params, &options.transfer);
+        let call = js::open_call(&method, &params, &options.on_chunk);
+        if call.is_undefined() {
+            return Promise::reject(&not_structured());
+        }
+        if js_sys::Reflect::get(&options.signal, &"aborted".into()).ok().and_then(|a| a.as_bool()) == Some(true) {
+            let reason = js_sys::Reflect::get(&options.signal, &"reason".into()).unwrap_or(JsValue::UNDEFINED);
+            return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &reason));
+        }
+        let timeout = options.timeout.unwrap_or(self.default_timeout);
+        let timeout = (timeout.is_finite() && timeout > 0.0).then(|| ceil_ms(timeout));
+        let params = (!params.is_undefined()).then_some(params);
+        let waiter = call.clone();
+        let id = match self.core() {
+            Some(mut core) => core.request(method, params, waiter, timeout, now),
+            None => return Promise::reject(&js::type_error("re-entrant call")),
+        };
+        if let (Some(id), true) = (id, options.signal.is_object()) {
+            js::watch_abort(&call, &options.signal, &self.on_abort, id as f64);
+        }
+        self.drain();
+        call.unchecked_into()
+    }
+
+    pub fn notify(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Result<(), JsValue> {
+        if self.core().is_none_or(|core| core.is_destroyed()) {
+            return Err(destroyed_error());
+        }
+        if !method.is_string() {
+            return Err(js::type_error("method must be a string"));
+        }
+        let params = with_transfer(params, &option(options, keys::TRANSFER));
+        if js::open_call(&method, &params, &JsValue::UNDEFINED).is_undefined() {
+            return Err(not_structured());
+        }
+        let params = (!params.is_undefined()).then_some(params);
+        self.with_core(|core| core.notify(method, params));
+        Ok(())
+    }
+
+    /// Registers a handler; a method's `info` (`{description, params, returns}`)
+    /// is what introspection reports of it.
+    pub fn register(
+        self: &Rc<Self>,
+        name: &str,
+        handler: JsValue,
+        notification: bool,
+        info: &JsValue,
+    ) -> Result<(), JsValue> {
+        let Ok(handler) = handler.dyn_into::<Function>() else {
+            return Err(js::type_error("handler must be a function"));
+        };
+        {
+            let mut core = self.core().ok_or_else(|| js::type_error("re-entrant call"))?;
+            match notification {
+                true => core.set_notification(name, handler),
+                false => core.set_method(name, handler),
+            }
+        }
+        if !notification {
+            if let Some(catalog) = self.introspection.borrow().as_ref() {
+                if let Ok(record) = get(catalog, keys::RECORD).dyn_into::<Function>() {
+                    let _ = record.call2(catalog, &name.into(), info);
+                }
+            }
+            #[cfg(feature = "websocket")]
+            super::jrpc_oo::components_changed(self);
+        }
+        Ok(())
+    }
+
+    pub fn pending(&self) -> usize {
+        self.core().map_or(0, |core| core.pending())
+    }
+
+    #[cfg_attr(not(feature = "websocket"), allow(dead_code))]
+    pub fn method_names(&self) -> Array {
+        self.core().map(|core| core.method_names().map(JsValue::from_str).collect()).unwrap_or_default()
+    }
+
+    #[cfg_attr(not(feature = "websocket"), allow(dead_code))]
+    pub fn transport(&self) -> &JsValue {
+        &self.transport
+    }
+
+    /// `on(event, listener)`: the transport's lifecycle events.
+    pub fn on(&self, event: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
+        let on = js_sys::Reflect::get(&self.transport, &"on".into())?;
+        let on = on.dyn_ref::<Function>().ok_or_else(|| js::type_error("this transport has no events"))?;
+        on.call2(&self.transport, &event.into(), listener)
+    }
+
+    /// Follows the connection of a transport that has one (a WebSocket):
+    /// when it closes, calls waiting on it fail at once instead of timing out.
+    fn watch_connection(self: &Rc<Self>) {
+        let weak = Rc::downgrade(self);
+        let closed = js::js_function(Closure::<dyn FnMut()>::new(move || {
+            if let Some(binding) = weak.upgrade() {
+                // Nobody is left to answer: running handlers may stop.
+                let reason = js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
+                js::abort_handlers(&binding.hooks, &JsValue::UNDEFINED, &reason);
+                binding.with_core(|core| core.connection_closed());
+            }
+        }));
+        if self.on("close", &closed).is_ok() {
+            #[cfg(feature = "websocket")]
+            super::jrpc_oo::watch_open(self);
+        }
+    }
+
+    pub fn destroy(self: &Rc<Self>) {
+        if self.core().is_none_or(|core| core.is_destroyed()) {
+            return;
+        }
+        {
+            let mut timers = self.timers.borrow_mut();
+            if let Some(handle) = timers.tick.take() {
+                js::clear_timeout(&handle);
+            }
+            if let Some((handle, _)) = timers.deadline.take() {
+                js::clear_timeout(&handle);
+            }
+        }
+        let _ = call_method(&self.transport, "offMessage", &self.on_message);
+        let _ = call_method(&self.transport, "destroy", &JsValue::UNDEFINED);
+        js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &destroyed_error());
+        self.with_core(|core| core.destroy());
+        // No longer reachable through the transport: from now on the binding
+        // lives only as long as JS holds its object.
+        let unsubscribed = self.subscribed.borrow_mut().take();
+        drop(unsubscribed);
+    }
+
+    fn incoming_params(&self, params: Option<JsValue>) -> JsValue {
+        let params = params.unwrap_or(JsValue::UNDEFINED);
+        #[cfg(feature = "websocket")]
+        if self.jrpc_oo {
+            return super::jrpc_oo::args_of(&params);
+        }
+        params
+    }
+
+    #[cfg_attr(not(feature = "websocket"), allow(unused_variables))]
+    fn outgoing_params(&self, method: &JsValue, params: Option<JsValue>) -> JsValue {
+        let params = params.unwrap_or(JsValue::UNDEFINED);
+        #[cfg(feature = "websocket")]
+        if self.jrpc_oo {
+            return super::jrpc_oo::args_params(method, &params);
+        }
+        params
+    }
+}
+
+/// Settles one of this side's calls.
+fn settle(waiter: &JsValue, outcome: Outcome<JsValue>) {
+    let undefined = JsValue::UNDEFINED;
+    match outcome {
+        Outcome::Result(result) => js::settle(waiter, true, &result),
+        Outcome::Error(error) => js::settle(waiter, false, &js::rpc_error_from(&error)),
+        Outcome::Failed(Failure::Timeout { sent: true }) => js::fail(waiter, code::REQUEST_TIMEOUT as f64, "Request timed out", &undefined),
+        Outcome::Failed(Failure::Timeout { sent: false }) => js::fail(
+            waiter,
+            code::REQUEST_TIMEOUT as f64,
+            "Request timed out before the other side answered the $/ready handshake (if it is not wiggum-rpc, create its transport with { handshake: false })",
+            &undefined,
+        ),
+        Outcome::Failed(Failure::Cancelled) => js::fail(waiter, code::REQUEST_CANCELLED as f64, "Request aborted", &undefined),
+        Outcome::Failed(Failure::Destroyed) => js::settle(waiter, false, &destroyed_error()),
+        Outcome::Failed(Failure::ConnectionClosed) => {
+            js::settle(waiter, false, &js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &undefined))
+        }
+    }
+}
+
+fn not_structured() -> JsValue {
+    js::rpc_error(code::INVALID_PARAMS, "params must be an array or an object", &JsValue::UNDEFINED)
+}
+
+/// Params with a per-call transfer list become a `transfer()` marker.
+fn with_transfer(params: JsValue, transfer: &JsValue) -> JsValue {
+    if Array::is_array(transfer) && !params.is_undefined() {
+        return super::boundary::transfer_marker(&params, transfer);
+    }
+    params
+}
+
+fn call_method(target: &JsValue, name: &str, argument: &JsValue) -> Result<JsValue, JsValue> {
+    match js_sys::Reflect::get(target, &name.into())?.dyn_ref::<Function>() {
+        Some(function) => function.call1(target, argument),
+        None => Ok(JsValue::UNDEFINED),
+    }
+}

@@ -1,0 +1,297 @@
+//! The JS↔wasm boundary in one place: what the layer imports from
+//! `glue.js`, the envelope flags `envelopeReader` packs (the same bits are
+//! named there), the interned property names, and [`Value`] for `JsValue`.
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::core::{Envelope, ErrorObject, Kind, Value};
+use crate::prelude::*;
+
+#[wasm_bindgen(module = "/src/wasm/glue.js")]
+extern "C" {
+    // Re-exported as they are; their types are in `types.rs`.
+    #[wasm_bindgen(reexport, skip_typescript, js_name = RPCError)]
+    fn export_rpc_error();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = Transfer)]
+    fn export_transfer_class();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = transfer)]
+    fn export_transfer();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = ErrorCode)]
+    fn export_error_code();
+
+    type RPCError;
+    #[wasm_bindgen(constructor)]
+    fn new(code: f64, message: &str, data: &JsValue) -> RPCError;
+
+    #[wasm_bindgen(js_name = transfer)]
+    pub fn transfer_marker(value: &JsValue, list: &JsValue) -> JsValue;
+
+    #[wasm_bindgen(js_name = kindOf)]
+    pub fn kind_of(value: &JsValue) -> u8;
+    #[wasm_bindgen(js_name = envelopeReader)]
+    pub fn envelope_reader(sink: &Function) -> Function;
+
+    #[wasm_bindgen(js_name = openCall)]
+    pub fn open_call(method: &JsValue, params: &JsValue, on_chunk: &JsValue) -> JsValue;
+    pub fn settle(call: &JsValue, ok: bool, value: &JsValue);
+    pub fn fail(call: &JsValue, code: f64, what: &str, data: &JsValue);
+    pub fn chunk(call: &JsValue, value: &JsValue);
+    #[wasm_bindgen(js_name = watchAbort)]
+    pub fn watch_abort(call: &JsValue, signal: &JsValue, on_abort: &Function, id: f64);
+
+    #[wasm_bindgen(js_name = requestMessage)]
+    pub fn request_message(method: &JsValue, params: &JsValue, id: f64) -> JsValue;
+    #[wasm_bindgen(js_name = notificationMessage)]
+    pub fn notification_message(method: &JsValue, params: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = resultMessage)]
+    pub fn result_message(id: &JsValue, result: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = errorMessage)]
+    pub fn error_message(id: &JsValue, code: f64, message: &str, data: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = readyMessage)]
+    pub fn ready_message(ack: bool, batches: bool, split_batch_answers: bool) -> JsValue;
+    #[wasm_bindgen(js_name = cancelMessage)]
+    pub fn cancel_message(id: f64) -> JsValue;
+    #[wasm_bindgen(js_name = chunkMessage)]
+    pub fn chunk_message(id: &JsValue, chunk: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = streamEndMessage)]
+    pub fn stream_end_message(id: &JsValue) -> JsValue;
+    #[wasm_bindgen(catch)]
+    pub fn post(transport: &JsValue, text: bool, message: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = postRequest)]
+    pub fn post_request(
+        transport: &JsValue,
+        text: bool,
+        method: &JsValue,
+        params: &JsValue,
+        id: f64,
+    ) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = postResult)]
+    pub fn post_result(transport: &JsValue, text: bool, id: &JsValue, result: &JsValue) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(catch)]
+    pub fn invoke(hooks: &JsValue, handler: &Function, params: &JsValue, call: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = handlerHooks)]
+    pub fn handler_hooks(settled: &Function, emit: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = abortHandlers)]
+    pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
+    #[wasm_bindgen(js_name = errorParts)]
+    fn error_parts(thrown: &JsValue) -> JsValue;
+    pub fn encodable(value: &JsValue, as_text: bool) -> bool;
+    pub fn describe(error: &JsValue) -> String;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    pub fn performance_now() -> f64;
+    #[wasm_bindgen(js_name = setTimeout)]
+    pub fn set_timeout(callback: &Function, ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    pub fn clear_timeout(handle: &JsValue);
+    #[wasm_bindgen(js_name = queueMicrotask)]
+    pub fn queue_microtask(callback: &Function);
+}
+
+/// The bits of `flags` as `envelopeReader` (glue.js) packs them.
+pub mod flags {
+    /// Bits 0-2: the message's kind (a `Kind` index), or [`PARSE_FAILED`].
+    pub const KIND: u32 = 7;
+    pub const PARSE_FAILED: u32 = 7;
+    pub const VERSION_2: u32 = 1 << 3;
+    /// Bits 4-6: the id's kind + 1 (0: absent).
+    pub const ID_SHIFT: u32 = 4;
+    pub const METHOD: u32 = 1 << 7;
+    /// Bits 8-10: the params' kind + 1 (0: absent).
+    pub const PARAMS_SHIFT: u32 = 8;
+    pub const RESULT: u32 = 1 << 11;
+    pub const ERROR: u32 = 1 << 12;
+    /// It came as JSON text.
+    pub const TEXT: u32 = 1 << 13;
+}
+
+/// A kind as `kindOf` in glue.js numbers it.
+pub fn kind_from_index(index: u32) -> Kind {
+    match index {
+        0 => Kind::Null,
+        1 => Kind::Bool,
+        2 => Kind::Number,
+        3 => Kind::String,
+        4 => Kind::Array,
+        5 => Kind::Object,
+        _ => Kind::Other,
+    }
+}
+
+/// The envelope of a message object from its flags and members.
+pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5]) -> Envelope<JsValue> {
+    let with_kind = |value: JsValue, shift: u32| {
+        let bits = (flags >> shift) & 7;
+        (bits != 0).then(|| (value, kind_from_index(bits - 1)))
+    };
+    Envelope {
+        version_2: flags & flags::VERSION_2 != 0,
+        id: with_kind(id, flags::ID_SHIFT),
+        method: (flags & flags::METHOD != 0).then_some(method),
+        params: with_kind(params, flags::PARAMS_SHIFT),
+        result: (flags & flags::RESULT != 0).then_some(result),
+        error: (flags & flags::ERROR != 0).then_some(error),
+    }
+}
+
+/// Interned property names: one JS string each, made once, on first use.
+pub mod keys {
+    use core::cell::OnceCell;
+
+    use wasm_bindgen::JsValue;
+
+    use crate::prelude::*;
+
+    macro_rules! key {
+        ($($name:ident = $text:literal),*) => {
+            #[allow(clippy::upper_case_acronyms, non_camel_case_types, dead_code)]
+            #[derive(Clone, Copy)]
+            pub enum Key { $($name),* }
+            pub use Key::*;
+            const TEXTS: &[&str] = &[$($text),*];
+        };
+    }
+    key!(
+        JSONRPC = "jsonrpc",
+        ID = "id",
+        METHOD = "method",
+        PARAMS = "params",
+        RESULT = "result",
+        ERROR = "error",
+        CODE = "code",
+        MESSAGE = "message",
+        DATA = "data",
+        VERSION = "2.0",
+        TIMEOUT = "timeout",
+        SIGNAL = "signal",
+        TRANSFER = "transfer",
+        TEXT = "text",
+        HANDSHAKE = "handshake",
+        INTROSPECTION = "introspection",
+        LIST = "list",
+        DESCRIBE = "describe",
+        RECORD = "record",
+        BATCH = "batch",
+        BATCHES = "batches",
+        ON_CHUNK = "onChunk",
+        DEFAULT_TIMEOUT = "defaultTimeout",
+        JRPC_OO = "jrpcOo",
+        CONNECTED = "connected"
+    );
+
+    #[cfg(target_feature = "atomics")]
+    compile_error!("wiggum-rpc's wasm layer is single-threaded: build without the atomics target feature");
+
+    struct Interned(OnceCell<Vec<JsValue>>);
+    // SAFETY: without the atomics target feature (checked above) a wasm
+    // module runs on one thread, so the cell is never shared between threads.
+    unsafe impl Sync for Interned {}
+    static INTERNED: Interned = Interned(OnceCell::new());
+
+    impl Key {
+        pub fn with<R>(self, f: impl FnOnce(&JsValue) -> R) -> R {
+            let texts = INTERNED.0.get_or_init(|| TEXTS.iter().map(|text| JsValue::from_str(text)).collect());
+            f(&texts[self as usize])
+        }
+    }
+}
+
+pub use keys::Key;
+
+pub fn get(target: &JsValue, key: Key) -> JsValue {
+    key.with(|key| Reflect::get(target, key).unwrap_or(JsValue::UNDEFINED))
+}
+
+/// A member of an options object (`undefined` when there is no object).
+pub fn option(options: &JsValue, key: Key) -> JsValue {
+    if options.is_object() {
+        get(options, key)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+impl Value for JsValue {
+    fn kind(&self) -> Kind {
+        kind_from_index(kind_of(self).into())
+    }
+
+    fn member(&self, name: &str) -> Option<Self> {
+        let value = match name {
+            "jsonrpc" => get(self, keys::JSONRPC),
+            "id" => get(self, keys::ID),
+            "method" => get(self, keys::METHOD),
+            "params" => get(self, keys::PARAMS),
+            "result" => get(self, keys::RESULT),
+            "error" => get(self, keys::ERROR),
+            "code" => get(self, keys::CODE),
+            "message" => get(self, keys::MESSAGE),
+            "data" => get(self, keys::DATA),
+            other => Reflect::get(self, &JsValue::from_str(other)).unwrap_or(JsValue::UNDEFINED),
+        };
+        (!value.is_undefined()).then_some(value)
+    }
+
+    fn as_text(&self) -> Option<String> {
+        self.as_string()
+    }
+
+    fn as_number(&self) -> Option<f64> {
+        self.as_f64()
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        JsValue::as_bool(self)
+    }
+
+    fn elements(&self) -> Vec<Self> {
+        if js_sys::Array::is_array(self) {
+            js_sys::Array::from(self).iter().collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn is_version_2(&self) -> bool {
+        keys::VERSION.with(|version| self == version)
+    }
+}
+
+/// An `RPCError` for a call that ended on this side.
+pub fn rpc_error(code: i64, message: &str, data: &JsValue) -> JsValue {
+    RPCError::new(code as f64, message, data).into()
+}
+
+pub fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
+    rpc_error(error.code, &error.message, error.data.as_ref().unwrap_or(&JsValue::UNDEFINED))
+}
+
+/// What a handler's thrown value becomes on the wire.
+pub fn error_object_from_thrown(thrown: &JsValue) -> ErrorObject<JsValue> {
+    let parts = error_parts(thrown);
+    let code = get(&parts, keys::CODE).as_f64().unwrap_or(-32603.0) as i64;
+    let message = get(&parts, keys::MESSAGE).as_string().unwrap_or_default();
+    let data = get(&parts, keys::DATA);
+    ErrorObject { code, message, data: (!data.is_undefined()).then_some(data) }
+}
+
+pub fn type_error(message: &str) -> JsValue {
+    js_sys::TypeError::new(message).into()
+}
+
+/// Hands a callback to JS for good: the JS function owns it from now on.
+pub fn js_function<F: ?Sized + wasm_bindgen::closure::WasmClosure>(closure: Closure<F>) -> Function {
+    closure.into_js_value().unchecked_into()
+}
+
+/// Joins text without pulling `core::fmt` into the wasm build.
+pub fn concat(parts: &[&str]) -> String {
+    let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    parts.iter().for_each(|part| text.push_str(part));
+    text
+}

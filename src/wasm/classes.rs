@@ -1,0 +1,133 @@
+//! The exported classes: `JSONRPCClient` (calls), `JSONRPCServer` (serves)
+//! and `Peer` (both), each a handle on one [`Binding`]. Each capability is
+//! written once, as a macro that emits a `#[wasm_bindgen] impl` block, and
+//! stamped onto the classes that have it.
+
+use alloc::rc::Rc;
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+use super::binding::Binding;
+use crate::core::Roles;
+
+/// A class: its constructor, lifecycle events, `destroy()`.
+macro_rules! endpoint_class {
+    ($(#[$doc:meta])* $class:ident, $roles:expr) => {
+        $(#[$doc])*
+        #[wasm_bindgen(skip_typescript)]
+        pub struct $class {
+            binding: Rc<Binding>,
+        }
+
+        #[wasm_bindgen]
+        impl $class {
+            #[wasm_bindgen(constructor)]
+            pub fn new(transport: JsValue, options: JsValue) -> Result<$class, JsValue> {
+                Ok($class { binding: Binding::open(transport, $roles, &options)? })
+            }
+
+            /// Listens to the transport's lifecycle events (`open`, `close`,
+            /// `reconnecting`, `reconnected`, `error`); returns what removes the listener.
+            pub fn on(&self, event: &str, listener: JsValue) -> Result<JsValue, JsValue> {
+                self.binding.on(event, &listener)
+            }
+
+            /// Rejects every pending call, stops serving, removes the
+            /// listener, destroys the transport.
+            pub fn destroy(&self) {
+                self.binding.destroy();
+            }
+        }
+    };
+}
+
+/// The calling side: `request`, `notify`, `pending`, `remote()`, `stream()`.
+macro_rules! calls {
+    ($class:ident) => {
+        #[wasm_bindgen]
+        impl $class {
+            /// Sends a request; resolves with its result, rejects with `RPCError`.
+            pub fn request(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
+                self.binding.request(method, params, &options)
+            }
+
+            /// Sends a notification: no id, no response.
+            pub fn notify(&self, method: JsValue, params: JsValue, options: JsValue) -> Result<(), JsValue> {
+                self.binding.notify(method, params, &options)
+            }
+
+            /// Calls still waiting for a response.
+            #[wasm_bindgen(getter)]
+            pub fn pending(&self) -> usize {
+                self.binding.pending()
+            }
+        }
+
+        #[cfg(feature = "remote")]
+        #[wasm_bindgen]
+        impl $class {
+            /// A proxy whose calls are requests: `remote.Repo.get(1)` calls `Repo.get` with `[1]`.
+            pub fn remote(&self) -> JsValue {
+                super::sugar::remote(&self.binding)
+            }
+        }
+
+        #[cfg(feature = "streaming")]
+        #[wasm_bindgen]
+        impl $class {
+            /// A request whose chunks arrive as an async iterator, its result as `.result`.
+            pub fn stream(&self, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
+                super::sugar::stream(&self.binding, method, params, options)
+            }
+        }
+    };
+}
+
+/// The serving side: `method`, `onNotify`, `expose()`.
+macro_rules! serves {
+    ($class:ident) => {
+        #[wasm_bindgen]
+        impl $class {
+            /// Registers the handler of a method: `(params, context?) => result | Promise`.
+            pub fn method(&self, name: &str, handler: JsValue, info: JsValue) -> Result<(), JsValue> {
+                self.binding.register(name, handler, false, &info)
+            }
+
+            /// Registers the handler of a notification.
+            #[wasm_bindgen(js_name = onNotify)]
+            pub fn on_notify(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
+                self.binding.register(name, handler, true, &JsValue::UNDEFINED)
+            }
+        }
+
+        #[cfg(feature = "remote")]
+        #[wasm_bindgen]
+        impl $class {
+            /// Serves an object's public methods as `name.method`.
+            pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
+                super::sugar::expose(&self.binding, &instance, name)
+            }
+        }
+    };
+}
+
+endpoint_class!(
+    /// Calls methods on the other side of a transport.
+    JSONRPCClient,
+    Roles::CLIENT
+);
+endpoint_class!(
+    /// Serves methods and notifications to the other side of a transport.
+    JSONRPCServer,
+    Roles::SERVER
+);
+endpoint_class!(
+    /// Client and server on one transport, both directions at once.
+    Peer,
+    Roles::PEER
+);
+calls!(JSONRPCClient);
+calls!(Peer);
+serves!(JSONRPCServer);
+serves!(Peer);

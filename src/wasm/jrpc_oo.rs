@@ -1,0 +1,70 @@
+//! jrpc-oo's conventions (the `jrpcOo` option, with the `websocket`
+//! feature): `{"args": [...]}` params both ways, and `system.listComponents`,
+//! by which each side tells the other its methods whenever they change or the
+//! connection opens.
+
+use alloc::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::binding::Binding;
+use super::boundary::{self as js, get, keys};
+
+#[wasm_bindgen(module = "/src/wasm/jrpc-oo.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = argsParams)]
+    pub fn args_params(method: &JsValue, params: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = argsOf)]
+    pub fn args_of(params: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = componentMap)]
+    fn component_map(names: &js_sys::Array) -> JsValue;
+    #[wasm_bindgen(js_name = ignoreRejection)]
+    fn ignore_rejection(promise: &js_sys::Promise);
+}
+
+/// Answers `system.listComponents` with this side's methods.
+pub fn serve_components(binding: &Rc<Binding>) -> Result<(), JsValue> {
+    let weak = Rc::downgrade(binding);
+    let list = js::js_function(Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |_params: JsValue| {
+        weak.upgrade().map_or(JsValue::NULL, |binding| component_map(&binding.method_names()))
+    }));
+    binding.register("system.listComponents", list.into(), false, &JsValue::UNDEFINED)
+}
+
+/// The methods changed: the other side hears of it at the end of the turn.
+pub fn components_changed(binding: &Rc<Binding>) {
+    if !binding.jrpc_oo || binding.announce_due.replace(true) {
+        return;
+    }
+    let weak = Rc::downgrade(binding);
+    let announce = Closure::once_into_js(move || {
+        if let Some(binding) = weak.upgrade() {
+            announce(&binding);
+        }
+    });
+    js::queue_microtask(announce.unchecked_ref());
+}
+
+/// A connection (re)opened: the new peer needs the list too.
+pub fn watch_open(binding: &Rc<Binding>) {
+    if !binding.jrpc_oo {
+        return;
+    }
+    let weak = Rc::downgrade(binding);
+    let opened = js::js_function(Closure::<dyn FnMut()>::new(move || {
+        if let Some(binding) = weak.upgrade() {
+            components_changed(&binding);
+        }
+    }));
+    let _ = binding.on("open", &opened);
+}
+
+fn announce(binding: &Rc<Binding>) {
+    binding.announce_due.set(false);
+    if get(binding.transport(), keys::CONNECTED).as_bool() != Some(true) {
+        return; // the `open` event will
+    }
+    let map = component_map(&binding.method_names());
+    let reply = binding.request("system.listComponents".into(), map, &JsValue::UNDEFINED);
+    ignore_rejection(&reply);
+}
