@@ -33,8 +33,8 @@ enum State {
     Headers,
     /// Reading a body of this many bytes.
     Body(usize),
-    /// Skipping a refused body: this many bytes to go, then report `error`.
-    Skip(usize, ErrorObject<()>),
+    /// Skipping the body of a refused frame (already answered): this many bytes to go.
+    Skip(usize),
 }
 
 /// The incremental decoder. Memory stays bounded: at most one header block
@@ -62,17 +62,15 @@ impl Decoder {
         // What is left to read: the input, or what followed a header block.
         let mut input = Cow::Borrowed(bytes);
         let mut at = 0;
-        while at < input.len() || matches!(self.state, State::Body(0) | State::Skip(0, _)) {
+        while at < input.len() || matches!(self.state, State::Body(0) | State::Skip(0)) {
             let bytes = &input[at..];
             match &mut self.state {
-                State::Skip(remaining, _) => {
+                State::Skip(remaining) => {
                     let skipped = (*remaining).min(bytes.len());
                     *remaining -= skipped;
                     at += skipped;
                     if *remaining == 0 {
-                        if let State::Skip(_, error) = core::mem::replace(&mut self.state, State::Headers) {
-                            frames.push(Frame::Error(error));
-                        }
+                        self.state = State::Headers;
                     }
                 }
                 State::Body(length) => {
@@ -102,13 +100,18 @@ impl Decoder {
                     };
                     let rest = self.buffer.split_off(end + 4);
                     self.buffer.truncate(end);
-                    self.state = match parse_headers(&self.buffer) {
+                    // A refused frame is answered as soon as its header says
+                    // so, not after its body: the sender learns at once.
+                    let refused = |length, error| (State::Skip(length), Some(Frame::Error(error)));
+                    let (state, refusal) = match parse_headers(&self.buffer) {
                         Ok(length) if length > MAX_BODY => {
-                            State::Skip(length, ErrorObject::new(code::INVALID_REQUEST, "Message larger than 10 MB"))
+                            refused(length, ErrorObject::new(code::INVALID_REQUEST, "Message larger than 10 MB"))
                         }
-                        Ok(length) => State::Body(length),
-                        Err((length, error)) => State::Skip(length, error),
+                        Ok(length) => (State::Body(length), None),
+                        Err((length, error)) => refused(length, error),
                     };
+                    self.state = state;
+                    frames.extend(refusal);
                     self.buffer.clear();
                     input = Cow::Owned(rest);
                     at = 0;
