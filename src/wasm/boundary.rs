@@ -83,6 +83,13 @@ extern "C" {
 
 #[wasm_bindgen]
 extern "C" {
+    /// A caller's `signal` option (read only when it is an object).
+    pub type AbortSignal;
+    #[wasm_bindgen(method, getter)]
+    pub fn aborted(this: &AbortSignal) -> bool;
+    #[wasm_bindgen(method, getter)]
+    pub fn reason(this: &AbortSignal) -> JsValue;
+
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     pub fn performance_now() -> f64;
     #[wasm_bindgen(js_name = setTimeout)]

@@ -134,8 +134,16 @@ export function fail(promise, code, what, data) {
   settle(promise, false, new RPCError(code, `${what}: ${call.method}`, data === undefined ? call.abortReason : data));
 }
 
+// A throwing `onChunk` is reported like any uncaught error; it must not
+// unwind through wasm, where the endpoint is carrying out its events.
 export function chunk(promise, value) {
-  promise[CALL]?.onChunk?.(value);
+  try {
+    promise[CALL]?.onChunk?.(value);
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
 }
 
 // Calls `onAbort(id, reason)` when the caller's signal fires, until the call settles.
