@@ -16,7 +16,7 @@ use wasm_bindgen::JsCast;
 use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::{
     code, BatchPolicy, Batching, CallId, Config, Deadline, Endpoint, ErrorObject, Event, Failure, Framing, Handshake,
-    Message, Outcome, Roles, Transmit, TICK_MS,
+    Message, Outcome, Response, Roles, Transmit, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -312,17 +312,11 @@ impl Binding {
         } else {
             Framing::Object
         };
-        let kind = bits & flags::KIND;
-        self.with_core(|core| match kind {
+        self.with_core(|core| match bits & flags::KIND {
             flags::PARSE_FAILED => core.receive_unparsable(),
             5 => core.receive_envelope(js::envelope(bits, members), framing),
             _ => core.receive(&message, framing),
         });
-        if kind == 4 {
-            // A batch's handlers have run: toward a peer that takes split
-            // answers, what they answered at once leaves now, as one array.
-            self.with_core(|core| core.flush());
-        }
     }
 
     fn invoke(self: &Rc<Self>, call: CallId, handler: &Function, params: Option<JsValue>) {
@@ -342,50 +336,70 @@ impl Binding {
 
     // ---- sending -----------------------------------------------------------
 
+    /// Sends what the core asked to. The two messages of every round trip
+    /// are built and sent in one crossing each; the rest are built, then posted.
     fn transmit(self: &Rc<Self>, transmit: Transmit<JsValue>) {
         let text = self.text.get();
-        match transmit {
+        let sent = match &transmit {
             Transmit::Single(Message::Request { id, method, params }) => {
-                let params = self.outgoing_params(&method, params);
-                if let Err(failure) = js::post_request(&self.transport, text, &method, &params, id as f64) {
-                    self.send_failed(id, &failure);
-                }
+                let params = self.outgoing_params(method, params.clone());
+                js::post_request(&self.transport, text, method, &params, *id as f64)
             }
-            Transmit::Single(Message::Response(crate::core::Response { id, payload: Ok(result) })) => {
-                let id = id.unwrap_or(JsValue::NULL);
-                if let Err(failure) = js::post_result(&self.transport, text, &id, &result) {
-                    self.reply_failed(
-                        vec![Message::Response(crate::core::Response { id: Some(id), payload: Ok(result) })],
-                        false,
-                        &failure,
-                    );
-                }
+            Transmit::Single(Message::Response(Response { id: Some(id), payload: Ok(result) })) => {
+                js::post_result(&self.transport, text, id, result)
             }
-            Transmit::Single(message) => {
-                if let Err(failure) = js::post(&self.transport, text, &self.message(&message)) {
-                    match message {
-                        Message::Request { id, .. } => self.send_failed(id, &failure),
-                        Message::Response(_) => self.reply_failed(vec![message], false, &failure),
-                        // A notification has no one to tell.
-                        _ => {}
-                    }
-                }
-            }
+            Transmit::Single(message) => js::post(&self.transport, text, &self.message(message)),
             Transmit::Batch(messages) => {
-                let batch: Array = messages.iter().map(|message| self.message(message)).collect();
-                let Err(failure) = js::post(&self.transport, text, &batch) else { return };
-                if messages.iter().all(|message| message.as_response().is_some()) {
-                    return self.reply_failed(messages, true, &failure);
-                }
-                // One unsendable member fails the whole batch: each goes
-                // alone, so only the culprit's call fails.
-                for message in messages {
-                    if let Err(failure) = js::post(&self.transport, text, &self.message(&message)) {
-                        if let Message::Request { id, .. } = message {
-                            self.send_failed(id, &failure);
-                        }
-                    }
-                }
+                js::post(&self.transport, text, &messages.iter().map(|m| self.message(m)).collect::<Array>())
+            }
+        };
+        if let Err(failure) = sent {
+            self.refused(transmit, &failure);
+        }
+    }
+
+    /// The transport refused a send (a `DataCloneError`, a closed socket).
+    /// Answers are mended (see `mend`); a refused batch of calls goes again
+    /// one by one, so only the culprit's call fails, with `SEND_FAILED`.
+    fn refused(self: &Rc<Self>, transmit: Transmit<JsValue>, failure: &JsValue) {
+        let text = self.text.get();
+        let messages = match transmit {
+            Transmit::Single(Message::Response(response)) => {
+                // The only answer is the culprit, whatever a check says (a
+                // detached buffer in its transfer list fails only when sent).
+                let mended = self.message(&Message::Response(mend(response, failure)));
+                // If even the mended answer cannot be sent, the channel itself is gone.
+                let _ = js::post(&self.transport, text, &mended);
+                return;
+            }
+            Transmit::Batch(messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
+                let sendable = |response: &Response<JsValue>| match &response.payload {
+                    Ok(result) => js::encodable(result, text),
+                    Err(error) => error.data.as_ref().is_none_or(|data| js::encodable(data, text)),
+                };
+                let mended: Array = messages
+                    .into_iter()
+                    .filter_map(|message| match message {
+                        Message::Response(response) if !sendable(&response) => Some(mend(response, failure)),
+                        Message::Response(response) => Some(response),
+                        _ => None,
+                    })
+                    .map(|response| self.message(&Message::Response(response)))
+                    .collect();
+                let _ = js::post(&self.transport, text, &mended);
+                return;
+            }
+            Transmit::Single(message) => vec![message],
+            Transmit::Batch(messages) => messages,
+        };
+        let alone = messages.len() > 1;
+        for message in messages {
+            let failure = match alone {
+                true => js::post(&self.transport, text, &self.message(&message)).err(),
+                false => Some(failure.clone()),
+            };
+            if let (Some(failure), Message::Request { id, .. }) = (failure, message) {
+                self.send_failed(id, &failure);
             }
         }
     }
@@ -427,37 +441,6 @@ impl Binding {
         js::settle(&waiter, false, &js::rpc_error(code::SEND_FAILED, &reason, failure));
     }
 
-    /// An answer the transport refused (a result it cannot clone or encode)
-    /// becomes an error response without payload for that call alone.
-    fn reply_failed(&self, responses: Vec<Message<JsValue>>, batch: bool, failure: &JsValue) {
-        let text = self.text.get();
-        let reason = js::concat(&["Result could not be sent: ", &js::describe(failure)]);
-        let sendable = |message: &Message<JsValue>| match message.as_response().map(|r| &r.payload) {
-            Some(Ok(result)) => js::encodable(result, text),
-            Some(Err(error)) => error.data.as_ref().is_none_or(|data| js::encodable(data, text)),
-            None => true,
-        };
-        // The only response is the culprit, whatever the check says (a
-        // detached buffer in its transfer list fails only when sent).
-        let any_culprit = batch && responses.iter().any(|r| !sendable(r));
-        let mended: Array = responses
-            .into_iter()
-            .map(|message| match message {
-                Message::Response(response) if !any_culprit || !sendable(&Message::Response(response.clone())) => {
-                    let error = match response.payload {
-                        Ok(_) => ErrorObject::new(code::INTERNAL_ERROR, reason.clone()),
-                        Err(error) => ErrorObject::new(error.code, error.message),
-                    };
-                    self.message(&Message::Response(crate::core::Response { id: response.id, payload: Err(error) }))
-                }
-                other => self.message(&other),
-            })
-            .collect();
-        let mended: JsValue = if batch { mended.into() } else { mended.get(0) };
-        // If even the mended reply cannot be sent, the channel itself is gone.
-        let _ = js::post(&self.transport, text, &mended);
-    }
-
     // ---- the JS API --------------------------------------------------------
 
     pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Promise {
@@ -497,7 +480,7 @@ impl Binding {
             return Err(js::type_error("method must be a string"));
         }
         let params = with_transfer(params, &option(options, keys::TRANSFER));
-        if js::open_call(&method, &params, &JsValue::UNDEFINED).is_undefined() {
+        if !js::allowed_params(&params) {
             return Err(not_structured());
         }
         let params = (!params.is_undefined()).then_some(params);
@@ -616,6 +599,19 @@ impl Binding {
         }
         params
     }
+}
+
+/// An answer the transport refused, as an error without payload: the
+/// caller learns why instead of waiting for its timeout.
+fn mend(response: Response<JsValue>, failure: &JsValue) -> Response<JsValue> {
+    let error = match response.payload {
+        Ok(_) => {
+            let reason = js::concat(&["Result could not be sent: ", &js::describe(failure)]);
+            ErrorObject::new(code::INTERNAL_ERROR, reason)
+        }
+        Err(error) => ErrorObject::new(error.code, error.message),
+    };
+    Response { id: response.id, payload: Err(error) }
 }
 
 /// Settles one of this side's calls.

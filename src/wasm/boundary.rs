@@ -32,6 +32,8 @@ extern "C" {
     #[wasm_bindgen(js_name = envelopeReader)]
     pub fn envelope_reader(sink: &Function) -> Function;
 
+    #[wasm_bindgen(js_name = allowedParams)]
+    pub fn allowed_params(params: &JsValue) -> bool;
     #[wasm_bindgen(js_name = openCall)]
     pub fn open_call(method: &JsValue, params: &JsValue, on_chunk: &JsValue) -> JsValue;
     pub fn settle(call: &JsValue, ok: bool, value: &JsValue);

@@ -104,11 +104,16 @@ export function envelopeReader(sink) {
 // A call's promise carries its record under this key until it settles.
 const CALL = Symbol("wiggum-rpc call");
 
-// Opens a call: its promise, or undefined when `params` is not something the
-// spec allows (an array or an object, or a transfer() of one; or none).
-export function openCall(method, params, onChunk) {
+// Whether `params` are what the spec allows: an array or an object (or a
+// transfer() of one), or none.
+export function allowedParams(params) {
   const inner = params instanceof Transfer ? params.value : params;
-  if (inner !== undefined && (inner === null || typeof inner !== "object")) return undefined;
+  return inner === undefined || (inner !== null && typeof inner === "object");
+}
+
+// Opens a call: its promise, or undefined when its params are not allowed.
+export function openCall(method, params, onChunk) {
+  if (!allowedParams(params)) return undefined;
   let call;
   const promise = new Promise((resolve, reject) => {
     call = { method, resolve, reject, onChunk, unwatch: undefined };
