@@ -185,6 +185,14 @@ impl Pair {
         while self.deliver(To::A) | self.deliver(To::B) {}
     }
 
+    /// A's call `waiter` to B's `later`, delivered and running: its id.
+    fn served_later(&mut self, waiter: u32) -> u64 {
+        let mut id = 0;
+        self.turn(To::A, |side, now| id = side.call(waiter, "later", json!([]), None, now).unwrap());
+        self.run();
+        id
+    }
+
     fn advance(&mut self, ms: u64) {
         self.now += ms;
         let now = self.now;
@@ -423,9 +431,7 @@ fn a_late_answer_to_an_expired_call_settles_nothing() {
 fn cancel_in_every_state() {
     let mut pair = Pair::friends();
     // Sent and being served: the server's handler hears of it, the caller settles.
-    let mut id = 0;
-    pair.turn(To::A, |side, now| id = side.call(1, "later", json!([]), None, now).unwrap());
-    pair.run();
+    let id = pair.served_later(1);
     pair.turn(To::A, |side, _| assert!(side.endpoint.cancel(id)));
     assert_eq!(pair.a.settled.get(&1), Some(&Outcome::Failed(Failure::Cancelled)));
     pair.run();
@@ -482,9 +488,7 @@ fn chunks_arrive_in_order_before_the_answer() {
 #[test]
 fn chunks_after_the_end_or_the_answer_belong_to_nothing() {
     let mut pair = Pair::friends();
-    let mut id = 0;
-    pair.turn(To::A, |side, now| id = side.call(1, "later", json!([]), None, now).unwrap());
-    pair.run();
+    let id = pair.served_later(1);
     let chunk = |n: u64| json!({"jsonrpc": "2.0", "method": "stream.chunk", "params": {"id": id, "chunk": n}});
     pair.to_a.push_back(chunk(1));
     pair.to_a.push_back(json!({"jsonrpc": "2.0", "method": "stream.end", "params": {"id": id}}));
@@ -509,9 +513,7 @@ fn chunks_after_the_end_or_the_answer_belong_to_nothing() {
 #[test]
 fn cancel_mid_stream_stops_the_chunks() {
     let mut pair = Pair::friends();
-    let mut id = 0;
-    pair.turn(To::A, |side, now| id = side.call(1, "later", json!([]), None, now).unwrap());
-    pair.run();
+    let id = pair.served_later(1);
     let call = pair.b.later[0];
     pair.turn(To::B, |side, _| assert!(side.endpoint.emit(call, json!(1))));
     pair.run();

@@ -219,11 +219,6 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         self.calls.get(&call.0).filter(|in_flight| in_flight.streamed).map(|in_flight| in_flight.id.clone())
     }
 
-    /// How many incoming calls are waiting for their handlers.
-    pub fn in_flight(&self) -> usize {
-        self.calls.len()
-    }
-
     /// Whether no call or batch is left half-answered: a leak check.
     pub fn is_clean(&self) -> bool {
         self.calls.is_empty() && self.batches.is_empty()

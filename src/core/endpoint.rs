@@ -22,7 +22,6 @@ use alloc::collections::VecDeque;
 use super::dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
 use super::error::ErrorObject;
 use super::inbound::{Envelope, Framing};
-use super::message::Response;
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
 use super::wire::{Capabilities, Message, Transmit};
@@ -546,11 +545,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         for one in &queued {
             self.mark_sent(one.call);
         }
-        let mut messages: Vec<Message<V>> = queued.into_iter().map(|queued| queued.message).collect();
+        let messages = queued.into_iter().map(|queued| queued.message);
         if messages.len() > 1 && self.batches_out() {
-            return self.transmit(Transmit::Batch(messages));
+            return self.transmit(Transmit::Batch(messages.collect()));
         }
-        for message in messages.drain(..) {
+        for message in messages {
             self.transmit(Transmit::Single(message));
         }
     }
@@ -577,15 +576,5 @@ fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {
     match reply {
         Outgoing::Single(response) => Transmit::Single(Message::Response(response)),
         Outgoing::Batch(responses) => Transmit::Batch(responses.into_iter().map(Message::Response).collect()),
-    }
-}
-
-impl<V> Message<V> {
-    /// The response this message is, if it is one.
-    pub fn as_response(&self) -> Option<&Response<V>> {
-        match self {
-            Message::Response(response) => Some(response),
-            _ => None,
-        }
     }
 }

@@ -43,22 +43,21 @@ pub fn outgoing(outgoing: &Outgoing<Json>) -> Json {
 
 /// One message of an endpoint, as JSON.
 pub fn message(message: &Message<Json>) -> Json {
-    let notification = |method: &str, params: Json| json!({"jsonrpc": "2.0", "method": method, "params": params});
+    let call = |method: &Json, params: &Option<Json>| {
+        let mut call = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(params) = params {
+            call["params"] = params.clone();
+        }
+        call
+    };
+    let notification = |method: &str, params: Json| call(&json!(method), &Some(params));
     match message {
         Message::Request { id, method, params } => {
-            let mut request = json!({"jsonrpc": "2.0", "method": method, "id": id});
-            if let Some(params) = params {
-                request["params"] = params.clone();
-            }
+            let mut request = call(method, params);
+            request["id"] = json!(id);
             request
         }
-        Message::Notification { method, params } => {
-            let mut notification = json!({"jsonrpc": "2.0", "method": method});
-            if let Some(params) = params {
-                notification["params"] = params.clone();
-            }
-            notification
-        }
+        Message::Notification { method, params } => call(method, params),
         Message::Response(reply) => response(reply),
         Message::Cancel { id } => notification(CANCEL_REQUEST, json!({ "id": id })),
         Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id, "chunk": chunk })),

@@ -1,6 +1,7 @@
 //! The protocol core: JSON-RPC 2.0 message model, classification, dispatch,
-//! the pending-request table, and the endpoint state machine over them. Pure Rust: no JS types, no clock, no I/O. The
-//! caller feeds values in, passes the time in, and sends what comes out.
+//! the pending-request table, and the endpoint state machine over them. Pure
+//! Rust: no JS types, no clock, no I/O. The caller feeds values in, passes
+//! the time in, and sends what comes out.
 //!
 //! The core is generic over the payload type through [`Value`], so the same code
 //! serves opaque JS values in the browser and `serde_json` values natively.
