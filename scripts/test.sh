@@ -45,6 +45,8 @@ run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc, esbuild, Chromium" node --test tests/js/npm-import.test.mjs
 run "Node build with framing (pkg-node/)" bash scripts/build.sh node
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
+run "Node: json-rpc-2.0 on the other side of a MessageChannel (a stranger: no batches toward it, one array per batch from it)" \
+  node --test tests/js/strangers.test.mjs
 run "web build with every feature but framing (pkg-full/)" bash scripts/build.sh full
 run "types of the full build: remote<API>(), expose, stream, webSocketTransport, events (tsc --strict)" \
   tsc -p tests/types/tsconfig.json

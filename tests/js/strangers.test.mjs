@@ -1,0 +1,90 @@
+// The Node build against a JSON-RPC library nobody here wrote: json-rpc-2.0
+// (npm) over Node's MessageChannel, both directions, with a spy on what each
+// side really receives. It never answers `$/ready`, so to wiggum-rpc it is a
+// stranger: one message per call, one array per batch it sends.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2.0";
+
+const require = createRequire(import.meta.url);
+const lib = require("../../pkg-node/wiggum_rpc.js");
+
+/** json-rpc-2.0 on one port, recording every message it is handed. */
+function stranger(port) {
+  const received = [];
+  const peer = new JSONRPCServerAndClient(
+    new JSONRPCServer(),
+    new JSONRPCClient((payload) => port.postMessage(payload)),
+  );
+  peer.addMethod("add", ([a, b]) => a + b);
+  port.on("message", (message) => {
+    received.push(message);
+    peer.receiveAndSend(message).catch(() => {});
+  });
+  return { peer, received };
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test("calls to json-rpc-2.0 go one message each, in order, and are all answered", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const other = stranger(port1);
+  const ours = new lib.Peer(lib.portTransport(port2), { timeout: 3000 });
+  try {
+    await sleep(20);
+    const calls = [[1, 2], [3, 4], [5, 6], [7, 8]].map((p) => ours.request("add", p));
+    ours.notify("add", [0, 0]);
+    assert.deepEqual(await Promise.all(calls), [3, 7, 11, 15]);
+    const calls2 = [[1, 1], [2, 2]].map((p) => ours.request("add", p));
+    assert.deepEqual(await Promise.all(calls2), [2, 4]);
+    assert.ok(!other.received.some(Array.isArray), "no batch array toward a peer that offered none");
+    const requests = other.received.filter((m) => m.method === "add");
+    assert.deepEqual(requests.map((m) => m.params), [[1, 2], [3, 4], [5, 6], [7, 8], [0, 0], [1, 1], [2, 2]], "in order");
+    assert.equal(other.received[0].method, "$/ready", "the hello, which it ignores as an unknown notification");
+  } finally {
+    ours.destroy();
+    port1.close();
+  }
+});
+
+test("a batch from json-rpc-2.0 with an async member is answered with one array", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const other = stranger(port1);
+  const ours = new lib.Peer(lib.portTransport(port2));
+  ours.method("add", ([a, b]) => a + b);
+  ours.method("slowAdd", async ([a, b]) => {
+    await sleep(100);
+    return a + b;
+  });
+  try {
+    const answers = await other.peer.client.requestAdvanced([
+      { jsonrpc: "2.0", method: "slowAdd", params: [1, 2], id: 1 },
+      { jsonrpc: "2.0", method: "add", params: [3, 4], id: 2 },
+      { jsonrpc: "2.0", method: "nope", id: 3 },
+    ]);
+    assert.deepEqual(answers.map((a) => a.result ?? a.error.code), [3, 7, -32601]);
+    const arrays = other.received.filter(Array.isArray);
+    assert.equal(arrays.length, 1, "one array, after the slow member");
+    assert.deepEqual(arrays[0].map((r) => r.id), [1, 2, 3], "in request order");
+  } finally {
+    ours.destroy();
+    port1.close();
+  }
+});
+
+test("batch: true sends json-rpc-2.0 a batch it answers", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const other = stranger(port1);
+  const ours = new lib.Peer(lib.portTransport(port2), { batch: true, timeout: 3000 });
+  try {
+    const calls = [[1, 2], [3, 4], [5, 6]].map((p) => ours.request("add", p));
+    assert.deepEqual(await Promise.all(calls), [3, 7, 11]);
+    const arrays = other.received.filter(Array.isArray);
+    assert.equal(arrays.length, 1, "the first call alone, the rest of the turn as one batch");
+    assert.deepEqual(arrays[0].map((m) => m.params), [[3, 4], [5, 6]]);
+  } finally {
+    ours.destroy();
+    port1.close();
+  }
+});
