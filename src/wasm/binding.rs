@@ -230,13 +230,11 @@ impl Binding {
     }
 
     /// Gives the core an input, then carries out what it asks for.
-    pub fn with_core<R: Default>(self: &Rc<Self>, input: impl FnOnce(&mut Core) -> R) -> R {
-        let result = match self.core() {
-            Some(mut core) => input(&mut core),
-            None => return R::default(),
-        };
+    fn with_core(self: &Rc<Self>, input: impl FnOnce(&mut Core)) {
+        let Some(mut core) = self.core() else { return };
+        input(&mut core);
+        drop(core);
         self.drain();
-        result
     }
 
     /// Carries out the core's events, in order, then arms the timers it needs.

@@ -312,7 +312,7 @@ export function describe(error) {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-export function isThenable(value) {
+function isThenable(value) {
   return value !== null && (typeof value === "object" || typeof value === "function")
     && typeof value.then === "function";
 }

@@ -18,6 +18,7 @@ mod framed;
 mod introspection;
 #[cfg(feature = "websocket")]
 mod jrpc_oo;
+#[cfg(any(feature = "remote", feature = "streaming"))]
 mod sugar;
 mod types;
 #[cfg(feature = "websocket")]

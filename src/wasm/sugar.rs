@@ -2,15 +2,13 @@
 //! (feature `remote`), `stream()` (feature `streaming`). The JS halves are
 //! `remote.js` and `streaming.js`.
 
-#![cfg_attr(not(any(feature = "remote", feature = "streaming")), allow(unused_imports))]
-
 use alloc::rc::Rc;
 
-use js_sys::{Array, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::binding::Binding;
+#[cfg(feature = "remote")]
 use super::boundary as js;
 
 #[cfg(feature = "remote")]
@@ -19,7 +17,7 @@ extern "C" {
     #[wasm_bindgen(js_name = remoteProxy)]
     fn remote_proxy(request: &js_sys::Function) -> JsValue;
     #[wasm_bindgen(js_name = exposedMethods)]
-    fn exposed_methods(instance: &JsValue, name: &str) -> Array;
+    fn exposed_methods(instance: &JsValue, name: &str) -> js_sys::Array;
 }
 
 #[cfg(feature = "streaming")]
@@ -46,7 +44,7 @@ pub fn expose(binding: &Rc<Binding>, instance: &JsValue, name: &str) -> Result<(
         return Err(js::type_error("expose: instance must be an object"));
     }
     for pair in exposed_methods(instance, name).iter() {
-        let pair: Array = pair.unchecked_into();
+        let pair: js_sys::Array = wasm_bindgen::JsCast::unchecked_into(pair);
         let method = pair.get(0).as_string().unwrap_or_default();
         binding.register(&method, pair.get(1), false, &JsValue::UNDEFINED)?;
     }
