@@ -4,7 +4,8 @@
 //! - [`binding`]: one core endpoint on one JS transport.
 //! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
 //! - `sugar`, `introspection`, `jrpc_oo`: what the features add.
-//! - `websocket`, `framed`: the WebSocket and stream transports (features).
+//! - `websocket`: the WebSocket transport's reconnect schedule (the transport is JS).
+//! - `framed`: the stream transport (feature `framing`).
 //!
 //! The postMessage transports hold no protocol logic and are plain JS
 //! (`transport.js`), exported as they are.
@@ -32,7 +33,7 @@ use wasm_bindgen::prelude::*;
 
 pub use classes::{JSONRPCClient, JSONRPCServer, Peer};
 #[cfg(feature = "websocket")]
-pub use websocket::{web_socket_transport, WebSocketTransportState};
+pub use websocket::web_socket_transport;
 
 /// The crate's own allocator instead of std's dlmalloc (see the `allocator` feature).
 #[cfg(feature = "allocator")]

@@ -1,6 +1,8 @@
-// postMessage transports: a window (iframe ↔ parent), a MessagePort, a Worker
-// and the worker's own global scope. Each owns its `message` listener and,
-// for ports, the port itself; `destroy()` releases them.
+// The transports' shared base, and the postMessage transports: a window
+// (iframe ↔ parent), a MessagePort, a Worker and the worker's own global
+// scope. Each owns its `message` listener and, for ports, the port itself;
+// `destroy()` releases them. (The WebSocket transport, websocket.js, builds
+// on the same base.)
 //
 // They are plain JS because they hold no JSON-RPC logic, only listeners,
 // an inbox and postMessage: here a message costs no crossing into wasm.
@@ -13,38 +15,16 @@
 // is sent before it listens ("hold": a window or a worker still loading) or
 // keeps it ("announce": a port queues until it is started).
 
-class PostMessageTransport {
-  #post;
-  #port;
-  #listenOn;
-  #listener;
+/**
+ * What every transport shares: the handlers of incoming messages, the inbox
+ * of what arrives before the first handler, and `destroy()`. A subclass
+ * calls `deliver` with each message and releases what it owns in `release`.
+ */
+export class Transport {
   #handlers = [];
   #inbox = [];
   #inboxScheduled = false;
   #destroyed = false;
-
-  /** `source` and `origin` (or undefined) are what incoming messages must come from. */
-  constructor(post, port, listenOn, source, origin, handshake) {
-    this.#post = post;
-    this.#port = port;
-    this.#listenOn = listenOn;
-    /** "hold", "announce", or undefined for none (read by the endpoint). */
-    this.handshake = handshake;
-    this.#listener = (event) => {
-      if (source !== undefined && event.source !== source) return;
-      if (origin !== undefined && event.origin !== origin) return;
-      const data = event.data;
-      if (!Array.isArray(data) && (data === null || typeof data !== "object" || data.jsonrpc !== "2.0")) return;
-      this.#deliver(data);
-    };
-    listenOn.addEventListener("message", this.#listener);
-  }
-
-  /** Posts a message. Throws what `postMessage` throws, e.g. `DataCloneError`. */
-  send(message, transfer) {
-    if (this.#destroyed) throw new Error("transport destroyed");
-    this.#post(message, transfer);
-  }
 
   /**
    * Adds a handler for incoming JSON-RPC messages. The first one also
@@ -65,34 +45,78 @@ class PostMessageTransport {
     this.#handlers = this.#handlers.filter((h) => h !== handler);
   }
 
-  /** Removes the listener, closes an owned port, drops the inbox. */
+  /** Stops delivering, drops the inbox, releases what the transport owns. */
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#handlers = [];
     this.#inbox = [];
-    this.#listenOn.removeEventListener("message", this.#listener);
-    try {
-      this.#port?.close();
-    } catch {
-      // Already closed or neutered: nothing left to release.
-    }
+    this.release();
   }
 
-  #deliverInbox() {
-    this.#inboxScheduled = false;
-    const inbox = this.#inbox;
-    this.#inbox = [];
-    for (const message of inbox) this.#deliver(message);
+  get destroyed() {
+    return this.#destroyed;
   }
 
-  #deliver(message) {
+  /** What a subclass owns (listeners, a port, a socket); called once, by `destroy()`. */
+  release() {}
+
+  /** Hands one incoming message to the handlers, or keeps it until there are some. */
+  deliver(message) {
     if (this.#destroyed) return;
     if (this.#handlers.length === 0 || this.#inboxScheduled) {
       this.#inbox.push(message);
       return;
     }
     for (const handler of this.#handlers) handler(message);
+  }
+
+  #deliverInbox() {
+    this.#inboxScheduled = false;
+    const inbox = this.#inbox;
+    this.#inbox = [];
+    for (const message of inbox) this.deliver(message);
+  }
+}
+
+class PostMessageTransport extends Transport {
+  #post;
+  #port;
+  #listenOn;
+  #listener;
+
+  /** `source` and `origin` (or undefined) are what incoming messages must come from. */
+  constructor(post, port, listenOn, source, origin, handshake) {
+    super();
+    this.#post = post;
+    this.#port = port;
+    this.#listenOn = listenOn;
+    /** "hold", "announce", or undefined for none (read by the endpoint). */
+    this.handshake = handshake;
+    this.#listener = (event) => {
+      if (source !== undefined && event.source !== source) return;
+      if (origin !== undefined && event.origin !== origin) return;
+      const data = event.data;
+      if (!Array.isArray(data) && (data === null || typeof data !== "object" || data.jsonrpc !== "2.0")) return;
+      this.deliver(data);
+    };
+    listenOn.addEventListener("message", this.#listener);
+  }
+
+  /** Posts a message. Throws what `postMessage` throws, e.g. `DataCloneError`. */
+  send(message, transfer) {
+    if (this.destroyed) throw new Error("transport destroyed");
+    this.#post(message, transfer);
+  }
+
+  /** Removes the listener and closes an owned port. */
+  release() {
+    this.#listenOn.removeEventListener("message", this.#listener);
+    try {
+      this.#port?.close();
+    } catch {
+      // Already closed or neutered: nothing left to release.
+    }
   }
 }
 

@@ -1,83 +1,233 @@
-// WebSocket plumbing (feature `websocket`): socket listeners that reach wasm in
-// one call per event, and lifecycle events for users.
+// The WebSocket transport (feature `websocket`): JSON text frames over a
+// browser `WebSocket` or a socket of Node's `ws` package, lifecycle events,
+// an outbox while not connected, and reconnection on the schedule the core's
+// `Backoff` computes (`delay`, handed in by websocket.rs).
+//
+// A frame is handed to the endpoint as the string it arrived as: the
+// endpoint's envelope reader parses it once. Only a connection that was open
+// emits `close` (and the endpoint then rejects the calls sent over it);
+// attempts that never opened only lead to the next attempt, so calls made
+// while reconnecting wait for the new connection.
 
-// Listens to a socket; `sink(kind, data)`: 0 open, 1 a message (its data),
-// 2 close ({code, reason, wasClean}), 3 error. Returns what removes the listeners.
-export function watchSocket(socket, sink) {
-  const listeners = [
-    ["open", () => sink(0)],
-    ["message", (event) => sink(1, event.data)],
-    ["close", (event) => sink(2, { code: event.code, reason: event.reason, wasClean: event.wasClean })],
-    ["error", () => sink(3)],
-  ];
-  for (const [type, listener] of listeners) socket.addEventListener(type, listener);
-  return () => {
-    for (const [type, listener] of listeners) socket.removeEventListener(type, listener);
-  };
+import { Transport } from "./transport.js";
+
+const OPEN = 1;
+/** What a binary frame gets: the other side learns it was not read. */
+const BINARY_REFUSED =
+  '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"binary frames are not supported: send JSON text"},"id":null}';
+
+class WebSocketTransport extends Transport {
+  /** JSON text, and a server may take its time: 60 s per call by default. */
+  text = true;
+  defaultTimeout = 60_000;
+  #listeners = new Map();
+  /** How to open the next connection, or undefined when reconnecting is off. */
+  #redial;
+  #socket;
+  #unwatch;
+  #open = false;
+  /** The current connection was open at some point (losing it is a `close`). */
+  #wasOpen = false;
+  /** Some connection was open before (opening again is `reconnected`). */
+  #everOpen = false;
+  /** Reconnect attempts since the last open connection. */
+  #attempt = 0;
+  #timer;
+  /** Text sent while not connected. */
+  #outbox = [];
+
+  constructor(socket, redial) {
+    super();
+    this.#redial = redial;
+    this.#watch(socket);
+  }
+
+  /**
+   * Sends a text frame, or queues it until the connection opens. Throws once
+   * the connection is closed for good (or the transport destroyed).
+   */
+  send(message) {
+    if (typeof message !== "string") throw new TypeError("WebSocket messages are JSON text");
+    if (this.destroyed) throw new Error("transport destroyed");
+    if (this.#open) this.#socket.send(message);
+    else if (this.#socket === undefined && this.#timer === undefined) throw new Error("WebSocket is closed");
+    else this.#outbox.push(message);
+  }
+
+  /** Listens to `open`, `close`, `reconnecting`, `reconnected`, `error`; returns what removes the listener. */
+  on(type, listener) {
+    if (typeof listener !== "function") throw new TypeError("listener must be a function");
+    let set = this.#listeners.get(type);
+    if (!set) this.#listeners.set(type, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** Whether the socket is open now. */
+  get connected() {
+    return this.#open;
+  }
+
+  /** Messages waiting for the connection to open. */
+  get queued() {
+    return this.#outbox.length;
+  }
+
+  /** Closes the socket (code 1000), stops reconnecting, drops what is queued. */
+  release() {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#outbox = [];
+    this.#open = false;
+    const socket = this.#socket;
+    this.#drop();
+    try {
+      socket?.close(1000);
+    } catch {
+      // Closing a socket that never opened may throw in some implementations: it is gone either way.
+    }
+  }
+
+  #emit(type, detail) {
+    for (const listener of [...(this.#listeners.get(type) ?? [])]) {
+      // A throwing listener is reported like any uncaught error, and the rest still run.
+      try {
+        listener(detail);
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+
+  #watch(socket) {
+    const listeners = [
+      ["open", () => this.#opened()],
+      ["message", (event) => this.#received(event.data)],
+      ["close", (event) => this.#closed({ code: event.code, reason: event.reason, wasClean: event.wasClean })],
+      ["error", () => this.#emit("error", { error: new Error("WebSocket error") })],
+    ];
+    for (const [type, listener] of listeners) socket.addEventListener(type, listener);
+    this.#socket = socket;
+    this.#unwatch = () => {
+      for (const [type, listener] of listeners) socket.removeEventListener(type, listener);
+    };
+    if (socket.readyState === OPEN) this.#opened();
+    else if (socket.readyState > OPEN) this.#closed(undefined);
+  }
+
+  /** Forgets the current socket and removes its listeners. */
+  #drop() {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
+    this.#socket = undefined;
+  }
+
+  #opened() {
+    if (this.#socket === undefined) return;
+    this.#open = true;
+    this.#wasOpen = true;
+    const reconnected = this.#everOpen ? this.#attempt : undefined;
+    this.#everOpen = true;
+    this.#attempt = 0;
+    const outbox = this.#outbox;
+    this.#outbox = [];
+    for (const text of outbox) {
+      try {
+        this.#socket.send(text);
+      } catch {
+        // Accepted earlier: a failure here shows as the call's timeout.
+      }
+    }
+    this.#emit("open", {});
+    if (reconnected !== undefined) this.#emit("reconnected", { attempt: reconnected });
+  }
+
+  #received(data) {
+    if (typeof data === "string") {
+      this.deliver(data);
+      return;
+    }
+    try {
+      this.#socket?.send(BINARY_REFUSED);
+    } catch {
+      // The connection is going: its close event follows.
+    }
+    this.#emit("error", { error: new Error("binary frame refused: wiggum-rpc reads JSON text frames only") });
+  }
+
+  #closed(info) {
+    this.#drop();
+    this.#open = false;
+    const lost = this.#wasOpen;
+    this.#wasOpen = false;
+    if (this.destroyed) return;
+    let delay;
+    if (this.#redial !== undefined) {
+      this.#attempt += 1;
+      delay = this.#redial.delay(this.#attempt, Math.random());
+    }
+    // Closed for good: what waits will never go.
+    if (delay === undefined) this.#outbox = [];
+    // Calls sent over a lost connection fail now; so does everything once
+    // there is no next attempt.
+    if (lost || delay === undefined) this.#emit("close", info ?? { code: 1006 });
+    if (delay !== undefined) {
+      this.#timer = setTimeout(() => this.#dial(), delay);
+      this.#emit("reconnecting", { attempt: this.#attempt, delay });
+    }
+  }
+
+  /** Opens the next connection (the reconnect timer fired). */
+  #dial() {
+    this.#timer = undefined;
+    if (this.destroyed) return;
+    const { make, url, protocols } = this.#redial;
+    let socket;
+    try {
+      socket = openSocket(make, url, protocols);
+    } catch (error) {
+      this.#emit("error", { error });
+      this.#closed(undefined);
+      return;
+    }
+    this.#watch(socket);
+  }
 }
 
-export function openSocket(Socket, url, protocols) {
-  const make = Socket ?? globalThis.WebSocket;
-  if (typeof make !== "function") {
+function openSocket(make, url, protocols) {
+  const Socket = make ?? globalThis.WebSocket;
+  if (typeof Socket !== "function") {
     throw new TypeError("webSocketTransport: no global WebSocket here; pass { WebSocket } (for example from the ws package)");
   }
-  const socket = protocols === undefined ? new make(url) : new make(url, protocols);
+  const socket = protocols === undefined ? new Socket(url) : new Socket(url, protocols);
   // Browsers hand text frames over as strings; ask for ArrayBuffers, not Blobs, for the rest.
   socket.binaryType = "arraybuffer";
   return socket;
 }
 
-// Listeners by event type; `on` returns the function that removes the listener.
-export function eventHub() {
-  const listeners = new Map();
-  return {
-    on(type, listener) {
-      if (typeof listener !== "function") throw new TypeError("listener must be a function");
-      let set = listeners.get(type);
-      if (!set) listeners.set(type, (set = new Set()));
-      set.add(listener);
-      return () => set.delete(listener);
-    },
-    emit(type, detail) {
-      for (const listener of [...(listeners.get(type) ?? [])]) {
-        // A throwing listener is reported like any uncaught error, and the rest still run.
-        try {
-          listener(detail);
-        } catch (error) {
-          queueMicrotask(() => {
-            throw error;
-          });
-        }
-      }
-    },
-  };
-}
-
-// The object `webSocketTransport` returns: JSON text, events, a 60 s default timeout.
-export function socketTransport(state, hub) {
-  return {
-    text: true,
-    defaultTimeout: 60_000,
-    send(message) {
-      state.send(message);
-    },
-    onMessage(handler) {
-      state.onMessage(handler);
-    },
-    offMessage(handler) {
-      state.offMessage(handler);
-    },
-    on(type, listener) {
-      return hub.on(type, listener);
-    },
-    destroy() {
-      state.destroy();
-    },
-    get connected() {
-      return state.connected;
-    },
-    get queued() {
-      return state.queued;
-    },
-  };
+/**
+ * A transport over a WebSocket: `target` is a `ws:`/`wss:` URL or an open
+ * (or opening) socket. `delay(attempt, random)` is the reconnect schedule
+ * (undefined: no reconnecting): the wait before an attempt, or undefined to
+ * give up.
+ */
+export function openWebSocketTransport(target, options, delay) {
+  const make = options?.WebSocket;
+  const protocols = options?.protocols;
+  if (typeof target === "string") {
+    const redial = delay === undefined ? undefined : { make, url: target, protocols, delay };
+    return new WebSocketTransport(openSocket(make, target, protocols), redial);
+  }
+  if (target === null || typeof target !== "object") {
+    throw new TypeError("webSocketTransport: pass a ws:// URL or a WebSocket");
+  }
+  let redial;
+  if (delay !== undefined) {
+    if (typeof target.url !== "string") throw new TypeError("webSocketTransport: reconnect needs the socket's url");
+    // A wrapped socket is redialled at its own URL with its own constructor.
+    redial = { make: make ?? target.constructor, url: target.url, protocols, delay };
+  }
+  return new WebSocketTransport(target, redial);
 }
