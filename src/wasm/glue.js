@@ -25,6 +25,7 @@ export function transfer(value, list) {
   return new Transfer(value, Array.from(list));
 }
 
+// The core's `code::ALL`, entry for entry: the build fails when they differ (types.rs).
 export const ErrorCode = Object.freeze({
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,

@@ -4,7 +4,10 @@
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = r#"
+const TYPES: &'static str = DECLARATIONS;
+
+/// The declarations of the default build (also read by the check at the end).
+const DECLARATIONS: &str = r#"
 /** Params of a call: positional (an array) or named (an object), as the spec allows. */
 export type Params = readonly unknown[] | { readonly [name: string]: unknown };
 
@@ -297,3 +300,90 @@ export interface Calls {
   stream<C = unknown, R = unknown>(method: string, params?: Params, options?: RequestOptions): StreamedCall<C, R>;
 }
 "#;
+
+// The error-code table exists once, as `code::ALL`; the JS `ErrorCode` in
+// glue.js and its declaration above are checked against it when this
+// compiles: a code added, renamed or renumbered in one place only fails the
+// build, whichever place it is.
+const _: () = {
+    assert!(
+        lists_every_code(include_str!("glue.js").as_bytes(), b"export const ErrorCode = Object.freeze({", b','),
+        "glue.js: ErrorCode differs from code::ALL (same names, values and order)"
+    );
+    assert!(
+        lists_every_code(DECLARATIONS.as_bytes(), b"export declare const ErrorCode: Readonly<{", b';'),
+        "types.rs: the ErrorCode declaration differs from code::ALL (same names, values and order)"
+    );
+};
+
+/// Whether the table that follows `opening` in `text` is exactly `code::ALL`:
+/// one `NAME: value` entry per line, each ended by `end`, then `}`.
+const fn lists_every_code(text: &[u8], opening: &[u8], end: u8) -> bool {
+    use crate::core::code::ALL;
+    let Some(mut at) = find(text, opening, 0) else { return false };
+    at += opening.len();
+    let mut entry = 0;
+    loop {
+        while at < text.len() && text[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if at >= text.len() {
+            return false;
+        }
+        if text[at] == b'}' {
+            return entry == ALL.len();
+        }
+        if entry == ALL.len() {
+            return false;
+        }
+        let (name, value) = ALL[entry];
+        let name = name.as_bytes();
+        if !starts_at(text, name, at) || at + name.len() + 2 > text.len() {
+            return false;
+        }
+        at += name.len();
+        if text[at] != b':' || text[at + 1] != b' ' {
+            return false;
+        }
+        at += 2;
+        let negative = at < text.len() && text[at] == b'-';
+        if negative {
+            at += 1;
+        }
+        let mut number: i64 = 0;
+        let digits = at;
+        while at < text.len() && text[at].is_ascii_digit() {
+            number = number * 10 + (text[at] - b'0') as i64;
+            at += 1;
+        }
+        if at == digits || at >= text.len() || text[at] != end || (if negative { -number } else { number }) != value {
+            return false;
+        }
+        at += 1;
+        entry += 1;
+    }
+}
+
+/// Whether `needle` occurs in `text` at `at`.
+const fn starts_at(text: &[u8], needle: &[u8], at: usize) -> bool {
+    if at + needle.len() > text.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < needle.len() && text[at + i] == needle[i] {
+        i += 1;
+    }
+    i == needle.len()
+}
+
+/// Where `needle` first occurs in `text`, at or after `from`.
+const fn find(text: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while at + needle.len() <= text.len() {
+        if starts_at(text, needle, at) {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}

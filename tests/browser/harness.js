@@ -1,4 +1,4 @@
-// Browser scenarios of the wasm-bindgen-test suite (tests/browser.rs runs each
+// Browser scenarios of the wasm-bindgen-test suite (tests/browser/suite.rs runs each
 // one by name, in Chromium and in Firefox). Everything here is real: a real
 // MessageChannel, Worker, iframe (same-origin and sandboxed), postMessage.
 //
