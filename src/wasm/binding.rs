@@ -50,6 +50,9 @@ pub struct Binding {
     on_deadline: Function,
     on_flush: Function,
     on_abort: Function,
+    /// The listeners on the transport (its messages, its `close`): dropped,
+    /// they remove themselves.
+    listening: RefCell<Vec<js::Listening>>,
     /// The binding itself while it is subscribed to its transport: it lives
     /// as long as the transport can deliver to it, whether or not JS keeps its
     /// object. Cleared by `destroy()`.
@@ -97,7 +100,7 @@ fn destroyed_error() -> JsValue {
 
 impl Binding {
     pub fn open(transport: JsValue, roles: Roles, options: &JsValue) -> Result<Rc<Binding>, JsValue> {
-        let has = |name: &str| js_sys::Reflect::get(&transport, &name.into()).is_ok_and(|f| f.is_function());
+        let has = |name: &str| js::method(&transport, name).is_some();
         if !transport.is_object() || !has("send") || !has("onMessage") {
             return Err(js::type_error("transport must have send(message) and onMessage(handler)"));
         }
@@ -203,6 +206,7 @@ impl Binding {
                 on_deadline,
                 on_flush,
                 on_abort,
+                listening: RefCell::new(Vec::new()),
                 subscribed: RefCell::new(None),
             }
         });
@@ -215,7 +219,7 @@ impl Binding {
             super::jrpc_oo::serve_components(&binding)?;
         }
         binding.watch_connection();
-        call_method(&binding.transport, "onMessage", &binding.on_message)?;
+        binding.listen(js::Listening::on_message(&binding.transport, &binding.on_message)?);
         *binding.subscribed.borrow_mut() = Some(binding.clone());
         // The hello, if the transport asked for a handshake.
         binding.drain();
@@ -533,9 +537,13 @@ impl Binding {
 
     /// `on(event, listener)`: the transport's lifecycle events.
     pub fn on(&self, event: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
-        let on = js_sys::Reflect::get(&self.transport, &"on".into())?;
-        let on = on.dyn_ref::<Function>().ok_or_else(|| js::type_error("this transport has no events"))?;
+        let on = js::method(&self.transport, "on").ok_or_else(|| js::type_error("this transport has no events"))?;
         on.call2(&self.transport, &event.into(), listener)
+    }
+
+    /// Keeps a listener on the transport until `destroy()`.
+    pub(super) fn listen(&self, listening: js::Listening) {
+        self.listening.borrow_mut().push(listening);
     }
 
     /// Follows the connection of a transport that has one (a WebSocket):
@@ -550,7 +558,8 @@ impl Binding {
                 binding.with_core(|core| core.connection_closed());
             }
         }));
-        if self.on("close", &closed).is_ok() {
+        if let Ok(listening) = js::Listening::on(&self.transport, "close", &closed) {
+            self.listen(listening);
             #[cfg(feature = "websocket")]
             super::jrpc_oo::watch_open(self);
         }
@@ -569,8 +578,11 @@ impl Binding {
                 js::clear_timeout(&handle);
             }
         }
-        let _ = call_method(&self.transport, "offMessage", &self.on_message);
-        let _ = call_method(&self.transport, "destroy", &JsValue::UNDEFINED);
+        let listening = core::mem::take(&mut *self.listening.borrow_mut());
+        drop(listening);
+        if let Some(destroy) = js::method(&self.transport, "destroy") {
+            let _ = destroy.call0(&self.transport);
+        }
         js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &destroyed_error());
         self.with_core(|core| core.destroy());
         // No longer reachable through the transport: from now on the binding
@@ -643,11 +655,4 @@ fn with_transfer(params: JsValue, transfer: &JsValue) -> JsValue {
         return super::boundary::transfer_marker(&params, transfer);
     }
     params
-}
-
-fn call_method(target: &JsValue, name: &str, argument: &JsValue) -> Result<JsValue, JsValue> {
-    match js_sys::Reflect::get(target, &name.into())?.dyn_ref::<Function>() {
-        Some(function) => function.call1(target, argument),
-        None => Ok(JsValue::UNDEFINED),
-    }
 }

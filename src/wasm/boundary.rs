@@ -298,6 +298,39 @@ pub fn js_function<F: ?Sized + wasm_bindgen::closure::WasmClosure>(closure: Clos
     closure.into_js_value().unchecked_into()
 }
 
+/// A listener that removes itself when dropped, as gloo's `EventListener`
+/// does: it holds the function that takes it off again.
+pub struct Listening(Option<Function>);
+
+impl Listening {
+    /// `handler` added with `target.onMessage`, taken off with `target.offMessage` (if it has one).
+    pub fn on_message(target: &JsValue, handler: &Function) -> Result<Listening, JsValue> {
+        method(target, "onMessage").ok_or_else(|| type_error("transport has no onMessage"))?.call1(target, handler)?;
+        let off = method(target, "offMessage").map(|off| off.bind1(target, handler).unchecked_into());
+        Ok(Listening(off))
+    }
+
+    /// `listener` added with `target.on(event, listener)`, which returns what removes it.
+    pub fn on(target: &JsValue, event: &str, listener: &JsValue) -> Result<Listening, JsValue> {
+        let on = method(target, "on").ok_or_else(|| type_error("this transport has no events"))?;
+        let remove = on.call2(target, &event.into(), listener)?;
+        Ok(Listening(remove.dyn_into().ok()))
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        if let Some(remove) = &self.0 {
+            let _ = remove.call0(&JsValue::UNDEFINED);
+        }
+    }
+}
+
+/// `target[name]`, if it is a function.
+pub fn method(target: &JsValue, name: &str) -> Option<Function> {
+    js_sys::Reflect::get(target, &name.into()).ok()?.dyn_into().ok()
+}
+
 /// Joins text without pulling `core::fmt` into the wasm build.
 pub fn concat(parts: &[&str]) -> String {
     let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());

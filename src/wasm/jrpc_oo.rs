@@ -56,7 +56,9 @@ pub fn watch_open(binding: &Rc<Binding>) {
             components_changed(&binding);
         }
     }));
-    let _ = binding.on("open", &opened);
+    if let Ok(listening) = js::Listening::on(binding.transport(), "open", &opened) {
+        binding.listen(listening);
+    }
 }
 
 fn announce(binding: &Rc<Binding>) {

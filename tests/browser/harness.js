@@ -180,7 +180,14 @@ async function bootSandboxedFrame(body) {
   const glue = await (await fetch("/wasm-bindgen-test.js")).text();
   const paths = [...new Set([...glue.matchAll(/["'](\.\/snippets\/[^"']+)["']/g)].map((m) => m[1]))];
   const snippets = {};
-  for (const path of paths) snippets[path] = await (await fetch(path.slice(1))).text();
+  // Snippets import each other by relative path ("./transport.js"): those come too.
+  while (paths.length > 0) {
+    const path = paths.pop();
+    if (path in snippets) continue;
+    snippets[path] = await (await fetch(path.slice(1))).text();
+    const dir = path.slice(0, path.lastIndexOf("/") + 1);
+    for (const [, relative] of snippets[path].matchAll(/from\s*["']\.\/([^"']+)["']/g)) paths.push(dir + relative);
+  }
   const wasm = await (await fetch("/wasm-bindgen-test_bg.wasm")).arrayBuffer();
   const frame = addFrame({ sandbox: "allow-scripts" });
   frame.srcdoc = `<!doctype html><script type="module">
@@ -189,8 +196,16 @@ async function bootSandboxedFrame(body) {
       removeEventListener("message", boot);
       try {
       let source = event.data.glue;
-      for (const [path, text] of Object.entries(event.data.snippets)) {
-        const url = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+      // Each snippet as a blob URL, its own relative imports rewritten first.
+      const urls = {};
+      const load = (path) => {
+        if (urls[path]) return urls[path];
+        const dir = path.slice(0, path.lastIndexOf("/") + 1);
+        const text = event.data.snippets[path].replace(/from\\s*["']\\.\\/([^"']+)["']/g, (_, relative) => 'from "' + load(dir + relative) + '"');
+        return (urls[path] = URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
+      };
+      for (const path of Object.keys(event.data.snippets)) {
+        const url = load(path);
         // Only the import clauses: the same path also names the wasm imports.
         source = source.split(\`from "\${path}"\`).join(\`from "\${url}"\`).split(\`from '\${path}'\`).join(\`from '\${url}'\`);
       }
