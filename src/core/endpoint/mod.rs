@@ -15,128 +15,23 @@
 //! (a turn's calls as one batch; a batch answered as its members settle) are
 //! used only toward a peer whose `$/ready` offered them, or when forced.
 
+mod config;
+mod outgoing;
+
+pub use config::{Batching, Config, Event, Failure, Handshake, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS};
+
 use crate::prelude::*;
 
 use alloc::collections::VecDeque;
 
-use super::dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
+use outgoing::Queued;
+
+use super::dispatch::{Action, CallId, Dispatcher};
 use super::error::ErrorObject;
 use super::inbound::{Envelope, Framing};
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
 use super::wire::{Capabilities, Message, Transmit};
-
-/// Timeouts this long or longer are measured from the next reading of a
-/// coarse clock (see [`Due::AfterNextReading`]) rather than from a reading
-/// per call: never early, at most a tick late.
-pub const COARSE_FROM_MS: u64 = 1_000;
-/// How often the host reads the clock while calls wait for a reading.
-pub const TICK_MS: u64 = 100;
-
-/// Whether an endpoint says hello in `$/ready`, and whether it waits for the
-/// other side before sending.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Handshake {
-    /// No hello. A hello from the other side is still answered.
-    Off,
-    /// Hello at start; messages go out at once (the channel keeps them until
-    /// the other side listens, as a `MessagePort` does).
-    Announce,
-    /// Hello at start; calls wait until the other side has shown it is
-    /// there (a window or a worker may still be loading).
-    Hold,
-}
-
-/// When this side's calls of one turn go out as one batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Batching {
-    /// Only toward a peer that announced it reads batches (the default).
-    Negotiated,
-    /// Always, as the caller asked (`{ batch: true }`).
-    Always,
-    /// Never.
-    Never,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
-    pub roles: Roles,
-    pub handshake: Handshake,
-    pub batching: Batching,
-    pub batch_policy: BatchPolicy,
-    /// Reads `"params": null` as no params (see [`Dispatcher::set_null_params_absent`]).
-    pub null_params_absent: bool,
-}
-
-impl Config {
-    pub fn new(roles: Roles) -> Self {
-        Config {
-            roles,
-            handshake: Handshake::Off,
-            batching: Batching::Negotiated,
-            batch_policy: BatchPolicy::Allow,
-            null_params_absent: false,
-        }
-    }
-}
-
-/// How a call of this side ended without an answer from the other side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// Its deadline passed. `sent` is false when it never left this side
-    /// (held for a handshake the other side never answered).
-    Timeout { sent: bool },
-    /// The caller cancelled it.
-    Cancelled,
-    /// The endpoint was destroyed.
-    Destroyed,
-    /// The connection it was sent on closed.
-    ConnectionClosed,
-}
-
-/// How a call of this side settled.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome<V> {
-    Result(V),
-    Error(ErrorObject<V>),
-    Failed(Failure),
-}
-
-/// What the host must do, in order.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Event<V, H, W> {
-    /// Send this.
-    Transmit(Transmit<V>),
-    /// Run a method handler; report its outcome with [`Endpoint::complete`].
-    Invoke { call: CallId, handler: H, params: Option<V> },
-    /// Run a notification handler.
-    Notify { handler: H, params: Option<V> },
-    /// A notification nobody handles (dropped, as the spec says; a host may log it).
-    Unhandled { method: String },
-    /// A call of this side's has settled: its waiter goes back to the host.
-    Settled { id: u64, waiter: W, outcome: Outcome<V> },
-    /// A chunk of a call of this side's, ahead of its answer.
-    Chunk { id: u64, waiter: W, chunk: Option<V> },
-    /// The other side cancelled a call this side is serving: tell its handler.
-    /// Its answer, whenever it comes, is still sent.
-    Cancelled { call: CallId },
-    /// The other side said hello or answered ours, with what it accepts.
-    PeerReady(Capabilities),
-    /// Call [`Endpoint::flush`] once the current turn's work is done (a
-    /// microtask in a browser): queued calls and batch answers go out then.
-    ScheduleFlush,
-}
-
-/// The timers an endpoint needs now.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Timeouts {
-    /// Calls wait for a clock reading: call [`Endpoint::handle_timeout`]
-    /// within [`TICK_MS`].
-    pub reading: bool,
-    /// Call [`Endpoint::handle_timeout`] at this time (it may be earlier
-    /// than needed, never later).
-    pub deadline: Option<Deadline>,
-}
 
 /// A call of this side's, waiting to settle.
 struct Call<W> {
@@ -145,13 +40,6 @@ struct Call<W> {
     sent: bool,
     /// Its `stream.end` has come: later chunks belong to nothing.
     stream_ended: bool,
-}
-
-/// A message waiting for the end of the turn, or for the handshake.
-struct Queued<V> {
-    message: Message<V>,
-    /// The call it carries, if it is a request.
-    call: Option<u64>,
 }
 
 pub struct Endpoint<V, H, W> {
@@ -457,124 +345,5 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// (`1` and `"1"` are different ids: a string never matches).
     fn own_call(&self, id: &V) -> Option<u64> {
         id.as_number().and_then(PendingTable::<Call<W>>::key_of)
-    }
-
-    fn ready(&self, ack: bool) -> Message<V> {
-        let capabilities =
-            Capabilities { batches: self.dispatcher.batch_policy() != BatchPolicy::Reject, split_batch_answers: true };
-        Message::Ready { ack, capabilities }
-    }
-
-    fn peer_ready(&mut self, capabilities: Capabilities) {
-        self.peer = Some(capabilities);
-        let replies = match capabilities.split_batch_answers {
-            true => BatchReplies::AsSettled,
-            false => BatchReplies::Whole,
-        };
-        self.dispatcher.set_batch_replies(replies);
-        self.events.push_back(Event::PeerReady(capabilities));
-        // What waited for the other side goes now.
-        self.send_queued();
-    }
-
-    // ---- sending -------------------------------------------------------------
-
-    /// The end of a turn: what it queued goes out (several calls as one
-    /// batch toward a peer that reads them), then the batch answers that
-    /// settled meanwhile.
-    pub fn flush(&mut self) {
-        self.flush_scheduled = false;
-        self.sent_alone = false;
-        if self.destroyed {
-            return;
-        }
-        self.send_queued();
-        for reply in self.dispatcher.take_settled() {
-            self.transmit(reply_transmit(reply));
-        }
-    }
-
-    fn schedule_flush(&mut self) {
-        if !core::mem::replace(&mut self.flush_scheduled, true) {
-            self.events.push_back(Event::ScheduleFlush);
-        }
-    }
-
-    fn holding(&self) -> bool {
-        self.config.handshake == Handshake::Hold && self.peer.is_none()
-    }
-
-    fn batches_out(&self) -> bool {
-        match self.config.batching {
-            Batching::Always => true,
-            Batching::Never => false,
-            Batching::Negotiated => self.peer.is_some_and(|peer| peer.batches),
-        }
-    }
-
-    /// Sends a call or notification. Toward a peer that takes batches, a
-    /// message sent while nothing else is in flight goes out at once (a lone
-    /// call is never delayed), and the rest of the turn's go out together at
-    /// its end: a burst costs the receiver one task, not one per call. Toward
-    /// any other peer, each goes out at once, in order.
-    fn send(&mut self, message: Message<V>, call: Option<u64>) {
-        if self.holding() {
-            self.queue.push(Queued { message, call });
-            return;
-        }
-        if !self.batches_out() {
-            self.send_queued();
-            self.mark_sent(call);
-            return self.transmit(Transmit::Single(message));
-        }
-        let others_in_flight = self.calls.len() > usize::from(call.is_some());
-        if self.queue.is_empty() && !self.sent_alone && !others_in_flight {
-            self.sent_alone = true;
-            self.mark_sent(call);
-            return self.transmit(Transmit::Single(message));
-        }
-        self.queue.push(Queued { message, call });
-        self.schedule_flush();
-    }
-
-    fn send_queued(&mut self) {
-        if self.queue.is_empty() || self.holding() {
-            return;
-        }
-        let queued = core::mem::take(&mut self.queue);
-        for one in &queued {
-            self.mark_sent(one.call);
-        }
-        let messages = queued.into_iter().map(|queued| queued.message);
-        if messages.len() > 1 && self.batches_out() {
-            return self.transmit(Transmit::Batch(messages.collect()));
-        }
-        for message in messages {
-            self.transmit(Transmit::Single(message));
-        }
-    }
-
-    fn mark_sent(&mut self, call: Option<u64>) {
-        if let Some(call) = call.and_then(|id| self.calls.get_mut(id)) {
-            call.sent = true;
-        }
-    }
-
-    /// An answer goes out after what this side sent before it (a handler's
-    /// chunks, its notifications), never ahead.
-    fn reply(&mut self, reply: Outgoing<V>) {
-        self.send_queued();
-        self.transmit(reply_transmit(reply));
-    }
-
-    fn transmit(&mut self, transmit: Transmit<V>) {
-        self.events.push_back(Event::Transmit(transmit));
-    }
-}
-
-fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {
-    match reply {
-        Outgoing::Single(response) => Transmit::Single(Message::Response(response)),
-        Outgoing::Batch(responses) => Transmit::Batch(responses.into_iter().map(Message::Response).collect()),
     }
 }

@@ -1,0 +1,121 @@
+//! What an endpoint is configured with, and what it tells its host: its
+//! [`Config`], the [`Event`]s polled from it and the [`Timeouts`] it needs.
+
+use crate::prelude::*;
+
+use super::super::dispatch::{BatchPolicy, CallId, Roles};
+use super::super::error::ErrorObject;
+use super::super::pending::Deadline;
+use super::super::wire::{Capabilities, Transmit};
+
+/// Timeouts this long or longer are measured from the next reading of a
+/// coarse clock (see [`Due::AfterNextReading`](crate::core::Due::AfterNextReading)) rather than from a reading
+/// per call: never early, at most a tick late.
+pub const COARSE_FROM_MS: u64 = 1_000;
+/// How often the host reads the clock while calls wait for a reading.
+pub const TICK_MS: u64 = 100;
+
+/// Whether an endpoint says hello in `$/ready`, and whether it waits for the
+/// other side before sending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// No hello. A hello from the other side is still answered.
+    Off,
+    /// Hello at start; messages go out at once (the channel keeps them until
+    /// the other side listens, as a `MessagePort` does).
+    Announce,
+    /// Hello at start; calls wait until the other side has shown it is
+    /// there (a window or a worker may still be loading).
+    Hold,
+}
+
+/// When this side's calls of one turn go out as one batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batching {
+    /// Only toward a peer that announced it reads batches (the default).
+    Negotiated,
+    /// Always, as the caller asked (`{ batch: true }`).
+    Always,
+    /// Never.
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub roles: Roles,
+    pub handshake: Handshake,
+    pub batching: Batching,
+    pub batch_policy: BatchPolicy,
+    /// Reads `"params": null` as no params (see [`Dispatcher::set_null_params_absent`](crate::core::Dispatcher::set_null_params_absent)).
+    pub null_params_absent: bool,
+}
+
+impl Config {
+    pub fn new(roles: Roles) -> Self {
+        Config {
+            roles,
+            handshake: Handshake::Off,
+            batching: Batching::Negotiated,
+            batch_policy: BatchPolicy::Allow,
+            null_params_absent: false,
+        }
+    }
+}
+
+/// How a call of this side ended without an answer from the other side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Its deadline passed. `sent` is false when it never left this side
+    /// (held for a handshake the other side never answered).
+    Timeout { sent: bool },
+    /// The caller cancelled it.
+    Cancelled,
+    /// The endpoint was destroyed.
+    Destroyed,
+    /// The connection it was sent on closed.
+    ConnectionClosed,
+}
+
+/// How a call of this side settled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome<V> {
+    Result(V),
+    Error(ErrorObject<V>),
+    Failed(Failure),
+}
+
+/// What the host must do, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event<V, H, W> {
+    /// Send this.
+    Transmit(Transmit<V>),
+    /// Run a method handler; report its outcome with [`super::Endpoint::complete`].
+    Invoke { call: CallId, handler: H, params: Option<V> },
+    /// Run a notification handler.
+    Notify { handler: H, params: Option<V> },
+    /// A notification nobody handles (dropped, as the spec says; a host may log it).
+    Unhandled { method: String },
+    /// A call of this side's has settled: its waiter goes back to the host.
+    Settled { id: u64, waiter: W, outcome: Outcome<V> },
+    /// A chunk of a call of this side's, ahead of its answer.
+    Chunk { id: u64, waiter: W, chunk: Option<V> },
+    /// The other side cancelled a call this side is serving: tell its handler.
+    /// Its answer, whenever it comes, is still sent.
+    Cancelled { call: CallId },
+    /// The other side said hello or answered ours, with what it accepts.
+    PeerReady(Capabilities),
+    /// Call [`super::Endpoint::flush`] once the current turn's work is done (a
+    /// microtask in a browser): queued calls and batch answers go out then.
+    ScheduleFlush,
+}
+
+/// The timers an endpoint needs now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Calls wait for a clock reading: call [`super::Endpoint::handle_timeout`]
+    /// within [`TICK_MS`].
+    pub reading: bool,
+    /// Call [`super::Endpoint::handle_timeout`] at this time (it may be earlier
+    /// than needed, never later).
+    pub deadline: Option<Deadline>,
+}

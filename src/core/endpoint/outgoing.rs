@@ -1,0 +1,136 @@
+//! The endpoint's sending half: the `$/ready` handshake, the queue of a
+//! turn's messages, and when they go out alone or as one batch.
+
+use super::super::dispatch::{BatchPolicy, BatchReplies, Outgoing};
+use super::super::value::Value;
+use super::super::wire::{Capabilities, Message, Transmit};
+use super::{Batching, Endpoint, Event, Handshake};
+
+/// A message waiting for the end of the turn, or for the handshake.
+pub(super) struct Queued<V> {
+    pub(super) message: Message<V>,
+    /// The call it carries, if it is a request.
+    pub(super) call: Option<u64>,
+}
+
+impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
+    pub(super) fn ready(&self, ack: bool) -> Message<V> {
+        let capabilities =
+            Capabilities { batches: self.dispatcher.batch_policy() != BatchPolicy::Reject, split_batch_answers: true };
+        Message::Ready { ack, capabilities }
+    }
+
+    pub(super) fn peer_ready(&mut self, capabilities: Capabilities) {
+        self.peer = Some(capabilities);
+        let replies = match capabilities.split_batch_answers {
+            true => BatchReplies::AsSettled,
+            false => BatchReplies::Whole,
+        };
+        self.dispatcher.set_batch_replies(replies);
+        self.events.push_back(Event::PeerReady(capabilities));
+        // What waited for the other side goes now.
+        self.send_queued();
+    }
+
+    // ---- sending -------------------------------------------------------------
+
+    /// The end of a turn: what it queued goes out (several calls as one
+    /// batch toward a peer that reads them), then the batch answers that
+    /// settled meanwhile.
+    pub fn flush(&mut self) {
+        self.flush_scheduled = false;
+        self.sent_alone = false;
+        if self.destroyed {
+            return;
+        }
+        self.send_queued();
+        for reply in self.dispatcher.take_settled() {
+            self.transmit(reply_transmit(reply));
+        }
+    }
+
+    pub(super) fn schedule_flush(&mut self) {
+        if !core::mem::replace(&mut self.flush_scheduled, true) {
+            self.events.push_back(Event::ScheduleFlush);
+        }
+    }
+
+    pub(super) fn holding(&self) -> bool {
+        self.config.handshake == Handshake::Hold && self.peer.is_none()
+    }
+
+    pub(super) fn batches_out(&self) -> bool {
+        match self.config.batching {
+            Batching::Always => true,
+            Batching::Never => false,
+            Batching::Negotiated => self.peer.is_some_and(|peer| peer.batches),
+        }
+    }
+
+    /// Sends a call or notification. Toward a peer that takes batches, a
+    /// message sent while nothing else is in flight goes out at once (a lone
+    /// call is never delayed), and the rest of the turn's go out together at
+    /// its end: a burst costs the receiver one task, not one per call. Toward
+    /// any other peer, each goes out at once, in order.
+    pub(super) fn send(&mut self, message: Message<V>, call: Option<u64>) {
+        if self.holding() {
+            self.queue.push(Queued { message, call });
+            return;
+        }
+        if !self.batches_out() {
+            self.send_queued();
+            self.mark_sent(call);
+            return self.transmit(Transmit::Single(message));
+        }
+        let others_in_flight = self.calls.len() > usize::from(call.is_some());
+        if self.queue.is_empty() && !self.sent_alone && !others_in_flight {
+            self.sent_alone = true;
+            self.mark_sent(call);
+            return self.transmit(Transmit::Single(message));
+        }
+        self.queue.push(Queued { message, call });
+        self.schedule_flush();
+    }
+
+    pub(super) fn send_queued(&mut self) {
+        if self.queue.is_empty() || self.holding() {
+            return;
+        }
+        let queued = core::mem::take(&mut self.queue);
+        for one in &queued {
+            self.mark_sent(one.call);
+        }
+        let several = queued.len() > 1;
+        let messages = queued.into_iter().map(|queued| queued.message);
+        if several && self.batches_out() {
+            return self.transmit(Transmit::Batch(messages.collect()));
+        }
+        for message in messages {
+            self.transmit(Transmit::Single(message));
+        }
+    }
+
+    pub(super) fn mark_sent(&mut self, call: Option<u64>) {
+        if let Some(call) = call.and_then(|id| self.calls.get_mut(id)) {
+            call.sent = true;
+        }
+    }
+
+    /// An answer goes out after what this side sent before it (a handler's
+    /// chunks, its notifications), never ahead.
+    pub(super) fn reply(&mut self, reply: Outgoing<V>) {
+        self.send_queued();
+        self.transmit(reply_transmit(reply));
+    }
+
+    pub(super) fn transmit(&mut self, transmit: Transmit<V>) {
+        self.events.push_back(Event::Transmit(transmit));
+    }
+}
+
+fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {
+    match reply {
+        Outgoing::Single(response) => Transmit::Single(Message::Response(response)),
+        Outgoing::Batch(responses) => Transmit::Batch(responses.into_iter().map(Message::Response).collect()),
+    }
+}
