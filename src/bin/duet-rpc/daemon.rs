@@ -1,5 +1,6 @@
 //! The stdio daemon: a reader thread and a signal thread feed one loop, which
-//! decodes frames, runs each request to completion in arrival order, and
+//! decodes frames, hands each to the core's [`Endpoint`] (the same one the
+//! browser runs), runs each request to completion in arrival order, and
 //! writes framed responses to stdout (and nothing else there).
 
 use std::cell::Cell;
@@ -14,7 +15,10 @@ use serde_json::Value as Json;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use wiggum_rpc::core::framing::{encode, Decoder, Frame};
-use wiggum_rpc::core::{code, json, Action, BatchPolicy, Dispatcher, ErrorObject, Framing, Outgoing, Response, Roles};
+use wiggum_rpc::core::{
+    code, json, BatchPolicy, Batching, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Message, Response,
+    Roles, Transmit,
+};
 
 use crate::log::Logger;
 use crate::methods::{self, Method};
@@ -50,10 +54,16 @@ pub fn serve(logger: Logger) -> i32 {
     thread::spawn(move || read_stdin(sender));
 
     let shutdown = Rc::new(Cell::new(false));
-    let mut dispatcher = Dispatcher::new(Roles::SERVER);
-    dispatcher.set_batch_policy(BatchPolicy::Reject);
-    dispatcher.set_null_params_absent(true);
-    methods::register(&mut dispatcher, &logger, shutdown.clone());
+    // A server toward peers that never say hello: spec behaviour, no
+    // batches (refused, as LSP-style peers expect), `"params": null` as none.
+    let mut endpoint = Endpoint::new(Config {
+        roles: Roles::SERVER,
+        handshake: Handshake::Off,
+        batching: Batching::Never,
+        batch_policy: BatchPolicy::Reject,
+        null_params_absent: true,
+    });
+    methods::register(&mut endpoint, &logger, shutdown.clone());
     let mut decoder = Decoder::new();
     let read_timeout = std::env::var("DUET_RPC_READ_TIMEOUT_MS")
         .ok()
@@ -81,7 +91,7 @@ pub fn serve(logger: Logger) -> i32 {
         match input {
             Input::Bytes(bytes) => {
                 for frame in decoder.push(&bytes) {
-                    handle(frame, &mut dispatcher, &logger);
+                    handle(frame, &mut endpoint, &logger);
                     if shutdown.get() {
                         logger.info("shutdown requested, shutting down gracefully");
                         return 0;
@@ -128,45 +138,37 @@ fn read_stdin(sender: mpsc::Sender<Input>) {
 
 /// Answers one frame: requests run to completion before the next frame, so
 /// responses leave in the order requests arrived.
-fn handle(frame: Frame, dispatcher: &mut Dispatcher<Json, Method>, logger: &Logger) {
-    let actions = match frame {
+fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logger) {
+    match frame {
         Frame::Message(text) => {
             logger.debug(&format!("<- {text}"));
             match json::parse(&text) {
-                Some(value) => dispatcher.receive(&value, Framing::Text),
-                None => dispatcher.receive_unparsable(),
+                Some(value) => endpoint.receive(&value, Framing::Text),
+                None => endpoint.receive_unparsable(),
             }
         }
         Frame::Error(error) => {
+            // The framing refused the bytes before any JSON-RPC was read.
             logger.warn(&format!("refused a frame: {}", error.message));
             let error = ErrorObject { code: error.code, message: error.message, data: None };
-            vec![Action::Send(Outgoing::Single(Response::error(None, error)))]
+            let refused = Transmit::Single(Message::Response(Response::error(None, error)));
+            write(&json::transmit(&refused).to_string(), logger);
         }
-    };
-    for action in actions {
-        let reply = match action {
-            Action::Send(reply) => Some(reply),
-            Action::Call { call, handler, params } => dispatcher.complete(call, run(&handler, params, logger)),
-            Action::Notify { handler, params } => {
+    }
+    // One frame is one turn: what the endpoint queued for the end of it goes now.
+    while let Some(event) = endpoint.poll() {
+        match event {
+            Event::Transmit(transmit) => write(&json::transmit(&transmit).to_string(), logger),
+            Event::Invoke { call, handler, params } => endpoint.complete(call, run(&handler, params, logger)),
+            Event::Notify { handler, params } => {
                 if let Err(error) = run(&handler, params, logger) {
                     logger.warn(&format!("a notification failed: {}", error.message));
                 }
-                None
             }
-            Action::Unhandled { method } => {
-                logger.warn(&format!("notification of unknown method '{method}' ignored"));
-                None
-            }
-            // Requests run one at a time to completion: none is ever in
-            // flight when a `$/cancelRequest` is read.
-            Action::Settle { .. }
-            | Action::Cancel { .. }
-            | Action::Chunk { .. }
-            | Action::StreamEnd { .. }
-            | Action::Ready { .. } => None,
-        };
-        if let Some(reply) = reply {
-            write(&json::outgoing(&reply).to_string(), logger);
+            Event::Unhandled { method } => logger.warn(&format!("notification of unknown method '{method}' ignored")),
+            Event::ScheduleFlush => endpoint.flush(),
+            // A server that makes no calls: nothing settles, nothing streams to it.
+            Event::Settled { .. } | Event::Chunk { .. } | Event::Cancelled { .. } | Event::PeerReady(_) => {}
         }
     }
 }

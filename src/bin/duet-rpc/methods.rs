@@ -4,7 +4,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use serde_json::{json, Value as Json};
-use wiggum_rpc::core::{code, Dispatcher, ErrorObject};
+use wiggum_rpc::core::{code, Endpoint, ErrorObject};
 
 use crate::cli::{NAME, VERSION};
 use crate::log::{Level, Logger};
@@ -58,7 +58,7 @@ const METHODS: [(&str, &str, &[&str], &str); 6] = [
 
 /// Registers the six methods, as methods and as notifications (a notification
 /// of a known method does its work silently).
-pub fn register(dispatcher: &mut Dispatcher<Json, Method>, logger: &Logger, shutdown: Rc<Cell<bool>>) {
+pub fn register(endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logger, shutdown: Rc<Cell<bool>>) {
     for (name, _, _, _) in METHODS {
         let method = match name {
             "initialize" => {
@@ -98,8 +98,8 @@ pub fn register(dispatcher: &mut Dispatcher<Json, Method>, logger: &Logger, shut
             }
             _ => unreachable!("every entry of METHODS is registered"),
         };
-        dispatcher.set_method(name, method.clone());
-        dispatcher.set_notification(name, method);
+        endpoint.set_method(name, method.clone());
+        endpoint.set_notification(name, method);
     }
 }
 
