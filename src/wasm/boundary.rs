@@ -74,7 +74,8 @@ extern "C" {
     #[wasm_bindgen(catch)]
     pub fn invoke(hooks: &JsValue, handler: &Function, params: &JsValue, call: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = handlerHooks)]
-    pub fn handler_hooks(settled: &Function, emit: &JsValue) -> JsValue;
+    pub fn handler_hooks(signal: &Function, streaming: bool) -> JsValue;
+    pub fn signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
     #[wasm_bindgen(js_name = errorParts)]
@@ -118,6 +119,38 @@ pub mod flags {
     /// It came as JSON text.
     pub const TEXT: u32 = 1 << 13;
 }
+
+/// What JS tells a binding through its one callback, `signal(what, n, value)`:
+/// one closure per endpoint instead of one per kind of event.
+pub mod signal {
+    /// The clock tick fired.
+    pub const TICK: u32 = 0;
+    /// The deadline timer fired.
+    pub const DEADLINE: u32 = 1;
+    /// The end of the turn (a microtask).
+    pub const FLUSH: u32 = 2;
+    /// The caller aborted call `n` (its id).
+    pub const ABORT: u32 = 3;
+    /// Handler `n` resolved with `value`.
+    pub const RESOLVED: u32 = 4;
+    /// Handler `n` threw or rejected with `value`.
+    pub const REJECTED: u32 = 5;
+    /// Handler `n` emitted the chunk `value`.
+    pub const CHUNK: u32 = 6;
+    /// The transport's connection closed.
+    pub const CLOSED: u32 = 7;
+}
+
+// glue.js numbers the handlers' signals as `signal` does.
+const _: () = {
+    let glue = include_str!("glue.js").as_bytes();
+    assert!(
+        super::types::defines(glue, b"const RESOLVED = ", signal::RESOLVED)
+            && super::types::defines(glue, b"const REJECTED = ", signal::REJECTED)
+            && super::types::defines(glue, b"const CHUNK = ", signal::CHUNK),
+        "glue.js: RESOLVED, REJECTED and CHUNK differ from boundary::signal"
+    );
+};
 
 /// A kind as `kindOf` in glue.js numbers it.
 pub fn kind_from_index(index: u32) -> Kind {

@@ -233,9 +233,20 @@ export function postResult(transport, text, id, result) {
 
 // ---- the calls this side serves ----
 
+// What the endpoint is told through its one callback, `signal(what, n, value)`
+// (boundary.rs, `signal`: the build checks that these match).
+const RESOLVED = 4;
+const REJECTED = 5;
+const CHUNK = 6;
+
+// A callback that tells the endpoint `what`: for a timer, a microtask, an abort listener.
+export function signalling(signal, what) {
+  return (n, value) => signal(what, n, value);
+}
+
 // Runs a handler: returns its result (null for undefined) when it returns at
 // once, throws what it throws, or returns undefined when it returns a promise,
-// whose outcome goes to `hooks.settled(call, ok, value)`. A handler that
+// whose outcome goes to `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
 // declares a second parameter gets `{ signal, emit? }`; its controller waits
 // in `hooks.controllers` until the handler is done.
 export function invoke(hooks, handler, params, call) {
@@ -243,7 +254,7 @@ export function invoke(hooks, handler, params, call) {
   if (handler.length >= 2) {
     const controller = new AbortController();
     const context = { signal: controller.signal };
-    if (hooks.emit !== undefined) context.emit = (chunk) => hooks.emit(call, chunk);
+    if (hooks.streaming) context.emit = (chunk) => hooks.signal(CHUNK, call, chunk);
     hooks.controllers.set(call, controller);
     try {
       result = handler(params, context);
@@ -259,19 +270,19 @@ export function invoke(hooks, handler, params, call) {
   Promise.resolve(result).then(
     (value) => {
       hooks.controllers.delete(call);
-      hooks.settled(call, true, value);
+      hooks.signal(RESOLVED, call, value);
     },
     (error) => {
       hooks.controllers.delete(call);
-      hooks.settled(call, false, error);
+      hooks.signal(REJECTED, call, error);
     },
   );
   return undefined;
 }
 
 // An endpoint's per-handler state: the controllers of handlers that take a signal.
-export function handlerHooks(settled, emit) {
-  return { settled, emit, controllers: new Map() };
+export function handlerHooks(signal, streaming) {
+  return { signal, streaming, controllers: new Map() };
 }
 
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).

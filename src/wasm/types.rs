@@ -364,6 +364,20 @@ const fn lists_every_code(text: &[u8], opening: &[u8], end: u8) -> bool {
     }
 }
 
+/// Whether `text` has `declaration` followed by `value` and `;`
+/// (`const RESOLVED = 4;`).
+pub(super) const fn defines(text: &[u8], declaration: &[u8], value: u32) -> bool {
+    let Some(at) = find(text, declaration, 0) else { return false };
+    let mut at = at + declaration.len();
+    let mut number: u32 = 0;
+    let digits = at;
+    while at < text.len() && text[at].is_ascii_digit() {
+        number = number * 10 + (text[at] - b'0') as u32;
+        at += 1;
+    }
+    at > digits && at < text.len() && text[at] == b';' && number == value
+}
+
 /// Whether `needle` occurs in `text` at `at`.
 const fn starts_at(text: &[u8], needle: &[u8], at: usize) -> bool {
     if at + needle.len() > text.len() {

@@ -52,6 +52,8 @@ pub struct Binding {
     on_deadline: Function,
     on_flush: Function,
     on_abort: Function,
+    /// The one callback the functions above call (see `boundary::signal`).
+    signal: Function,
     /// The listeners on the transport (its messages, its `close`): dropped,
     /// they remove themselves.
     listening: RefCell<Vec<js::Listening>>,
@@ -77,6 +79,16 @@ pub struct CallOptions {
 
 impl CallOptions {
     pub fn read(options: &JsValue) -> CallOptions {
+        let undefined = JsValue::UNDEFINED;
+        // Most calls pass none: one check instead of one per option.
+        if options.is_undefined() {
+            return CallOptions {
+                timeout: None,
+                signal: undefined.clone(),
+                transfer: undefined.clone(),
+                on_chunk: undefined,
+            };
+        }
         CallOptions {
             timeout: option(options, keys::TIMEOUT).as_f64(),
             signal: option(options, keys::SIGNAL),
@@ -149,49 +161,13 @@ impl Binding {
                 ));
                 js::envelope_reader(&sink)
             };
-            let callback = |f: fn(&Rc<Binding>)| {
-                let weak = weak.clone();
-                js::js_function(Closure::<dyn FnMut()>::new(move || {
+            let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue)>::new(
+                move |what: u32, n: f64, value: JsValue| {
                     if let Some(binding) = weak.upgrade() {
-                        f(&binding);
+                        binding.signalled(what, n, value);
                     }
-                }))
-            };
-            let on_tick = callback(|binding| binding.clock(true));
-            let on_deadline = callback(|binding| binding.clock(false));
-            let on_flush = callback(|binding| binding.with_core(|core| core.flush()));
-            let on_abort = {
-                let weak = weak.clone();
-                js::js_function(Closure::<dyn FnMut(f64)>::new(move |id: f64| {
-                    if let Some(binding) = weak.upgrade() {
-                        binding.with_core(|core| {
-                            core.cancel(id as u64);
-                        });
-                    }
-                }))
-            };
-            let settled = {
-                let weak = weak.clone();
-                js::js_function(Closure::<dyn FnMut(u32, bool, JsValue)>::new(move |call: u32, ok: bool, value| {
-                    if let Some(binding) = weak.upgrade() {
-                        binding.complete(CallId(call), ok, value);
-                    }
-                }))
-            };
-            #[cfg(feature = "streaming")]
-            let emit: JsValue = {
-                let weak = weak.clone();
-                js::js_function(Closure::<dyn FnMut(u32, JsValue)>::new(move |call: u32, chunk: JsValue| {
-                    if let Some(binding) = weak.upgrade() {
-                        binding.with_core(|core| {
-                            core.emit(CallId(call), chunk);
-                        });
-                    }
-                }))
-                .into()
-            };
-            #[cfg(not(feature = "streaming"))]
-            let emit = JsValue::UNDEFINED;
+                },
+            ));
             Binding {
                 transport: transport.clone(),
                 text: Cell::new(text),
@@ -202,12 +178,13 @@ impl Binding {
                 draining: Cell::new(false),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
-                hooks: js::handler_hooks(&settled, &emit),
+                hooks: js::handler_hooks(&signal, cfg!(feature = "streaming")),
                 on_message,
-                on_tick,
-                on_deadline,
-                on_flush,
-                on_abort,
+                on_tick: js::signalling(&signal, js::signal::TICK),
+                on_deadline: js::signalling(&signal, js::signal::DEADLINE),
+                on_flush: js::signalling(&signal, js::signal::FLUSH),
+                on_abort: js::signalling(&signal, js::signal::ABORT),
+                signal,
                 listening: RefCell::new(Vec::new()),
                 subscribed: RefCell::new(None),
             }
@@ -333,9 +310,32 @@ impl Binding {
         }
     }
 
-    fn complete(self: &Rc<Self>, call: CallId, ok: bool, value: JsValue) {
-        let outcome = if ok { Ok(value) } else { Err(js::error_object_from_thrown(&value)) };
-        self.with_core(|core| core.complete(call, outcome));
+    /// What JS told this binding through its one callback (see `boundary::signal`).
+    fn signalled(self: &Rc<Self>, what: u32, n: f64, value: JsValue) {
+        match what {
+            js::signal::TICK => self.clock(true),
+            js::signal::DEADLINE => self.clock(false),
+            js::signal::FLUSH => self.with_core(|core| core.flush()),
+            js::signal::ABORT => self.with_core(|core| {
+                core.cancel(n as u64);
+            }),
+            js::signal::RESOLVED => self.with_core(|core| core.complete(CallId(n as u32), Ok(value))),
+            js::signal::REJECTED => {
+                let error = js::error_object_from_thrown(&value);
+                self.with_core(|core| core.complete(CallId(n as u32), Err(error)))
+            }
+            #[cfg(feature = "streaming")]
+            js::signal::CHUNK => self.with_core(|core| {
+                core.emit(CallId(n as u32), value);
+            }),
+            js::signal::CLOSED => {
+                // Nobody is left to answer: running handlers may stop.
+                let reason = js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
+                js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &reason);
+                self.with_core(|core| core.connection_closed());
+            }
+            _ => {}
+        }
     }
 
     // ---- the JS API --------------------------------------------------------
@@ -444,15 +444,7 @@ impl Binding {
     /// Follows the connection of a transport that has one (a WebSocket):
     /// when it closes, calls waiting on it fail at once instead of timing out.
     fn watch_connection(self: &Rc<Self>) {
-        let weak = Rc::downgrade(self);
-        let closed = js::js_function(Closure::<dyn FnMut()>::new(move || {
-            if let Some(binding) = weak.upgrade() {
-                // Nobody is left to answer: running handlers may stop.
-                let reason = js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
-                js::abort_handlers(&binding.hooks, &JsValue::UNDEFINED, &reason);
-                binding.with_core(|core| core.connection_closed());
-            }
-        }));
+        let closed = js::signalling(&self.signal, js::signal::CLOSED);
         if let Ok(listening) = js::Listening::on(&self.transport, "close", &closed) {
             self.listen(listening);
             #[cfg(feature = "websocket")]
