@@ -1,0 +1,128 @@
+//! The calls this side makes: `request` and `notify` from JS into the core,
+//! their per-call options, and how each call settles back in JS.
+
+use alloc::rc::Rc;
+
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::super::boundary::{self as js, keys, option};
+use super::{destroyed_error, now, Binding};
+use crate::core::{code, Deadline, Failure, Outcome};
+
+/// Per-call options of `request` / `notify`.
+struct CallOptions {
+    timeout: Option<f64>,
+    signal: JsValue,
+    transfer: JsValue,
+    on_chunk: JsValue,
+}
+
+impl CallOptions {
+    fn read(options: &JsValue) -> CallOptions {
+        let undefined = JsValue::UNDEFINED;
+        // Most calls pass none: one check instead of one per option.
+        if options.is_undefined() {
+            return CallOptions {
+                timeout: None,
+                signal: undefined.clone(),
+                transfer: undefined.clone(),
+                on_chunk: undefined,
+            };
+        }
+        CallOptions {
+            timeout: option(options, keys::TIMEOUT).as_f64(),
+            signal: option(options, keys::SIGNAL),
+            transfer: option(options, keys::TRANSFER),
+            on_chunk: if cfg!(feature = "streaming") { option(options, keys::ON_CHUNK) } else { JsValue::UNDEFINED },
+        }
+    }
+}
+
+/// Whole milliseconds at or after `at` (`f64::ceil` needs std's float library).
+fn ceil_ms(at: f64) -> Deadline {
+    let whole = at as Deadline;
+    whole + Deadline::from((whole as f64) < at)
+}
+
+impl Binding {
+    /// Sends a request; the promise settles with its outcome.
+    pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Promise {
+        let options = CallOptions::read(options);
+        if !method.is_string() {
+            return Promise::reject(&js::type_error("method must be a string"));
+        }
+        let params = with_transfer(params, &options.transfer);
+        let call = js::open_call(&method, &params, &options.on_chunk);
+        if call.is_undefined() {
+            return Promise::reject(&not_structured());
+        }
+        let signal = options.signal.is_object().then(|| options.signal.unchecked_ref::<js::AbortSignal>());
+        if let Some(signal) = signal.filter(|signal| signal.aborted()) {
+            return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
+        }
+        let timeout = options.timeout.unwrap_or(self.default_timeout);
+        let timeout = (timeout.is_finite() && timeout > 0.0).then(|| ceil_ms(timeout));
+        let params = (!params.is_undefined()).then_some(params);
+        let waiter = call.clone();
+        let id = match self.core() {
+            Some(mut core) => core.request(method, params, waiter, timeout, now),
+            None => return Promise::reject(&js::type_error("re-entrant call")),
+        };
+        if let (Some(id), Some(_)) = (id, signal) {
+            js::watch_abort(&call, &options.signal, &self.on_abort, id as f64);
+        }
+        self.drain();
+        call.unchecked_into()
+    }
+
+    pub fn notify(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Result<(), JsValue> {
+        if self.core().is_none_or(|core| core.is_destroyed()) {
+            return Err(destroyed_error());
+        }
+        if !method.is_string() {
+            return Err(js::type_error("method must be a string"));
+        }
+        let params = with_transfer(params, &option(options, keys::TRANSFER));
+        if !js::allowed_params(&params) {
+            return Err(not_structured());
+        }
+        let params = (!params.is_undefined()).then_some(params);
+        self.with_core(|core| core.notify(method, params));
+        Ok(())
+    }
+}
+
+/// Settles one of this side's calls.
+pub(super) fn settle(waiter: &JsValue, outcome: Outcome<JsValue>) {
+    let undefined = JsValue::UNDEFINED;
+    match outcome {
+        Outcome::Result(result) => js::settle(waiter, true, &result),
+        Outcome::Error(error) => js::settle(waiter, false, &js::rpc_error_from(&error)),
+        Outcome::Failed(Failure::Timeout { sent: true }) => js::fail(waiter, code::REQUEST_TIMEOUT as f64, "Request timed out", &undefined),
+        Outcome::Failed(Failure::Timeout { sent: false }) => js::fail(
+            waiter,
+            code::REQUEST_TIMEOUT as f64,
+            "Request timed out before the other side answered the $/ready handshake (if it is not wiggum-rpc, create its transport with { handshake: false })",
+            &undefined,
+        ),
+        Outcome::Failed(Failure::Cancelled) => js::fail(waiter, code::REQUEST_CANCELLED as f64, "Request aborted", &undefined),
+        Outcome::Failed(Failure::Destroyed) => js::settle(waiter, false, &destroyed_error()),
+        Outcome::Failed(Failure::ConnectionClosed) => {
+            js::settle(waiter, false, &js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &undefined))
+        }
+    }
+}
+
+fn not_structured() -> JsValue {
+    js::rpc_error(code::INVALID_PARAMS, "params must be an array or an object", &JsValue::UNDEFINED)
+}
+
+/// Params with a per-call transfer list become a `transfer()` marker.
+fn with_transfer(params: JsValue, transfer: &JsValue) -> JsValue {
+    if Array::is_array(transfer) && !params.is_undefined() {
+        return js::transfer_marker(&params, transfer);
+    }
+    params
+}
