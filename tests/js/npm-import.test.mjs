@@ -1,6 +1,8 @@
-// The npm import path the Wiggum frontend uses: `npm pack` the bundler build
+// The npm import path the Wiggum frontend uses: `npm pack` the package
 // (pkg/), install the tarball into a throwaway app, type-check it with tsc,
-// bundle it with esbuild, and call through a worker in Chromium.
+// bundle it with esbuild, and call through a worker in Chromium; the same
+// tarball in Node (`require` and `import`), under tsc's `node16`
+// resolution, and through the ecosystem's package linters.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -13,6 +15,7 @@ import { launchChromium } from "./browser.mjs";
 
 const root = resolve(new URL("../..", import.meta.url).pathname);
 let app;
+let tarball;
 
 /**
  * esbuild has no WebAssembly/ES-module integration of its own: this plugin
@@ -50,7 +53,8 @@ before(() => {
   const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", app], { cwd: join(root, "pkg") }));
   cpSync(join(root, "tests/npm-app"), app, { recursive: true });
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "npm-app", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(app, packed[0].filename)], { cwd: app, stdio: "pipe" });
+  tarball = join(app, packed[0].filename);
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: app, stdio: "pipe" });
 });
 
 after(() => rmSync(app, { recursive: true, force: true }));
@@ -58,8 +62,11 @@ after(() => rmSync(app, { recursive: true, force: true }));
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    "package.json", "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map",
+    "node", "package.json", "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map",
     "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
+  ]);
+  assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
+    "snippets", "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
   ]);
   // The minified glue maps back to readable source, shipped beside it.
   const map = JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.js.map"), "utf8"));
@@ -72,6 +79,43 @@ test("the types compile under strict tsc, and misuse does not", () => {
   } catch (error) {
     assert.fail(`tsc: ${error.stdout}${error.stderr}`);
   }
+});
+
+for (const [how, file] of [["require", "node/require.cjs"], ["import", "node/import.mjs"]]) {
+  test(`in Node, by ${how}: two Peers over a MessageChannel`, () => {
+    const output = execFileSync(process.execPath, [join(app, file)], { cwd: app, encoding: "utf8", stdio: "pipe" });
+    assert.deepEqual(JSON.parse(output), { sum: 5, missing: true });
+  });
+}
+
+test("the types compile under tsc's node16 resolution, from ES modules and CommonJS", () => {
+  try {
+    execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(app, "node")], { stdio: "pipe" });
+  } catch (error) {
+    assert.fail(`tsc: ${error.stdout}${error.stderr}`);
+  }
+});
+
+test("publint --strict finds nothing to say", () => {
+  const output = execFileSync(process.execPath, [join(root, "node_modules/publint/src/cli.js"), "--strict", tarball], {
+    encoding: "utf8",
+    stdio: "pipe",
+  });
+  assert.match(output, /All good!/);
+});
+
+test("are-the-types-wrong finds no problem for node10, node16 (CJS and ESM) and bundlers", () => {
+  const cli = join(root, "node_modules/@arethetypeswrong/cli/dist/index.js");
+  let output;
+  try {
+    output = execFileSync(process.execPath, [cli, tarball, "--format", "json"], { encoding: "utf8", stdio: "pipe" });
+  } catch (error) {
+    assert.fail(`attw: ${error.stdout}${error.stderr}`);
+  }
+  const { analysis, problems } = JSON.parse(output);
+  assert.deepEqual(problems, {});
+  const resolutions = analysis.entrypoints["."].resolutions;
+  assert.deepEqual(Object.keys(resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);
 });
 
 test("bundled with esbuild, it calls a worker in Chromium", async () => {

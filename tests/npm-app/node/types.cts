@@ -1,0 +1,8 @@
+// Compiled by tsc with `node16` resolution from a CommonJS module, never run.
+import { Peer, portTransport } from "wiggum-rpc";
+
+declare const port: MessagePort;
+const peer = new Peer(portTransport(port));
+export const sum: Promise<number> = peer.request<number>("add", [1, 2]);
+// @ts-expect-error the result has the type asked for
+export const wrong: Promise<string> = peer.request<number>("add", [1, 2]);
