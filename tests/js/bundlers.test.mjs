@@ -1,0 +1,89 @@
+// The npm package through the bundlers people use, as their docs have a
+// wasm package's user set them up (tests/bundler-app/*.config.js: one or two
+// settings each, named in the README): `npm pack` of pkg/, installed into a
+// throwaway app, built (or served by Vite's dev server), and run in headless
+// Chromium, where a page calls a worker it started: a sum, an RPCError with
+// its code, a transferred Uint8Array.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { build as viteBuild, createServer as viteServer } from "vite";
+import webpack from "webpack";
+import { startServer } from "../../scripts/serve.mjs";
+import { launchChromium } from "./browser.mjs";
+
+const root = resolve(new URL("../..", import.meta.url).pathname);
+const expected = { sum: 5, buildFailed: true, reversed: [3, 2, 1] };
+let app;
+let browser;
+
+before(async () => {
+  app = mkdtempSync(join(tmpdir(), "wiggum-bundler-app-"));
+  cpSync(join(root, "tests/bundler-app"), app, { recursive: true });
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "bundler-app", private: true, type: "module" }));
+  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", app], { cwd: join(root, "pkg") }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(app, packed[0].filename)], { cwd: app, stdio: "pipe" });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  rmSync(app, { recursive: true, force: true });
+});
+
+/** Opens `url` and returns what the page put in `window.result`; page errors fail the test. */
+async function resultAt(url) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(String(error)));
+  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30_000 }).catch((error) => {
+      throw new Error(`${error.message}; page problems: ${problems.join(" | ") || "none"}`);
+    });
+    assert.deepEqual(problems, []);
+    return await page.evaluate(() => window.result);
+  } finally {
+    await page.close();
+  }
+}
+
+async function served(dir, check) {
+  const server = await startServer({ mounts: [["/", dir]] });
+  try {
+    await check(server.url);
+  } finally {
+    await server.close();
+  }
+}
+
+test("Vite 8: `vite build`, served, calls a worker in Chromium", async () => {
+  const outDir = join(app, "dist-vite");
+  await viteBuild({ root: app, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+  await served(outDir, async (url) => assert.deepEqual(await resultAt(url), expected));
+});
+
+test("Vite 8: the `vite` dev server, calls a worker in Chromium", async () => {
+  const server = await viteServer({ root: app, logLevel: "warn", server: { port: 0, host: "127.0.0.1" } });
+  await server.listen();
+  try {
+    assert.deepEqual(await resultAt(server.resolvedUrls.local[0]), expected);
+  } finally {
+    await server.close();
+  }
+});
+
+test("webpack 5: a production build, served, calls a worker in Chromium", async () => {
+  const { default: config } = await import(join(app, "webpack.config.js"));
+  const outDir = join(app, "dist-webpack");
+  const stats = await new Promise((done, fail) =>
+    webpack({ ...config, context: app, output: { path: outDir, clean: true } }, (error, result) => (error ? fail(error) : done(result))),
+  );
+  assert.equal(stats.hasErrors(), false, stats.toString({ colors: false, all: false, errors: true }));
+  writeFileSync(join(outDir, "index.html"), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script src="main.js"></script>\n');
+  await served(outDir, async (url) => assert.deepEqual(await resultAt(url), expected));
+});
