@@ -43,7 +43,7 @@ run "release build in Chromium: endpoint lifetime across garbage collection" nod
 run "release build in Chromium: a million calls, memory flat; 10,000 in flight" node --test tests/js/memory.test.mjs
 run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc (bundler, node16), esbuild + Chromium, Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
-run "npm package through Vite 8 (build and dev server) and webpack 5, a page calling its worker in Chromium" \
+run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire" \
   node --test tests/js/bundlers.test.mjs
 run "Node build with framing (pkg-node/)" bash scripts/build.sh node
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs

@@ -3,7 +3,8 @@
 // settings each, named in the README): `npm pack` of pkg/, installed into a
 // throwaway app, built (or served by Vite's dev server), and run in headless
 // Chromium, where a page calls a worker it started: a sum, an RPCError with
-// its code, a transferred Uint8Array.
+// its code, a transferred Uint8Array. Then two copies of the package built
+// by different bundlers: a page and its worker, and two bundles on one page.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -52,6 +53,20 @@ async function resultAt(url) {
   }
 }
 
+/** Builds with the app's webpack.config.js and `overrides`; fails on a build error. */
+async function webpackBuild(overrides) {
+  const { default: config } = await import(join(app, "webpack.config.js"));
+  const stats = await new Promise((done, fail) =>
+    webpack({ ...config, context: app, ...overrides }, (error, result) => (error ? fail(error) : done(result))),
+  );
+  assert.equal(stats.hasErrors(), false, stats.toString({ colors: false, all: false, errors: true }));
+}
+
+/** Builds `html` of the app with Vite into `outDir`. */
+async function viteBuildOf(html, outDir) {
+  await viteBuild({ root: app, logLevel: "warn", build: { outDir, emptyOutDir: true, rollupOptions: { input: join(app, html) } } });
+}
+
 async function served(dir, check) {
   const server = await startServer({ mounts: [["/", dir]] });
   try {
@@ -63,7 +78,7 @@ async function served(dir, check) {
 
 test("Vite 8: `vite build`, served, calls a worker in Chromium", async () => {
   const outDir = join(app, "dist-vite");
-  await viteBuild({ root: app, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+  await viteBuildOf("index.html", outDir);
   await served(outDir, async (url) => assert.deepEqual(await resultAt(url), expected));
 });
 
@@ -78,12 +93,34 @@ test("Vite 8: the `vite` dev server, calls a worker in Chromium", async () => {
 });
 
 test("webpack 5: a production build, served, calls a worker in Chromium", async () => {
-  const { default: config } = await import(join(app, "webpack.config.js"));
   const outDir = join(app, "dist-webpack");
-  const stats = await new Promise((done, fail) =>
-    webpack({ ...config, context: app, output: { path: outDir, clean: true } }, (error, result) => (error ? fail(error) : done(result))),
-  );
-  assert.equal(stats.hasErrors(), false, stats.toString({ colors: false, all: false, errors: true }));
+  await webpackBuild({ output: { path: outDir, clean: true } });
   writeFileSync(join(outDir, "index.html"), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script src="main.js"></script>\n');
   await served(outDir, async (url) => assert.deepEqual(await resultAt(url), expected));
+});
+
+test("a page built by Vite calls a worker built by webpack: two copies of the package meet on the wire", async () => {
+  const page = join(app, "dist-cross-page");
+  const worker = join(app, "dist-cross-worker");
+  await viteBuildOf("cross.html", page);
+  await webpackBuild({ entry: "./src/worker.js", target: "webworker", output: { path: worker, filename: "worker.js", clean: true } });
+  const server = await startServer({ mounts: [["/other/", worker], ["/", page]] });
+  try {
+    assert.deepEqual(await resultAt(`${server.url}cross.html`), expected);
+  } finally {
+    await server.close();
+  }
+});
+
+test("two bundles on one page (Vite's and webpack's), each with its own wasm instance, call each other", async () => {
+  const page = join(app, "dist-two-page");
+  const second = join(app, "dist-two-second");
+  await viteBuildOf("two.html", page);
+  await webpackBuild({ entry: "./src/second.js", output: { path: second, filename: "second.js", clean: true } });
+  const server = await startServer({ mounts: [["/other/", second], ["/", page]] });
+  try {
+    assert.deepEqual(await resultAt(`${server.url}two.html`), { sum: 5, who: "second bundle" });
+  } finally {
+    await server.close();
+  }
 });
