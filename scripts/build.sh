@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the package with wasm-pack (release, wasm-opt -Oz from npm's binaryen):
 #   scripts/build.sh          pkg-web/  (--target web: the demo, tests, benchmark)
-#   scripts/build.sh bundler  pkg/      (--target bundler: the npm package, with its Node build in pkg/node/)
+#   scripts/build.sh bundler  pkg/      (--target bundler: the npm package, with its Node and no-bundler builds in pkg/node/ and pkg/web/)
 #   scripts/build.sh full     pkg-full/ (--target web, every feature but framing: WebSocket tests)
 #   scripts/build.sh node     pkg-node/ (--target nodejs, every feature)
 set -euo pipefail
@@ -29,11 +29,14 @@ wasm-pack build --release --target "$target" --out-dir "$out" "${features[@]}"
 if [ "$target" != nodejs ]; then
   node scripts/slim-package.mjs "$out"
 fi
-# The npm package serves Node too: the same features built for Node, in
-# pkg/node/, reached through the manifest's `exports` (see the script).
+# The npm package serves Node and browsers without a bundler too: the same
+# features built for each, in pkg/node/ and pkg/web/ (see the script).
 if [ "$out" = pkg ]; then
   node_build=target/pkg-node-default
-  rm -rf "$node_build"
+  web_build=target/pkg-web-default
+  rm -rf "$node_build" "$web_build"
   wasm-pack build --release --target nodejs --out-dir "$node_build"
-  node scripts/node-entry.mjs pkg "$node_build"
+  wasm-pack build --release --target web --out-dir "$web_build"
+  node scripts/slim-package.mjs "$web_build"
+  node scripts/package-entries.mjs pkg "$node_build" "$web_build"
 fi

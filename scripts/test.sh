@@ -42,7 +42,7 @@ run "release build in Chromium: the demo page" node --test tests/js/demo.test.mj
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
 run "release build in Chromium: a million calls, memory flat; 10,000 in flight" node --test tests/js/memory.test.mjs
 run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
-run "npm import path: pack, install, tsc (bundler, node16), esbuild + Chromium, Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
+run "npm import path: pack, install, tsc (bundler, node16), esbuild + Chromium, no bundler (wiggum-rpc/web), Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
 run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire" \
   node --test tests/js/bundlers.test.mjs
 run "Node build with framing (pkg-node/)" bash scripts/build.sh node

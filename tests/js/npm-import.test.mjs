@@ -62,8 +62,12 @@ after(() => rmSync(app, { recursive: true, force: true }));
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    "node", "package.json", "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map",
+    "node", "package.json", "snippets", "web", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map",
     "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
+  ]);
+  assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
+    "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
+    "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
     "snippets", "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
@@ -81,7 +85,12 @@ test("the types compile under strict tsc, and misuse does not", () => {
   }
 });
 
-for (const [how, file] of [["require", "node/require.cjs"], ["import", "node/import.mjs"]]) {
+for (const [how, file] of [
+  ["require", "node/require.cjs"],
+  ["import", "node/import.mjs"],
+  ["require of wiggum-rpc/web, then init()", "node/web-require.cjs"],
+  ["import of wiggum-rpc/web, then init()", "node/web-import.mjs"],
+]) {
   test(`in Node, by ${how}: two Peers over a MessageChannel`, () => {
     const output = execFileSync(process.execPath, [join(app, file)], { cwd: app, encoding: "utf8", stdio: "pipe" });
     assert.deepEqual(JSON.parse(output), { sum: 5, missing: true });
@@ -104,18 +113,54 @@ test("publint --strict finds nothing to say", () => {
   assert.match(output, /All good!/);
 });
 
-test("are-the-types-wrong finds no problem for node10, node16 (CJS and ESM) and bundlers", () => {
+test("are-the-types-wrong finds no problem in either entry, for node10, node16 (CJS and ESM) and bundlers", () => {
   const cli = join(root, "node_modules/@arethetypeswrong/cli/dist/index.js");
-  let output;
+  // Into a file: its JSON is larger than a pipe takes before it exits.
+  const report = join(app, "attw.json");
   try {
-    output = execFileSync(process.execPath, [cli, tarball, "--format", "json"], { encoding: "utf8", stdio: "pipe" });
+    execFileSync("sh", ["-c", 'exec "$0" "$1" "$2" --format json > "$3"', process.execPath, cli, tarball, report], { stdio: "pipe" });
   } catch (error) {
-    assert.fail(`attw: ${error.stdout}${error.stderr}`);
+    // It exits non-zero when it reports a problem; the report says which.
+    if (!readFileSync(report, "utf8").trim()) assert.fail(`attw: ${error.stdout}${error.stderr}`);
   }
-  const { analysis, problems } = JSON.parse(output);
+  const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
-  const resolutions = analysis.entrypoints["."].resolutions;
-  assert.deepEqual(Object.keys(resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);
+  for (const entry of [".", "./web"]) {
+    assert.deepEqual(Object.keys(analysis.entrypoints[entry].resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);
+  }
+});
+
+test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium", async () => {
+  writeFileSync(
+    join(app, "no-bundler.html"),
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+<script type="importmap">{ "imports": { "wiggum-rpc/web": "/node_modules/wiggum-rpc/web/wiggum_rpc.js" } }</script>
+<script type="module">
+  import init, { Peer, portTransport, ErrorCode } from "wiggum-rpc/web";
+  await init();
+  const { port1, port2 } = new MessageChannel();
+  const caller = new Peer(portTransport(port1));
+  const server = new Peer(portTransport(port2));
+  server.method("add", ([a, b]) => a + b);
+  const sum = await caller.request("add", [2, 3]);
+  const missing = await caller.request("nope").catch((error) => error.code === ErrorCode.METHOD_NOT_FOUND);
+  window.result = { sum, missing };
+</script>\n`,
+  );
+  const server = await startServer({ mounts: [["/", app]] });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on("pageerror", (error) => problems.push(String(error)));
+    await page.goto(`${server.url}no-bundler.html`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 15000 });
+    assert.deepEqual(await page.evaluate(() => window.result), { sum: 5, missing: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 });
 
 test("bundled with esbuild, it calls a worker in Chromium", async () => {

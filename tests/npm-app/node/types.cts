@@ -6,3 +6,8 @@ const peer = new Peer(portTransport(port));
 export const sum: Promise<number> = peer.request<number>("add", [1, 2]);
 // @ts-expect-error the result has the type asked for
 export const wrong: Promise<string> = peer.request<number>("add", [1, 2]);
+
+import init, { JSONRPCServer } from "wiggum-rpc/web";
+export const ready: Promise<unknown> = init();
+// @ts-expect-error a handler must be a function
+new JSONRPCServer(portTransport(port)).method("add", 3);

@@ -6,3 +6,9 @@ const peer = new Peer(portTransport(port));
 export const sum: Promise<number> = peer.request<number>("add", [1, 2]);
 // @ts-expect-error params are an array or an object
 peer.request("add", 3);
+
+import init, { JSONRPCClient } from "wiggum-rpc/web";
+await init();
+export const client: JSONRPCClient = new JSONRPCClient(portTransport(port));
+// @ts-expect-error the web entry's classes are typed too
+new JSONRPCClient(portTransport(port)).request("add", 3);

@@ -59,3 +59,11 @@ new Peer({ send() {} });
 // Without the `remote` feature (the default build), there is no proxy.
 // @ts-expect-error remote() comes with the `remote` feature
 client.remote();
+
+// The entry for browsers without a bundler has the same API, plus init().
+import initWeb, { Peer as WebPeer, portTransport as webPortTransport } from "wiggum-rpc/web";
+declare const webPort: MessagePort;
+export const webReady: Promise<unknown> = initWeb();
+export const webSum: Promise<number> = new WebPeer(webPortTransport(webPort)).request<number>("add", [1, 2]);
+// @ts-expect-error params are an array or an object
+new WebPeer(webPortTransport(webPort)).request("add", 3);
