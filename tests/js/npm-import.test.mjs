@@ -130,21 +130,23 @@ test("are-the-types-wrong finds no problem in either entry, for node10, node16 (
   }
 });
 
-test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium", async () => {
+test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium; init() twice, one instance", async () => {
   writeFileSync(
     join(app, "no-bundler.html"),
     `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
 <script type="importmap">{ "imports": { "wiggum-rpc/web": "/node_modules/wiggum-rpc/web/wiggum_rpc.js" } }</script>
 <script type="module">
   import init, { Peer, portTransport, ErrorCode } from "wiggum-rpc/web";
-  await init();
+  const first = await init();
+  // A second init() (another module of the page, say) finds the instance there: no second one.
+  const sameInstance = (await init()) === first;
   const { port1, port2 } = new MessageChannel();
   const caller = new Peer(portTransport(port1));
   const server = new Peer(portTransport(port2));
   server.method("add", ([a, b]) => a + b);
   const sum = await caller.request("add", [2, 3]);
   const missing = await caller.request("nope").catch((error) => error.code === ErrorCode.METHOD_NOT_FOUND);
-  window.result = { sum, missing };
+  window.result = { sum, missing, sameInstance };
 </script>\n`,
   );
   const server = await startServer({ mounts: [["/", app]] });
@@ -155,7 +157,7 @@ test("without a bundler: `wiggum-rpc/web` through an import map, a page and a po
     page.on("pageerror", (error) => problems.push(String(error)));
     await page.goto(`${server.url}no-bundler.html`);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 15000 });
-    assert.deepEqual(await page.evaluate(() => window.result), { sum: 5, missing: true });
+    assert.deepEqual(await page.evaluate(() => window.result), { sum: 5, missing: true, sameInstance: true });
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
