@@ -1,12 +1,14 @@
 // Runs the benchmark page in headless Chromium and prints, from one run,
 // requests per second (medians of 3 runs), wiggum-rpc's ratios to the others,
-// and the package's size. A benchmark, not a test: it never fails on speed.
+// and the package's size: the web build the page loads, and what a page pays
+// for each entry of the npm package (pkg/, when built). A benchmark, not a
+// test: it never fails on speed.
 //
 //   node bench/run.mjs            full run
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
 //   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
 import { build } from "esbuild";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
@@ -28,14 +30,15 @@ await build({
   logLevel: "warning",
 });
 
-function sizes() {
-  const dir = join(root, "pkg-web");
+/** gzip -9 sizes of the .wasm and the JS under `dir` (`skip`: subfolders left out). */
+function sizes(dir, skip = []) {
   const files = [];
   const walk = (d) => {
     for (const name of readdirSync(d)) {
       const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (/\.(js|wasm)$/.test(name)) files.push(path);
+      if (statSync(path).isDirectory()) {
+        if (!skip.includes(path)) walk(path);
+      } else if (/\.(js|wasm)$/.test(name)) files.push(path);
     }
   };
   walk(dir);
@@ -49,6 +52,15 @@ function sizes() {
     if (path.endsWith(".wasm")) Object.assign(wasm, { raw: bytes.length, gzip });
   }
   return { wasm, glue: { raw: total.raw - wasm.raw, gzip: total.gzip - wasm.gzip }, total };
+}
+
+/** What a page pays for each entry of the npm package (pkg/), when it has been built. */
+function entrySizes() {
+  const pkg = join(root, "pkg");
+  if (!existsSync(join(pkg, "package.json"))) return [];
+  const entries = [["`wiggum-rpc` (bundler build)", sizes(pkg, [join(pkg, "node"), join(pkg, "web")])]];
+  if (existsSync(join(pkg, "web"))) entries.push(["`wiggum-rpc/web` (no bundler)", sizes(join(pkg, "web"))]);
+  return entries;
 }
 
 const server = await startServer();
@@ -73,7 +85,7 @@ try {
     const ratio = (other) => (w / byVariant[other]).toFixed(2);
     lines.push(`| ${label} | ${variants.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} |`);
   }
-  const size = sizes();
+  const size = sizes(join(root, "pkg-web"));
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   console.log(smoke ? "wiggum-rpc benchmark (smoke mode: too few calls to mean anything)" : "wiggum-rpc benchmark");
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${browser.version()} headless, one page, MessageChannel\n`);
@@ -82,6 +94,11 @@ try {
   console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
   console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
   console.log(`| total | ${kb(size.total.raw)} | ${kb(size.total.gzip)} |`);
+  const entries = entrySizes();
+  if (entries.length > 0) {
+    console.log(`\n| npm package entry: what a page pays (gzip) | .wasm | JS | total |\n| --- | ---: | ---: | ---: |`);
+    for (const [entry, { wasm, glue, total }] of entries) console.log(`| ${entry} | ${kb(wasm.gzip)} | ${kb(glue.gzip)} | ${kb(total.gzip)} |`);
+  }
 } finally {
   await browser.close();
   await server.close();
