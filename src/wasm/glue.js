@@ -152,7 +152,8 @@ export function chunk(promise, value) {
   }
 }
 
-// Calls `onAbort(id, reason)` when the caller's signal fires, until the call settles.
+// Calls `onAbort(id)` when the caller's signal fires (the reason is kept for
+// the error), until the call settles.
 export function watchAbort(promise, signal, onAbort, id) {
   const call = promise[CALL];
   if (call === undefined) return;
@@ -205,22 +206,27 @@ export function streamEndMessage(id) {
 // unwrapped into the transfer list; text transports get JSON text. Throws
 // what the transport throws (a DataCloneError).
 export function post(transport, text, message) {
-  const transfer = [];
-  const unwrap = (one) => {
-    for (const key of ["params", "result"]) {
-      const value = one[key];
-      if (value instanceof Transfer) {
-        one[key] = value.value;
-        transfer.push(...value.transfer);
-      }
-    }
-  };
-  if (Array.isArray(message)) message.forEach(unwrap);
-  else unwrap(message);
+  let transfer;
+  if (Array.isArray(message)) for (const one of message) transfer = unwrapTransfers(one, transfer);
+  else transfer = unwrapTransfers(message, transfer);
   if (text) transport.send(JSON.stringify(message));
-  else if (transfer.length > 0) transport.send(message, transfer);
+  else if (transfer !== undefined) transport.send(message, transfer);
   else transport.send(message);
 }
+
+// Replaces a transfer() marker in `message`'s params or result by its value;
+// returns the transfer list with its buffers added (undefined while there is none).
+function unwrapTransfers(message, transfer) {
+  for (const key of TRANSFERABLE) {
+    const value = message[key];
+    if (value instanceof Transfer) {
+      message[key] = value.value;
+      (transfer ??= []).push(...value.transfer);
+    }
+  }
+  return transfer;
+}
+const TRANSFERABLE = ["params", "result"];
 
 // The two messages of every round trip, built and sent in one crossing.
 export function postRequest(transport, text, method, params, id) {

@@ -11,33 +11,41 @@ use super::super::boundary::{self as js, keys, option};
 use super::{destroyed_error, now, Binding};
 use crate::core::{code, Deadline, Failure, Outcome};
 
-/// Per-call options of `request` / `notify`.
+/// Per-call options of `request`. Most calls pass none: then nothing is
+/// read, and no option costs a crossing.
+#[derive(Default)]
 struct CallOptions {
     timeout: Option<f64>,
-    signal: JsValue,
-    transfer: JsValue,
-    on_chunk: JsValue,
+    signal: Option<js::AbortSignal>,
+    transfer: Option<JsValue>,
+    on_chunk: Option<JsValue>,
 }
 
 impl CallOptions {
     fn read(options: &JsValue) -> CallOptions {
-        let undefined = JsValue::UNDEFINED;
-        // Most calls pass none: one check instead of one per option.
         if options.is_undefined() {
-            return CallOptions {
-                timeout: None,
-                signal: undefined.clone(),
-                transfer: undefined.clone(),
-                on_chunk: undefined,
-            };
+            return CallOptions::default();
         }
+        let signal = option(options, keys::SIGNAL);
         CallOptions {
             timeout: option(options, keys::TIMEOUT).as_f64(),
-            signal: option(options, keys::SIGNAL),
-            transfer: option(options, keys::TRANSFER),
-            on_chunk: if cfg!(feature = "streaming") { option(options, keys::ON_CHUNK) } else { JsValue::UNDEFINED },
+            signal: signal.is_object().then(|| signal.unchecked_into()),
+            transfer: transfer_option(options),
+            on_chunk: if cfg!(feature = "streaming") { present(option(options, keys::ON_CHUNK)) } else { None },
         }
     }
+}
+
+/// The `transfer` option of `request` or `notify`, if any.
+fn transfer_option(options: &JsValue) -> Option<JsValue> {
+    if options.is_undefined() {
+        return None;
+    }
+    present(option(options, keys::TRANSFER))
+}
+
+fn present(value: JsValue) -> Option<JsValue> {
+    (!value.is_undefined()).then_some(value)
 }
 
 /// Whole milliseconds at or after `at` (`f64::ceil` needs std's float library).
@@ -53,13 +61,12 @@ impl Binding {
         if !method.is_string() {
             return Promise::reject(&js::type_error("method must be a string"));
         }
-        let params = with_transfer(params, &options.transfer);
-        let call = js::open_call(&method, &params, &options.on_chunk);
+        let params = with_transfer(params, options.transfer.as_ref());
+        let call = js::open_call(&method, &params, options.on_chunk.as_ref().unwrap_or(&JsValue::UNDEFINED));
         if call.is_undefined() {
             return Promise::reject(&not_structured());
         }
-        let signal = options.signal.is_object().then(|| options.signal.unchecked_ref::<js::AbortSignal>());
-        if let Some(signal) = signal.filter(|signal| signal.aborted()) {
+        if let Some(signal) = options.signal.as_ref().filter(|signal| signal.aborted()) {
             return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
         }
         let timeout = options.timeout.unwrap_or(self.default_timeout);
@@ -70,8 +77,8 @@ impl Binding {
             Some(mut core) => core.request(method, params, waiter, timeout, now),
             None => return Promise::reject(&js::type_error("re-entrant call")),
         };
-        if let (Some(id), Some(_)) = (id, signal) {
-            js::watch_abort(&call, &options.signal, &self.on_abort, id as f64);
+        if let (Some(id), Some(signal)) = (id, &options.signal) {
+            js::watch_abort(&call, signal, &self.on_abort, id as f64);
         }
         self.drain();
         call.unchecked_into()
@@ -84,7 +91,7 @@ impl Binding {
         if !method.is_string() {
             return Err(js::type_error("method must be a string"));
         }
-        let params = with_transfer(params, &option(options, keys::TRANSFER));
+        let params = with_transfer(params, transfer_option(options).as_ref());
         if !js::allowed_params(&params) {
             return Err(not_structured());
         }
@@ -120,9 +127,9 @@ fn not_structured() -> JsValue {
 }
 
 /// Params with a per-call transfer list become a `transfer()` marker.
-fn with_transfer(params: JsValue, transfer: &JsValue) -> JsValue {
-    if Array::is_array(transfer) && !params.is_undefined() {
-        return js::transfer_marker(&params, transfer);
+fn with_transfer(params: JsValue, transfer: Option<&JsValue>) -> JsValue {
+    match transfer {
+        Some(list) if Array::is_array(list) && !params.is_undefined() => js::transfer_marker(&params, list),
+        _ => params,
     }
-    params
 }
