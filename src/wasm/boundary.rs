@@ -107,6 +107,8 @@ extern "C" {
 pub mod flags {
     /// Bits 0-2: the message's kind (a `Kind` index), or [`PARSE_FAILED`].
     pub const KIND: u32 = 7;
+    /// The kind of a message object: its envelope comes read.
+    pub const OBJECT: u32 = 5;
     pub const PARSE_FAILED: u32 = 7;
     pub const VERSION_2: u32 = 1 << 3;
     /// Bits 4-6: the id's kind + 1 (0: absent).
@@ -141,14 +143,36 @@ pub mod signal {
     pub const CLOSED: u32 = 7;
 }
 
-// glue.js numbers the handlers' signals as `signal` does.
+// glue.js names the envelope bits, the handlers' signals and the wire's
+// method names as this file and the core do: the build fails where they differ.
 const _: () = {
+    use super::types::{defines, names_method};
+    use crate::core::{CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};
     let glue = include_str!("glue.js").as_bytes();
     assert!(
-        super::types::defines(glue, b"const RESOLVED = ", signal::RESOLVED)
-            && super::types::defines(glue, b"const REJECTED = ", signal::REJECTED)
-            && super::types::defines(glue, b"const CHUNK = ", signal::CHUNK),
+        defines(glue, b"const OBJECT = ", flags::OBJECT)
+            && defines(glue, b"const PARSE_FAILED = ", flags::PARSE_FAILED)
+            && defines(glue, b"const VERSION_2 = ", flags::VERSION_2)
+            && defines(glue, b"const ID_SHIFT = ", flags::ID_SHIFT)
+            && defines(glue, b"const METHOD = ", flags::METHOD)
+            && defines(glue, b"const PARAMS_SHIFT = ", flags::PARAMS_SHIFT)
+            && defines(glue, b"const RESULT = ", flags::RESULT)
+            && defines(glue, b"const ERROR = ", flags::ERROR)
+            && defines(glue, b"const TEXT = ", flags::TEXT),
+        "glue.js: the envelope flags differ from boundary::flags"
+    );
+    assert!(
+        defines(glue, b"const RESOLVED = ", signal::RESOLVED)
+            && defines(glue, b"const REJECTED = ", signal::REJECTED)
+            && defines(glue, b"const CHUNK = ", signal::CHUNK),
         "glue.js: RESOLVED, REJECTED and CHUNK differ from boundary::signal"
+    );
+    assert!(
+        names_method(glue, READY.as_bytes())
+            && names_method(glue, CANCEL_REQUEST.as_bytes())
+            && names_method(glue, STREAM_CHUNK.as_bytes())
+            && names_method(glue, STREAM_END.as_bytes()),
+        "glue.js: a message builder's method differs from the core's wire names"
     );
 };
 

@@ -62,11 +62,18 @@ export function kindOf(value) {
   }
 }
 
-// Envelope flags (`boundary.rs` names the same bits): bits 0-2 the kind of the
-// message (or PARSE_FAILED); 3 jsonrpc is "2.0"; 4-6 the id's kind + 1 (0:
-// absent); 7 a method; 8-10 the params' kind + 1; 11 a result; 12 an error;
-// 13 it came as JSON text.
+// Envelope flags, as `boundary.rs` names them (the build checks that they
+// match): bits 0-2 the kind of the message (or PARSE_FAILED); then whether
+// jsonrpc is "2.0"; the id's kind + 1 (0: absent); a method; the params'
+// kind + 1; a result; an error; whether it came as JSON text.
+const OBJECT = 5;
 const PARSE_FAILED = 7;
+const VERSION_2 = 1 << 3;
+const ID_SHIFT = 4;
+const METHOD = 1 << 7;
+const PARAMS_SHIFT = 8;
+const RESULT = 1 << 11;
+const ERROR = 1 << 12;
 const TEXT = 1 << 13;
 
 // An endpoint's message handler: parses JSON text once, reads a message
@@ -84,18 +91,18 @@ export function envelopeReader(sink) {
       text = TEXT;
     }
     const kind = kindOf(message);
-    if (kind !== 5) {
+    if (kind !== OBJECT) {
       sink(message, kind | text);
       return;
     }
     const { id, method, params, result, error } = message;
     let flags = kind | text;
-    if (message.jsonrpc === "2.0") flags |= 1 << 3;
-    if (id !== undefined) flags |= (kindOf(id) + 1) << 4;
-    if (method !== undefined) flags |= 1 << 7;
-    if (params !== undefined) flags |= (kindOf(params) + 1) << 8;
-    if (result !== undefined) flags |= 1 << 11;
-    if (error !== undefined) flags |= 1 << 12;
+    if (message.jsonrpc === "2.0") flags |= VERSION_2;
+    if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
+    if (method !== undefined) flags |= METHOD;
+    if (params !== undefined) flags |= (kindOf(params) + 1) << PARAMS_SHIFT;
+    if (result !== undefined) flags |= RESULT;
+    if (error !== undefined) flags |= ERROR;
     sink(message, flags, id, method, params, result, error);
   };
 }

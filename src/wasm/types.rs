@@ -364,18 +364,50 @@ const fn lists_every_code(text: &[u8], opening: &[u8], end: u8) -> bool {
     }
 }
 
-/// Whether `text` has `declaration` followed by `value` and `;`
-/// (`const RESOLVED = 4;`).
+/// Whether `text` has `declaration` followed by `value` and `;`, the value
+/// written as a number or as `1 << n` (`const RESOLVED = 4;`, `const TEXT = 1 << 13;`).
 pub(super) const fn defines(text: &[u8], declaration: &[u8], value: u32) -> bool {
     let Some(at) = find(text, declaration, 0) else { return false };
-    let mut at = at + declaration.len();
-    let mut number: u32 = 0;
+    let Some((number, at)) = number_at(text, at + declaration.len()) else { return false };
+    if starts_at(text, b";", at) {
+        return number == value;
+    }
+    if !starts_at(text, b" << ", at) {
+        return false;
+    }
+    match number_at(text, at + 4) {
+        Some((shift, at)) => number == 1 && shift < 32 && 1 << shift == value && starts_at(text, b";", at),
+        None => false,
+    }
+}
+
+/// The decimal number at `at`, and where it ends.
+const fn number_at(text: &[u8], mut at: usize) -> Option<(u32, usize)> {
     let digits = at;
+    let mut number: u32 = 0;
     while at < text.len() && text[at].is_ascii_digit() {
         number = number * 10 + (text[at] - b'0') as u32;
         at += 1;
     }
-    at > digits && at < text.len() && text[at] == b';' && number == value
+    if at == digits {
+        None
+    } else {
+        Some((number, at))
+    }
+}
+
+/// Whether `text` builds a message with `method: "<name>"`.
+pub(super) const fn names_method(text: &[u8], name: &[u8]) -> bool {
+    let prefix = b"method: \"";
+    let mut from = 0;
+    while let Some(at) = find(text, prefix, from) {
+        let start = at + prefix.len();
+        if starts_at(text, name, start) && starts_at(text, b"\"", start + name.len()) {
+            return true;
+        }
+        from = start;
+    }
+    false
 }
 
 /// Whether `needle` occurs in `text` at `at`.

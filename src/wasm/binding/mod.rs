@@ -265,7 +265,7 @@ impl Binding {
         };
         self.with_core(|core| match bits & flags::KIND {
             flags::PARSE_FAILED => core.receive_unparsable(),
-            5 => core.receive_envelope(js::envelope(bits, members), framing),
+            flags::OBJECT => core.receive_envelope(js::envelope(bits, members), framing),
             _ => core.receive(&message, framing),
         });
     }
