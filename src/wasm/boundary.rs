@@ -247,7 +247,8 @@ pub mod keys {
         ON_CHUNK = "onChunk",
         DEFAULT_TIMEOUT = "defaultTimeout",
         JRPC_OO = "jrpcOo",
-        CONNECTED = "connected"
+        CONNECTED = "connected",
+        RECONNECT = "reconnect"
     );
 
     #[cfg(target_feature = "atomics")]
@@ -298,7 +299,7 @@ impl Value for JsValue {
             "code" => get(self, keys::CODE),
             "message" => get(self, keys::MESSAGE),
             "data" => get(self, keys::DATA),
-            other => Reflect::get(self, &JsValue::from_str(other)).unwrap_or(JsValue::UNDEFINED),
+            other => named(self, other),
         };
         (!value.is_undefined()).then_some(value)
     }
@@ -367,11 +368,10 @@ impl Listening {
         Ok(Listening(off))
     }
 
-    /// `listener` added with `target.on(event, listener)`, which returns what removes it.
-    pub fn on(target: &JsValue, event: &str, listener: &JsValue) -> Result<Listening, JsValue> {
-        let on = method(target, "on").ok_or_else(|| type_error("this transport has no events"))?;
-        let remove = on.call2(target, &event.into(), listener)?;
-        Ok(Listening(remove.dyn_into().ok()))
+    /// A listener added by `target.on(event, listener)` (see `Binding::on`),
+    /// with the function that call returned to remove it.
+    pub fn removed_by(remove: JsValue) -> Listening {
+        Listening(remove.dyn_into().ok())
     }
 }
 
@@ -383,9 +383,14 @@ impl Drop for Listening {
     }
 }
 
+/// `target[name]`, by a name not worth interning (see `keys`).
+pub fn named(target: &JsValue, name: &str) -> JsValue {
+    Reflect::get(target, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
 /// `target[name]`, if it is a function.
 pub fn method(target: &JsValue, name: &str) -> Option<Function> {
-    js_sys::Reflect::get(target, &name.into()).ok()?.dyn_into().ok()
+    named(target, name).dyn_into().ok()
 }
 
 /// Joins text without pulling `core::fmt` into the wasm build.

@@ -56,8 +56,8 @@ pub fn watch_open(binding: &Rc<Binding>) {
             components_changed(&binding);
         }
     }));
-    if let Ok(listening) = js::Listening::on(binding.transport(), "open", &opened) {
-        binding.listen(listening);
+    if let Ok(remove) = binding.on("open", &opened) {
+        binding.listen(js::Listening::removed_by(remove));
     }
 }
 

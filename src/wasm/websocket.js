@@ -125,7 +125,6 @@ class WebSocketTransport extends Transport {
   }
 
   #opened() {
-    if (this.#socket === undefined) return;
     this.#open = true;
     this.#wasOpen = true;
     const reconnected = this.#everOpen ? this.#attempt : undefined;

@@ -6,6 +6,7 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::boundary::{self as js, keys};
 use crate::core::Backoff;
 
 #[wasm_bindgen(module = "/src/wasm/websocket.js")]
@@ -62,19 +63,11 @@ export function webSocketTransport(
 ): WebSocketTransport;
 "#;
 
-fn option(options: &JsValue, name: &str) -> JsValue {
-    if options.is_object() {
-        js_sys::Reflect::get(options, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
-    }
-}
-
 /// `reconnect: true` or `{ initialDelay, maxDelay, factor, jitter, maxAttempts }`.
 fn read_backoff(reconnect: &JsValue) -> Option<Backoff> {
     let mut backoff = Backoff::default();
     if reconnect.is_object() {
-        let number = |name: &str| option(reconnect, name).as_f64();
+        let number = |name: &str| js::named(reconnect, name).as_f64();
         backoff.initial_ms = number("initialDelay").unwrap_or(backoff.initial_ms);
         backoff.max_ms = number("maxDelay").unwrap_or(backoff.max_ms);
         backoff.factor = number("factor").unwrap_or(backoff.factor);
@@ -92,7 +85,7 @@ fn read_backoff(reconnect: &JsValue) -> Option<Backoff> {
 #[wasm_bindgen(js_name = webSocketTransport, skip_typescript)]
 pub fn web_socket_transport(target: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     // The wait before reconnect attempt `attempt` (from 1), or undefined to give up.
-    let delay: JsValue = match read_backoff(&option(&options, "reconnect")) {
+    let delay: JsValue = match read_backoff(&js::option(&options, keys::RECONNECT)) {
         Some(backoff) => {
             let delay = move |attempt: u32, random: f64| backoff.delay_ms(attempt, random);
             Closure::<dyn Fn(u32, f64) -> Option<f64>>::new(delay).into_js_value().unchecked_into::<Function>().into()

@@ -370,8 +370,8 @@ impl Binding {
     /// when it closes, calls waiting on it fail at once instead of timing out.
     fn watch_connection(self: &Rc<Self>) {
         let closed = js::signalling(&self.signal, js::signal::CLOSED);
-        if let Ok(listening) = js::Listening::on(&self.transport, "close", &closed) {
-            self.listen(listening);
+        if let Ok(remove) = self.on("close", &closed) {
+            self.listen(js::Listening::removed_by(remove));
             #[cfg(feature = "websocket")]
             super::jrpc_oo::watch_open(self);
         }
