@@ -8,7 +8,7 @@ const web = require("wiggum-rpc/web");
   const server = new web.Peer(web.portTransport(port2));
   server.method("add", ([a, b]) => a + b);
   const sum = await caller.request("add", [2, 3]);
-  const missing = await caller.request("nope").catch(() => true);
+  const missing = await caller.request("nope").catch((error) => error.code === web.ErrorCode.METHOD_NOT_FOUND);
   caller.destroy();
   server.destroy();
   console.log(JSON.stringify({ sum, missing }));
