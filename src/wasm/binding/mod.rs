@@ -9,6 +9,7 @@
 
 use crate::prelude::*;
 
+use alloc::borrow::Cow;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell, RefMut};
 
@@ -412,12 +413,17 @@ impl Binding {
         params
     }
 
+    /// The params a call or notification goes out with: as they are (no
+    /// copy of the handle), or in jrpc-oo's shape.
     #[cfg_attr(not(feature = "websocket"), allow(unused_variables))]
-    fn outgoing_params(&self, method: &JsValue, params: Option<JsValue>) -> JsValue {
-        let params = params.unwrap_or(JsValue::UNDEFINED);
+    fn outgoing_params<'a>(&self, method: &JsValue, params: &'a Option<JsValue>) -> Cow<'a, JsValue> {
+        let params = match params {
+            Some(params) => Cow::Borrowed(params),
+            None => Cow::Owned(JsValue::UNDEFINED),
+        };
         #[cfg(feature = "websocket")]
         if self.jrpc_oo {
-            return super::jrpc_oo::args_params(method, &params);
+            return Cow::Owned(super::jrpc_oo::args_params(method, &params));
         }
         params
     }

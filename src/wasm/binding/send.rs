@@ -19,7 +19,7 @@ impl Binding {
         let text = self.text.get();
         let sent = match &transmit {
             Transmit::Single(Message::Request { id, method, params }) => {
-                let params = self.outgoing_params(method, params.clone());
+                let params = self.outgoing_params(method, params);
                 js::post_request(&self.transport, text, method, &params, *id as f64)
             }
             Transmit::Single(Message::Response(Response { id: Some(id), payload: Ok(result) })) => {
@@ -85,10 +85,10 @@ impl Binding {
         let undefined = JsValue::UNDEFINED;
         match message {
             Message::Request { id, method, params } => {
-                js::request_message(method, &self.outgoing_params(method, params.clone()), *id as f64)
+                js::request_message(method, &self.outgoing_params(method, params), *id as f64)
             }
             Message::Notification { method, params } => {
-                js::notification_message(method, &self.outgoing_params(method, params.clone()))
+                js::notification_message(method, &self.outgoing_params(method, params))
             }
             Message::Response(response) => {
                 let null = JsValue::NULL;
