@@ -109,11 +109,6 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.dispatcher.method_names()
     }
 
-    /// What the other side announced, once it has shown it is there.
-    pub fn peer(&self) -> Option<Capabilities> {
-        self.peer
-    }
-
     /// Calls of this side's still waiting.
     pub fn pending(&self) -> usize {
         self.calls.len()

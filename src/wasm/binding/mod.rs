@@ -50,9 +50,11 @@ pub struct Binding {
     pub(super) introspection: RefCell<Option<JsValue>>,
     /// Handler signals (`handlerHooks` in glue.js).
     hooks: JsValue,
-    // Callbacks handed to JS. Each is owned by its JS function and holds only
-    // a weak reference back, so a late call (a timer, a handler settling after
-    // destroy) finds nothing and does nothing.
+    // Callbacks handed to JS: the message sink (`on_message`) and `signal`
+    // are closures owned by their JS functions, holding only a weak reference
+    // back, so a late call (a timer, a handler settling after destroy) finds
+    // nothing and does nothing; the four between are `signal` with its first
+    // argument bound, made once rather than per timer, turn or call.
     on_message: Function,
     on_tick: Function,
     on_deadline: Function,

@@ -69,9 +69,9 @@ impl Binding {
             Transmit::Single(message) => vec![message],
             Transmit::Batch(messages) => messages,
         };
-        let alone = messages.len() > 1;
+        let one_by_one = messages.len() > 1;
         for message in messages {
-            let failure = match alone {
+            let failure = match one_by_one {
                 true => js::post(&self.transport, text, &self.message(&message)).err(),
                 false => Some(failure.clone()),
             };
