@@ -8,11 +8,11 @@ export function streamCall(start, options) {
   let done = false;
   let failure;
   const controller = new AbortController();
+  // The caller's own signal aborts the call too, until the call is over.
   const outer = options?.signal;
-  if (outer) {
-    if (outer.aborted) controller.abort(outer.reason);
-    else outer.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
-  }
+  const forward = () => controller.abort(outer.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", forward, { once: true });
   const onChunk = (chunk) => {
     chunks.push(chunk);
     options?.onChunk?.(chunk);
@@ -21,6 +21,7 @@ export function streamCall(start, options) {
   const result = start({ ...options, signal: controller.signal, onChunk });
   const finish = () => {
     done = true;
+    outer?.removeEventListener("abort", forward);
     wake?.();
   };
   result.then(finish, (error) => {

@@ -784,6 +784,23 @@ const scenarios = {
       const seen = [];
       for await (const chunk of stream) seen.push(chunk.n);
       eq([seen, await stream.result], [[7, 8, 9, 10], "counted 4"], "for await, then .result");
+      // The caller's own signal: listened to while the call runs, no longer after.
+      const outer = new AbortController();
+      const listeners = { added: 0, removed: 0 };
+      const { addEventListener, removeEventListener } = outer.signal;
+      outer.signal.addEventListener = function (...args) {
+        listeners.added++;
+        return addEventListener.apply(this, args);
+      };
+      outer.signal.removeEventListener = function (...args) {
+        listeners.removed++;
+        return removeEventListener.apply(this, args);
+      };
+      const watched = client.stream("count", [0, 2], { signal: outer.signal });
+      for await (const _ of watched) {
+        // Drained.
+      }
+      eq([await watched.result, listeners], ["counted 2", { added: 1, removed: 1 }], "the caller's signal let go");
       // Leaving the loop early cancels the call and stops its producer.
       const endless = client.stream("forever");
       const taken = [];
