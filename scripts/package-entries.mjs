@@ -1,6 +1,7 @@
-// Adds the other builds to the npm package (scripts/build.sh bundler runs it):
+// Adds the other builds and the subpath entries to the npm package
+// (scripts/build.sh bundler runs it):
 //
-// - `node/`: the same features built for Node (wasm-bindgen's nodejs target:
+// - `node/`: the same module built for Node, with Content-Length framing (wasm-bindgen's nodejs target:
 //   CommonJS that reads the .wasm beside it), where the manifest's `exports`
 //   send Node, for `require` and `import` alike. In the package
 //   (`"type": "module"`) its glue is `wiggum_rpc.cjs` with
@@ -14,9 +15,17 @@
 //
 // Bundlers keep the bundler build at the package's root.
 //
+// Subpath entries, each in the three builds, each importing its build's glue:
+// - `wiggum-rpc/websocket` (`websocket.js`, the WebSocket transport);
+// - `wiggum-rpc/framing`, Node only: `FrameDecoder`, `encodeFrame`,
+//   `streamTransport`, for framed JSON-RPC over a child process's stdio. In
+//   a browser there is no stdio: importing it there throws, saying so, and
+//   its types there export nothing.
+//
 //   node scripts/package-entries.mjs <package dir> <nodejs build dir> <web build dir>
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { transformSync } from "esbuild";
 
 const [dir, nodeBuild, webBuild] = process.argv.slice(2);
 if (!dir || !nodeBuild || !webBuild) {
@@ -46,9 +55,29 @@ if (!glue.includes("require(")) fail("the Node glue is not CommonJS");
 writeFileSync(join(node, "wiggum_rpc.cjs"), glue.replace('/* @ts-self-types="./wiggum_rpc.d.ts" */', '/* @ts-self-types="./wiggum_rpc.d.cts" */'));
 writeFileSync(join(node, "wiggum_rpc.d.cts"), readFileSync(join(nodeBuild, "wiggum_rpc.d.ts"), "utf8"));
 
-needs(webBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets"]);
+// The subpath entries for Node: CommonJS (esbuild marks the export names for
+// Node's ES-module importers) on the CommonJS glue.
+const toNodeGlue = (text, what) => {
+  if (!text.includes('"./wiggum_rpc.js"')) fail(`${what} does not import ./wiggum_rpc.js`);
+  return text.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"');
+};
+const websocketSource = readFileSync("src/wasm/websocket.js", "utf8");
+const websocketCjs = transformSync(websocketSource, { format: "cjs", platform: "node", target: "node20", sourcefile: "websocket.js" }).code;
+writeFileSync(join(node, "websocket.cjs"), toNodeGlue(websocketCjs, "websocket.js"));
+writeFileSync(join(node, "websocket.d.cts"), toNodeGlue(readFileSync("src/wasm/websocket.d.ts", "utf8"), "websocket.d.ts"));
+const framingExports = ["FrameDecoder", "encodeFrame", "streamTransport"];
+for (const name of framingExports) if (!glue.includes(`exports.${name} = `)) fail(`the Node glue has no ${name}`);
+writeFileSync(
+  join(node, "framing.cjs"),
+  `// \`wiggum-rpc/framing\`: Content-Length framing of JSON-RPC over a child process's stdio.\nconst { ${framingExports.join(", ")} } = require("./wiggum_rpc.cjs");\nmodule.exports = { ${framingExports.join(", ")} };\n`,
+);
+writeFileSync(join(node, "framing.d.cts"), `export { ${framingExports.join(", ")} } from "./wiggum_rpc.cjs";\n`);
+const browserFraming = `// \`wiggum-rpc/framing\` outside Node: there is no stdio to frame here.\nthrow new Error("wiggum-rpc/framing is for Node (framed JSON-RPC over a child process's stdio); browsers have no stdio");\n`;
+const browserFramingTypes = `// \`wiggum-rpc/framing\` is for Node: outside Node it exports nothing.\nexport {};\n`;
+
+needs(webBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", "websocket.js", "websocket.d.ts"]);
 const web = fresh("web");
-for (const file of ["wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets"]) {
+for (const file of ["wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", "websocket.js", "websocket.js.map", "websocket.d.ts"]) {
   if (existsSync(join(webBuild, file))) cpSync(join(webBuild, file), join(web, file), { recursive: true });
 }
 
@@ -75,14 +104,24 @@ const nodeInitTypes = (from) =>
 writeFileSync(join(web, "node.d.mts"), nodeInitTypes("../node/wiggum_rpc.cjs"));
 writeFileSync(join(web, "node.d.cts"), nodeInitTypes("../node/wiggum_rpc.cjs"));
 
+for (const folder of [dir, join(dir, "web")]) {
+  writeFileSync(join(folder, "framing.js"), browserFraming);
+  writeFileSync(join(folder, "framing.d.ts"), browserFramingTypes);
+}
+
 const manifestPath = join(dir, "package.json");
 const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+// Each entry: Node gets the Node build (for import and require alike),
+// bundlers and browsers the build of the folder.
+const entry = (browser, nodeTypes, nodeFile) => ({
+  node: { types: nodeTypes, default: nodeFile },
+  types: `${browser}.d.ts`,
+  default: `${browser}.js`,
+});
 manifest.exports = {
-  ".": {
-    node: { types: "./node/wiggum_rpc.d.cts", default: "./node/wiggum_rpc.cjs" },
-    types: "./wiggum_rpc.d.ts",
-    default: "./wiggum_rpc.js",
-  },
+  ".": entry("./wiggum_rpc", "./node/wiggum_rpc.d.cts", "./node/wiggum_rpc.cjs"),
+  "./websocket": entry("./websocket", "./node/websocket.d.cts", "./node/websocket.cjs"),
+  "./framing": entry("./framing", "./node/framing.d.cts", "./node/framing.cjs"),
   "./web": {
     node: {
       import: { types: "./web/node.d.mts", default: "./web/node.mjs" },
@@ -91,10 +130,12 @@ manifest.exports = {
     types: "./web/wiggum_rpc.d.ts",
     default: "./web/wiggum_rpc.js",
   },
+  "./web/websocket": entry("./web/websocket", "./node/websocket.d.cts", "./node/websocket.cjs"),
+  "./web/framing": entry("./web/framing", "./node/framing.d.cts", "./node/framing.cjs"),
   "./package.json": "./package.json",
 };
 // require() of the ES-module snippets needs Node 20.19 or later.
 manifest.engines = { node: ">=20.19" };
-manifest.files = [...new Set([...(manifest.files ?? []), "node/", "web/"])];
+manifest.files = [...new Set([...(manifest.files ?? []), "websocket.js", "websocket.d.ts", "framing.js", "framing.d.ts", "node/", "web/"])];
 writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-console.log(`package-entries: ${dir}: node/ (require and import in Node), web/ (browsers without a bundler)`);
+console.log(`package-entries: ${dir}: node/ (require and import in Node), web/ (browsers without a bundler), subpaths ${Object.keys(manifest.exports).join(" ")}`);

@@ -35,23 +35,21 @@ run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
   emacs --batch -Q -l tests/emacs/duet-rpc-test.el
 run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
-run "browser suite in headless Chromium (all features)" node scripts/browser-suite.mjs chromium
-run "browser suite in headless Firefox (all features)" node scripts/browser-suite.mjs firefox
+run "browser suite in headless Chromium" node scripts/browser-suite.mjs chromium
+run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build in Chromium: the demo page" node --test tests/js/demo.test.mjs
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
 run "release build in Chromium: a million calls, memory flat; 10,000 in flight" node --test tests/js/memory.test.mjs
-run "npm package, bundler target (pkg/)" bash scripts/build.sh bundler
-run "npm import path: pack, install, tsc (bundler, node16), esbuild + Chromium, no bundler (wiggum-rpc/web), Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
+run "types of the web build: remote<API>(), expose, stream, webSocketTransport, events (tsc --strict)" \
+  tsc -p tests/types/tsconfig.json
+run "npm package: bundler build at the root, Node and no-bundler builds, subpath entries (pkg/)" bash scripts/build.sh bundler
+run "npm import path: pack, install, tsc (bundler, node16) over every entry, esbuild + Chromium, no bundler (wiggum-rpc/web), Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
 run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire" \
   node --test tests/js/bundlers.test.mjs
-run "Node build with framing (pkg-node/)" bash scripts/build.sh node
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "Node: json-rpc-2.0 on the other side of a MessageChannel (a stranger: no batches toward it, one array per batch from it)" \
   node --test tests/js/strangers.test.mjs
-run "web build with every feature but framing (pkg-full/)" bash scripts/build.sh full
-run "types of the full build: remote<API>(), expose, stream, webSocketTransport, events (tsc --strict)" \
-  tsc -p tests/types/tsconfig.json
 run "WebSocket: Chromium and Node peers over real sockets (reconnect, streaming, faults)" node --test tests/js/websocket.test.mjs
 run "WebSocket: interop with jrpc-oo's JRPCServer" node --test tests/js/jrpc-oo.test.mjs
 run "WebSocket: interop with a Python JSON-RPC server (websockets + jsonrpcserver)" node --test tests/js/plain-ws.test.mjs

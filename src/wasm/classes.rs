@@ -64,7 +64,6 @@ macro_rules! calls {
             }
         }
 
-        #[cfg(feature = "remote")]
         #[wasm_bindgen]
         impl $class {
             /// A proxy whose calls are requests: `remote.Repo.get(1)` calls `Repo.get` with `[1]`.
@@ -73,7 +72,6 @@ macro_rules! calls {
             }
         }
 
-        #[cfg(feature = "streaming")]
         #[wasm_bindgen]
         impl $class {
             /// A request whose chunks arrive as an async iterator, its result as `.result`.
@@ -101,7 +99,6 @@ macro_rules! serves {
             }
         }
 
-        #[cfg(feature = "remote")]
         #[wasm_bindgen]
         impl $class {
             /// Serves an object's public methods as `name.method`.

@@ -260,14 +260,13 @@ export function signalling(signal, what) {
 // Runs a handler: returns its result (null for undefined) when it returns at
 // once, throws what it throws, or returns undefined when it returns a promise,
 // whose outcome goes to `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
-// declares a second parameter gets `{ signal, emit? }`; its controller waits
+// declares a second parameter gets `{ signal, emit }`; its controller waits
 // in `hooks.controllers` until the handler is done.
 export function invoke(hooks, handler, params, call) {
   let result;
   if (handler.length >= 2) {
     const controller = new AbortController();
-    const context = { signal: controller.signal };
-    if (hooks.streaming) context.emit = (chunk) => hooks.signal(CHUNK, call, chunk);
+    const context = { signal: controller.signal, emit: (chunk) => hooks.signal(CHUNK, call, chunk) };
     hooks.controllers.set(call, controller);
     try {
       result = handler(params, context);
@@ -294,8 +293,8 @@ export function invoke(hooks, handler, params, call) {
 }
 
 // An endpoint's per-handler state: the controllers of handlers that take a signal.
-export function handlerHooks(signal, streaming) {
-  return { signal, streaming, controllers: new Map() };
+export function handlerHooks(signal) {
+  return { signal, controllers: new Map() };
 }
 
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).

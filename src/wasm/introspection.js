@@ -1,4 +1,4 @@
-// Introspection (feature `introspection`): the built-in `listMethods` and
+// Introspection: the built-in `listMethods` and
 // `describeMethods`, in the shapes of the duet-rpc story.
 
 // What each registered method says of itself, in registration order.

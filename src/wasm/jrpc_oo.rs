@@ -1,7 +1,7 @@
-//! jrpc-oo's conventions (the `jrpcOo` option, with the `websocket`
-//! feature): `{"args": [...]}` params both ways, and `system.listComponents`,
-//! by which each side tells the other its methods whenever they change or the
-//! connection opens.
+//! jrpc-oo's conventions (the `jrpcOo` option): `{"args": [...]}` params both
+//! ways, and `system.listComponents`, by which each side tells the other its
+//! methods whenever they change or the connection opens. Its callbacks are
+//! the binding's one `signal` (`COMPONENTS`, `ANNOUNCE`, `OPENED`).
 
 use alloc::rc::Rc;
 
@@ -17,17 +17,14 @@ extern "C" {
     #[wasm_bindgen(js_name = argsOf)]
     pub fn args_of(params: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = componentMap)]
-    fn component_map(names: &js_sys::Array) -> JsValue;
+    pub fn component_map(names: &js_sys::Array) -> JsValue;
     #[wasm_bindgen(js_name = ignoreRejection)]
     fn ignore_rejection(promise: &js_sys::Promise);
 }
 
 /// Answers `system.listComponents` with this side's methods.
 pub fn serve_components(binding: &Rc<Binding>) -> Result<(), JsValue> {
-    let weak = Rc::downgrade(binding);
-    let list = js::js_function(Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |_params: JsValue| {
-        weak.upgrade().map_or(JsValue::NULL, |binding| component_map(&binding.method_names()))
-    }));
+    let list = binding.signalling(js::signal::COMPONENTS);
     binding.register("system.listComponents", list.into(), false, &JsValue::UNDEFINED)
 }
 
@@ -36,13 +33,7 @@ pub fn components_changed(binding: &Rc<Binding>) {
     if !binding.jrpc_oo || binding.announce_due.replace(true) {
         return;
     }
-    let weak = Rc::downgrade(binding);
-    let announce = Closure::once_into_js(move || {
-        if let Some(binding) = weak.upgrade() {
-            announce(&binding);
-        }
-    });
-    js::queue_microtask(announce.unchecked_ref());
+    js::queue_microtask(&binding.signalling(js::signal::ANNOUNCE));
 }
 
 /// A connection (re)opened: the new peer needs the list too.
@@ -50,18 +41,13 @@ pub fn watch_open(binding: &Rc<Binding>) {
     if !binding.jrpc_oo {
         return;
     }
-    let weak = Rc::downgrade(binding);
-    let opened = js::js_function(Closure::<dyn FnMut()>::new(move || {
-        if let Some(binding) = weak.upgrade() {
-            components_changed(&binding);
-        }
-    }));
-    if let Ok(remove) = binding.on("open", &opened) {
+    if let Ok(remove) = binding.on("open", &binding.signalling(js::signal::OPENED)) {
         binding.listen(js::Listening::removed_by(remove));
     }
 }
 
-fn announce(binding: &Rc<Binding>) {
+/// Tells the other side this side's methods (the `ANNOUNCE` signal).
+pub fn announce(binding: &Rc<Binding>) {
     binding.announce_due.set(false);
     if get(binding.transport(), keys::CONNECTED).as_bool() != Some(true) {
         return; // the `open` event will

@@ -4,7 +4,8 @@
 //! - [`binding`]: one core endpoint on one JS transport.
 //! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
 //! - `sugar`, `introspection`, `jrpc_oo`: what the features add.
-//! - `websocket`: the WebSocket transport's reconnect schedule (the transport is JS).
+//! - `websocket`: the WebSocket transport's reconnect schedule (the transport
+//!   is JS, `websocket.js`, outside the module's imports).
 //! - `framed`: the stream transport (feature `framing`).
 //!
 //! The postMessage transports hold no protocol logic and are plain JS
@@ -15,14 +16,10 @@ mod boundary;
 mod classes;
 #[cfg(feature = "framing")]
 mod framed;
-#[cfg(feature = "introspection")]
 mod introspection;
-#[cfg(feature = "websocket")]
 mod jrpc_oo;
-#[cfg(any(feature = "remote", feature = "streaming"))]
 mod sugar;
 mod types;
-#[cfg(feature = "websocket")]
 mod websocket;
 
 #[cfg(test)]
@@ -32,18 +29,20 @@ mod browser_suite;
 use wasm_bindgen::prelude::*;
 
 pub use classes::{JSONRPCClient, JSONRPCServer, Peer};
-#[cfg(feature = "websocket")]
-pub use websocket::web_socket_transport;
+pub use websocket::reconnect_delay;
 
 /// The crate's own allocator instead of std's dlmalloc (see the `allocator` feature).
 #[cfg(feature = "allocator")]
 #[global_allocator]
 static ALLOCATOR: crate::heap::Wasm = crate::heap::Wasm::new();
 
-// The postMessage transports are plain JS (transport.js says why), exported
-// as they are; their types are in `types.rs`.
+// The postMessage transports and their base class (on which
+// `wiggum-rpc/websocket` builds too) are plain JS (transport.js says why),
+// exported as they are; their types are in `types.rs`.
 #[wasm_bindgen(module = "/src/wasm/transport.js")]
 extern "C" {
+    #[wasm_bindgen(reexport, skip_typescript, js_name = Transport)]
+    fn export_transport_base();
     #[wasm_bindgen(reexport, skip_typescript, js_name = windowTransport)]
     fn export_window_transport();
     #[wasm_bindgen(reexport, skip_typescript, js_name = portTransport)]

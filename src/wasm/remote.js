@@ -1,9 +1,12 @@
-// Calling and serving objects (feature `remote`): `peer.remote()` and
-// `peer.expose(instance, name)`.
+// Calling and serving objects: `peer.remote()` and `peer.expose(instance, name)`.
+
+/** The endpoint's signal that makes a request (boundary.rs, `signal::REQUEST`). */
+const REQUEST = 8;
 
 // `peer.remote()`: `remote.add(2, 3)` calls `add` with params [2, 3];
-// `remote.Repo.get_file_tree()` calls `Repo.get_file_tree`.
-export function remoteProxy(request) {
+// `remote.Repo.get_file_tree()` calls `Repo.get_file_tree`. `signal` is the
+// endpoint's callback.
+export function remoteProxy(signal) {
   const at = (path) =>
     new Proxy(function () {}, {
       get(_, key) {
@@ -12,7 +15,7 @@ export function remoteProxy(request) {
         return at(path ? `${path}.${key}` : key);
       },
       apply(_, __, args) {
-        return request(path, args);
+        return signal(REQUEST, 0, [path, args]);
       },
     });
   return at("");

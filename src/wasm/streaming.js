@@ -1,8 +1,12 @@
-// Streamed calls (feature `streaming`): `peer.stream(method, params)` as an
-// async iterator of chunks with the final result beside it.
+// Streamed calls: `peer.stream(method, params)` as an async iterator of
+// chunks with the final result beside it.
 
-// `start(options)` makes the request with `onChunk` and `signal` filled in.
-export function streamCall(start, options) {
+/** The endpoint's signal that makes a request (boundary.rs, `signal::REQUEST`). */
+const REQUEST = 8;
+
+// The request goes out through the endpoint's callback `signal`, with
+// `onChunk` and `signal` filled into its options.
+export function streamCall(endpoint, method, params, options) {
   const chunks = [];
   let wake = null;
   let done = false;
@@ -18,7 +22,7 @@ export function streamCall(start, options) {
     options?.onChunk?.(chunk);
     wake?.();
   };
-  const result = start({ ...options, signal: controller.signal, onChunk });
+  const result = endpoint(REQUEST, 0, [method, params, { ...options, signal: controller.signal, onChunk }]);
   const finish = () => {
     done = true;
     outer?.removeEventListener("abort", forward);

@@ -39,6 +39,25 @@ export interface RPCTransport {
   on?(event: string, listener: (detail: any) => void): () => void;
 }
 
+/**
+ * The base of the package's transports, for writing one: it holds the
+ * handlers of incoming messages and the inbox of what arrives before the
+ * first handler. A subclass sends, calls `deliver` with each message that
+ * arrives, and releases what it owns (listeners, a socket) in `release`.
+ */
+export abstract class Transport implements RPCTransport {
+  abstract send(message: unknown, transfer?: Transferable[]): void;
+  onMessage(handler: (message: unknown) => void): void;
+  offMessage(handler: (message: unknown) => void): void;
+  /** Stops delivering, drops the inbox, calls `release()` (once). */
+  destroy(): void;
+  readonly destroyed: boolean;
+  /** Hands one incoming message to the handlers, or keeps it until there are some. */
+  protected deliver(message: unknown): void;
+  /** What the subclass owns; called once, by `destroy()`. */
+  protected release(): void;
+}
+
 /** The details of the lifecycle events. */
 export interface TransportEvents {
   open: {};
@@ -248,7 +267,6 @@ export class Peer {
 export interface Peer extends Calls, Serves, Lifecycle {}
 "#;
 
-#[cfg(feature = "remote")]
 #[wasm_bindgen(typescript_custom_section)]
 const REMOTE_TYPES: &'static str = r#"
 /**
@@ -274,7 +292,6 @@ export interface Serves {
 }
 "#;
 
-#[cfg(feature = "streaming")]
 #[wasm_bindgen(typescript_custom_section)]
 const STREAMING_TYPES: &'static str = r#"
 export interface RequestOptions {

@@ -1,7 +1,11 @@
-// The WebSocket transport (feature `websocket`): JSON text frames over a
-// browser `WebSocket` or a socket of Node's `ws` package, lifecycle events,
-// an outbox while not connected, and reconnection on the schedule the core's
-// `Backoff` computes (`delay`, handed in by websocket.rs).
+// The WebSocket transport, the package's `wiggum-rpc/websocket` entry: JSON
+// text frames over a browser `WebSocket` or a socket of Node's `ws` package,
+// lifecycle events, an outbox while not connected, and reconnection on the
+// schedule the core's `Backoff` computes (`reconnectDelay`, websocket.rs).
+//
+// It is not imported by the module, so a page that never opens a WebSocket
+// does not carry it; it imports the root entry (the glue beside it in every
+// build: `./wiggum_rpc.js`) for the transports' base class and the schedule.
 //
 // A frame is handed to the endpoint as the string it arrived as: the
 // endpoint's envelope reader parses it once. Only a connection that was open
@@ -9,7 +13,7 @@
 // attempts that never opened only lead to the next attempt, so calls made
 // while reconnecting wait for the new connection.
 
-import { Transport } from "./transport.js";
+import { Transport, reconnectDelay } from "./wiggum_rpc.js";
 
 const OPEN = 1;
 /** What a binary frame gets: the other side learns it was not read. */
@@ -165,7 +169,8 @@ class WebSocketTransport extends Transport {
     let delay;
     if (this.#redial !== undefined) {
       this.#attempt += 1;
-      delay = this.#redial.delay(this.#attempt, Math.random());
+      delay = reconnectDelay(this.#redial.settings, this.#attempt, Math.random());
+      if (delay < 0) delay = undefined;
     }
     // Closed for good: what waits will never go.
     if (delay === undefined) this.#outbox = [];
@@ -207,26 +212,33 @@ function openSocket(make, url, protocols) {
 }
 
 /**
- * A transport over a WebSocket: `target` is a `ws:`/`wss:` URL or an open
- * (or opening) socket. `delay(attempt, random)` is the reconnect schedule
- * (undefined: no reconnecting): the wait before an attempt, or undefined to
- * give up.
+ * JSON-RPC over a WebSocket: `target` is a `ws:`/`wss:` URL or an open (or
+ * opening) socket. Options: `reconnect` (`true` or the schedule),
+ * `WebSocket` (the constructor to dial with, e.g. `ws`'s in Node),
+ * `protocols`.
  */
-export function openWebSocketTransport(target, options, delay) {
+export function webSocketTransport(target, options) {
   const make = options?.WebSocket;
   const protocols = options?.protocols;
+  const reconnect = options?.reconnect;
+  // `true`, or an object of settings (each as a number, NaN where not given:
+  // the schedule's defaults apply).
+  const redials = reconnect === true || (typeof reconnect === "object" && reconnect !== null);
+  const settings = new Float64Array(
+    ["initialDelay", "maxDelay", "factor", "jitter", "maxAttempts"].map((name) => Number(reconnect?.[name] ?? NaN)),
+  );
   if (typeof target === "string") {
-    const redial = delay === undefined ? undefined : { make, url: target, protocols, delay };
+    const redial = redials ? { make, url: target, protocols, settings } : undefined;
     return new WebSocketTransport(openSocket(make, target, protocols), redial);
   }
   if (target === null || typeof target !== "object") {
     throw new TypeError("webSocketTransport: pass a ws:// URL or a WebSocket");
   }
   let redial;
-  if (delay !== undefined) {
+  if (redials) {
     if (typeof target.url !== "string") throw new TypeError("webSocketTransport: reconnect needs the socket's url");
     // A wrapped socket is redialled at its own URL with its own constructor.
-    redial = { make: make ?? target.constructor, url: target.url, protocols, delay };
+    redial = { make: make ?? target.constructor, url: target.url, protocols, settings };
   }
   return new WebSocketTransport(target, redial);
 }

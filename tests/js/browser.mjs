@@ -29,20 +29,20 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
 
 /**
  * A blank page in a fresh headless Chromium with a build of the package
- * loaded as `window.lib` (`pkg-full/`, every feature but framing, by
- * default), served by a static server of its own. Page errors go to
+ * loaded as `window.lib` (`pkg-web/` by default: the root entry and
+ * `websocket.js`), served by a static server of its own. Page errors go to
  * `pageErrors` when given, from the first load on. `close()` ends both.
  */
-export async function openLibPage({ build = "pkg-full", pageErrors } = {}) {
+export async function openLibPage({ build = "pkg-web", pageErrors } = {}) {
   const server = await startServer({ mounts: [["/pkg/", join(root, build)], ["/", join(root, "tests/js/pages")]] });
   const browser = await launchChromium();
   const page = await browser.newPage();
   if (pageErrors) page.on("pageerror", (error) => pageErrors.push(String(error)));
   await page.goto(`${server.url}blank.html`);
   await page.evaluate(async () => {
-    const lib = await import("/pkg/wiggum_rpc.js");
-    await lib.default();
-    window.lib = lib;
+    const root = await import("/pkg/wiggum_rpc.js");
+    await root.default();
+    window.lib = { ...root, ...(await import("/pkg/websocket.js")) };
   });
   return {
     page,

@@ -1,4 +1,4 @@
-// The Node build (pkg-node, feature `framing`): the Content-Length codec from
+// The npm package's Node build (`wiggum-rpc/framing`): the Content-Length codec from
 // JS, and a JSONRPCClient driving the `duet-rpc rpc` child process over its
 // stdio with streamTransport.
 import { test } from "node:test";
@@ -8,7 +8,8 @@ import { once } from "node:events";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const lib = require("../../pkg-node/wiggum_rpc.js");
+// The npm package's Node build: the root entry and `wiggum-rpc/framing`.
+const lib = { ...require("../../pkg/node/wiggum_rpc.cjs"), ...require("../../pkg/node/framing.cjs") };
 const binary = new URL("../../target/debug/duet-rpc", import.meta.url).pathname;
 
 test("FrameDecoder: any chunking, refusals, encodeFrame's byte count", () => {

@@ -1,14 +1,19 @@
 // The npm import path the Wiggum frontend uses: `npm pack` the package
 // (pkg/), install the tarball into a throwaway app, type-check it with tsc,
 // bundle it with esbuild, and call through a worker in Chromium; the same
-// tarball in Node (`require` and `import`), under tsc's `node16`
-// resolution, and through the ecosystem's package linters.
+// tarball in Node (`require` and `import`, over a MessageChannel and a `ws`
+// WebSocket), under tsc's `node16` resolution, and through the ecosystem's
+// package linters; every entry (the root, `websocket`, `framing`, `web`,
+// `web/websocket`) in each.
 import { after, before, test } from "node:test";
+import { once } from "node:events";
+import { createRequire } from "node:module";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./browser.mjs";
@@ -54,7 +59,8 @@ before(() => {
   cpSync(join(root, "tests/npm-app"), app, { recursive: true });
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "npm-app", private: true, type: "module" }));
   tarball = join(app, packed[0].filename);
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: app, stdio: "pipe" });
+  // `ws` for the Node WebSocket scripts: the copy this repository pins.
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball, join(root, "node_modules/ws")], { cwd: app, stdio: "pipe" });
 });
 
 after(() => rmSync(app, { recursive: true, force: true }));
@@ -62,16 +68,22 @@ after(() => rmSync(app, { recursive: true, force: true }));
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    "node", "package.json", "snippets", "web", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map",
-    "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
+    "framing.d.ts", "framing.js", "node", "package.json", "snippets", "web",
+    "websocket.d.ts", "websocket.js", "websocket.js.map",
+    "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
-    "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
-    "snippets", "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
+    "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs", "snippets",
+    "websocket.d.ts", "websocket.js", "websocket.js.map",
+    "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
-    "snippets", "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
+    "framing.cjs", "framing.d.cts", "snippets", "websocket.cjs", "websocket.d.cts",
+    "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
   ]);
+  // The WebSocket transport is outside the module's imports: a page that does not import it does not load it.
+  const wasm = new WebAssembly.Module(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.wasm")));
+  assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket/i.test(i.module)), []);
   // The minified glue maps back to readable source, shipped beside it.
   const map = JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.js.map"), "utf8"));
   assert.ok(map.sourcesContent.some((source) => source.includes("export class JSONRPCClient")));
@@ -90,12 +102,25 @@ for (const [how, file] of [
   ["import", "node/import.mjs"],
   ["require of wiggum-rpc/web, then init()", "node/web-require.cjs"],
   ["import of wiggum-rpc/web, then init()", "node/web-import.mjs"],
+  ["require of wiggum-rpc/websocket, over a ws WebSocket", "node/websocket-require.cjs"],
+  ["import of wiggum-rpc/websocket, over a ws WebSocket", "node/websocket-import.mjs"],
 ]) {
-  test(`in Node, by ${how}: two Peers over a MessageChannel`, () => {
+  test(`in Node, by ${how}: two Peers call each other`, () => {
     const output = execFileSync(process.execPath, [join(app, file)], { cwd: app, encoding: "utf8", stdio: "pipe" });
     assert.deepEqual(JSON.parse(output), { sum: 5, missing: true });
   });
 }
+
+test("in Node, wiggum-rpc/framing: a frame cut in two decodes; import and require give one class", () => {
+  const output = execFileSync(process.execPath, [join(app, "node/framing.mjs")], { cwd: app, encoding: "utf8", stdio: "pipe" });
+  const body = JSON.stringify({ jsonrpc: "2.0", method: "add", params: [2, 3], id: 1 });
+  assert.deepEqual(JSON.parse(output), { messages: [body], sameClass: true });
+});
+
+test("in a browser build, wiggum-rpc/framing throws on import, saying it is for Node", async () => {
+  const url = pathToFileURL(join(app, "node_modules/wiggum-rpc/framing.js")).href;
+  await assert.rejects(import(url), /wiggum-rpc\/framing is for Node/);
+});
 
 test("the types compile under tsc's node16 resolution, from ES modules and CommonJS", () => {
   try {
@@ -113,7 +138,7 @@ test("publint --strict finds nothing to say", () => {
   assert.match(output, /All good!/);
 });
 
-test("are-the-types-wrong finds no problem in either entry, for node10, node16 (CJS and ESM) and bundlers", () => {
+test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS and ESM) and bundlers", () => {
   const cli = join(root, "node_modules/@arethetypeswrong/cli/dist/index.js");
   // Into a file: its JSON is larger than a pipe takes before it exits.
   const report = join(app, "attw.json");
@@ -125,18 +150,33 @@ test("are-the-types-wrong finds no problem in either entry, for node10, node16 (
   }
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
-  for (const entry of [".", "./web"]) {
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
+    ".", "./framing", "./package.json", "./web", "./web/framing", "./web/websocket", "./websocket",
+  ]);
+  for (const entry of Object.keys(analysis.entrypoints)) {
     assert.deepEqual(Object.keys(analysis.entrypoints[entry].resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);
   }
 });
 
-test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium; init() twice, one instance", async () => {
+test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium; init() twice, one instance; `wiggum-rpc/web/websocket` to a Node server", async () => {
+  // The other end of the WebSocket: the installed package in Node.
+  const required = createRequire(join(app, "package.json"));
+  const { Peer } = required("wiggum-rpc");
+  const { webSocketTransport } = required("wiggum-rpc/websocket");
+  const { WebSocketServer } = required("ws");
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  wss.on("connection", (socket) => new Peer(webSocketTransport(socket)).method("mul", ([a, b]) => a * b));
+  await once(wss, "listening");
   writeFileSync(
     join(app, "no-bundler.html"),
     `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
-<script type="importmap">{ "imports": { "wiggum-rpc/web": "/node_modules/wiggum-rpc/web/wiggum_rpc.js" } }</script>
+<script type="importmap">{ "imports": {
+  "wiggum-rpc/web": "/node_modules/wiggum-rpc/web/wiggum_rpc.js",
+  "wiggum-rpc/web/websocket": "/node_modules/wiggum-rpc/web/websocket.js"
+} }</script>
 <script type="module">
   import init, { Peer, portTransport, ErrorCode } from "wiggum-rpc/web";
+  import { webSocketTransport } from "wiggum-rpc/web/websocket";
   const first = await init();
   // A second init() (another module of the page, say) finds the instance there: no second one.
   const sameInstance = (await init()) === first;
@@ -146,7 +186,10 @@ test("without a bundler: `wiggum-rpc/web` through an import map, a page and a po
   server.method("add", ([a, b]) => a + b);
   const sum = await caller.request("add", [2, 3]);
   const missing = await caller.request("nope").catch((error) => error.code === ErrorCode.METHOD_NOT_FOUND);
-  window.result = { sum, missing, sameInstance };
+  const overSocket = new Peer(webSocketTransport(new URLSearchParams(location.search).get("ws")));
+  const product = await overSocket.request("mul", [6, 7]);
+  overSocket.destroy();
+  window.result = { sum, missing, sameInstance, product };
 </script>\n`,
   );
   const server = await startServer({ mounts: [["/", app]] });
@@ -155,13 +198,14 @@ test("without a bundler: `wiggum-rpc/web` through an import map, a page and a po
     const page = await browser.newPage();
     const problems = [];
     page.on("pageerror", (error) => problems.push(String(error)));
-    await page.goto(`${server.url}no-bundler.html`);
+    await page.goto(`${server.url}no-bundler.html?ws=ws://127.0.0.1:${wss.address().port}`);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 15000 });
-    assert.deepEqual(await page.evaluate(() => window.result), { sum: 5, missing: true, sameInstance: true });
+    assert.deepEqual(await page.evaluate(() => window.result), { sum: 5, missing: true, sameInstance: true, product: 42 });
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
     await server.close();
+    wss.close();
   }
 });
 

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2.0";
 
 const require = createRequire(import.meta.url);
-const lib = require("../../pkg-node/wiggum_rpc.js");
+const lib = require("../../pkg/node/wiggum_rpc.cjs");
 
 /** json-rpc-2.0 on one port, recording every message it is handed. */
 function stranger(port) {

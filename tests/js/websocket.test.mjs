@@ -1,6 +1,6 @@
 // WebSocket transport and streaming, end to end over real sockets: headless
-// Chromium with the full web build (pkg-full) talking to Peers of the Node
-// build (pkg-node) that wrap the connections of a `ws` WebSocketServer.
+// Chromium with the web build (pkg-web, with `websocket.js`) talking to Peers of
+// the npm package's Node build that wrap the connections of a `ws` WebSocketServer.
 // Covers calls both ways, notifications, remote()/expose(), sending before
 // open, pending calls failing fast on close, reconnecting with backoff and an
 // app-level re-sync, timeouts, garbage and binary frames, streamed chunks with
@@ -14,7 +14,8 @@ import { WebSocket, WebSocketServer } from "ws";
 import { openLibPage } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
-const lib = require("../../pkg-node/wiggum_rpc.js");
+// The npm package's Node build: the root entry and `wiggum-rpc/websocket`.
+const lib = { ...require("../../pkg/node/wiggum_rpc.cjs"), ...require("../../pkg/node/websocket.cjs") };
 
 const servers = new Set();
 let opened;

@@ -1,14 +1,13 @@
-// Compiled by tsc against the full web build's declarations (pkg-full/), never
-// run: remote<API>(), expose(), stream(), webSocketTransport() and the
+// Compiled by tsc against the web build's declarations (pkg-web/: the root
+// entry and websocket.js), never run: remote<API>(), expose(), stream(), webSocketTransport() and the
 // lifecycle events are typed. Each @ts-expect-error must meet an error, or
 // tsc fails: the types are not `any`.
 import {
   Peer,
   type Remote,
   type StreamedCall,
-  type WebSocketTransport,
-  webSocketTransport,
-} from "../../pkg-full/wiggum_rpc.js";
+} from "../../pkg-web/wiggum_rpc.js";
+import { type WebSocketTransport, webSocketTransport } from "../../pkg-web/websocket.js";
 
 interface Api {
   add(a: number, b: number): number;

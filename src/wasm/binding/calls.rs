@@ -31,7 +31,7 @@ impl CallOptions {
             timeout: option(options, keys::TIMEOUT).as_f64(),
             signal: signal.is_object().then(|| signal.unchecked_into()),
             transfer: transfer_option(options),
-            on_chunk: if cfg!(feature = "streaming") { present(option(options, keys::ON_CHUNK)) } else { None },
+            on_chunk: present(option(options, keys::ON_CHUNK)),
         }
     }
 }

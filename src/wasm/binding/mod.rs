@@ -32,7 +32,6 @@ const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
 
 type Core = Endpoint<JsValue, Function, JsValue>;
 
-#[cfg_attr(not(feature = "websocket"), allow(dead_code))]
 pub struct Binding {
     transport: JsValue,
     /// Speak JSON text: the transport says so, or it delivered text.
@@ -117,7 +116,7 @@ impl Binding {
             },
             null_params_absent: false,
         };
-        let jrpc_oo = cfg!(feature = "websocket") && option(options, keys::JRPC_OO).as_bool() == Some(true);
+        let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
@@ -134,11 +133,10 @@ impl Binding {
                 ));
                 js::envelope_reader(&sink)
             };
-            let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue)>::new(
-                move |what: u32, n: f64, value: JsValue| {
-                    if let Some(binding) = weak.upgrade() {
-                        binding.signalled(what, n, value);
-                    }
+            let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
+                move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
+                    Some(binding) => binding.signalled(what, n, value),
+                    None => JsValue::UNDEFINED,
                 },
             ));
             Binding {
@@ -151,7 +149,7 @@ impl Binding {
                 draining: Cell::new(false),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
-                hooks: js::handler_hooks(&signal, cfg!(feature = "streaming")),
+                hooks: js::handler_hooks(&signal),
                 on_message,
                 on_tick: js::signalling(&signal, js::signal::TICK),
                 on_deadline: js::signalling(&signal, js::signal::DEADLINE),
@@ -162,11 +160,9 @@ impl Binding {
                 subscribed: RefCell::new(None),
             }
         });
-        #[cfg(feature = "introspection")]
         if roles.server && option(options, keys::INTROSPECTION).as_bool() != Some(false) {
             super::introspection::serve(&binding)?;
         }
-        #[cfg(feature = "websocket")]
         if jrpc_oo {
             super::jrpc_oo::serve_components(&binding)?;
         }
@@ -283,8 +279,10 @@ impl Binding {
         }
     }
 
-    /// What JS told this binding through its one callback (see `boundary::signal`).
-    fn signalled(self: &Rc<Self>, what: u32, n: f64, value: JsValue) {
+    /// What JS told this binding through its one callback (see
+    /// `boundary::signal`); what it answers (a request's promise, jrpc-oo's
+    /// method map), or undefined.
+    fn signalled(self: &Rc<Self>, what: u32, n: f64, value: JsValue) -> JsValue {
         match what {
             js::signal::TICK => self.clock(true),
             js::signal::DEADLINE => self.clock(false),
@@ -297,7 +295,6 @@ impl Binding {
                 let error = js::error_object_from_thrown(&value);
                 self.with_core(|core| core.complete(CallId(n as u32), Err(error)))
             }
-            #[cfg(feature = "streaming")]
             js::signal::CHUNK => self.with_core(|core| {
                 core.emit(CallId(n as u32), value);
             }),
@@ -307,8 +304,26 @@ impl Binding {
                 js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &reason);
                 self.with_core(|core| core.connection_closed());
             }
+            js::signal::REQUEST => {
+                let call: Array = value.unchecked_into();
+                return self.request(call.get(0), call.get(1), &call.get(2)).into();
+            }
+            js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),
+            js::signal::ANNOUNCE => super::jrpc_oo::announce(self),
+            js::signal::OPENED => super::jrpc_oo::components_changed(self),
             _ => {}
         }
+        JsValue::UNDEFINED
+    }
+
+    /// The binding's one callback, with its first argument bound to `what`.
+    pub(super) fn signalling(&self, what: u32) -> Function {
+        js::signalling(&self.signal, what)
+    }
+
+    /// The binding's one callback itself, for the sugar in JS (`remote()`, `stream()`).
+    pub(super) fn signal(&self) -> &Function {
+        &self.signal
     }
 
     // ---- the JS API --------------------------------------------------------
@@ -338,7 +353,6 @@ impl Binding {
                     let _ = record.call2(catalog, &name.into(), info);
                 }
             }
-            #[cfg(feature = "websocket")]
             super::jrpc_oo::components_changed(self);
         }
         Ok(())
@@ -348,12 +362,10 @@ impl Binding {
         self.core().map_or(0, |core| core.pending())
     }
 
-    #[cfg_attr(not(feature = "websocket"), allow(dead_code))]
     pub fn method_names(&self) -> Array {
         self.core().map(|core| core.method_names().map(JsValue::from_str).collect()).unwrap_or_default()
     }
 
-    #[cfg_attr(not(feature = "websocket"), allow(dead_code))]
     pub fn transport(&self) -> &JsValue {
         &self.transport
     }
@@ -375,7 +387,6 @@ impl Binding {
         let closed = js::signalling(&self.signal, js::signal::CLOSED);
         if let Ok(remove) = self.on("close", &closed) {
             self.listen(js::Listening::removed_by(remove));
-            #[cfg(feature = "websocket")]
             super::jrpc_oo::watch_open(self);
         }
     }
@@ -408,7 +419,6 @@ impl Binding {
 
     fn incoming_params(&self, params: Option<JsValue>) -> JsValue {
         let params = params.unwrap_or(JsValue::UNDEFINED);
-        #[cfg(feature = "websocket")]
         if self.jrpc_oo {
             return super::jrpc_oo::args_of(&params);
         }
@@ -417,13 +427,11 @@ impl Binding {
 
     /// The params a call or notification goes out with: as they are (no
     /// copy of the handle), or in jrpc-oo's shape.
-    #[cfg_attr(not(feature = "websocket"), allow(unused_variables))]
     fn outgoing_params<'a>(&self, method: &JsValue, params: &'a Option<JsValue>) -> Cow<'a, JsValue> {
         let params = match params {
             Some(params) => Cow::Borrowed(params),
             None => Cow::Owned(JsValue::UNDEFINED),
         };
-        #[cfg(feature = "websocket")]
         if self.jrpc_oo {
             return Cow::Owned(super::jrpc_oo::args_params(method, &params));
         }

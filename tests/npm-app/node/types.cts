@@ -11,3 +11,14 @@ import init, { JSONRPCServer } from "wiggum-rpc/web";
 export const ready: Promise<unknown> = init();
 // @ts-expect-error a handler must be a function
 new JSONRPCServer(portTransport(port)).method("add", 3);
+
+import { webSocketTransport } from "wiggum-rpc/websocket";
+export const socket = new Peer(webSocketTransport("ws://127.0.0.1:9000/", { reconnect: true }));
+// @ts-expect-error reconnect is true or the schedule
+webSocketTransport("ws://127.0.0.1:9000/", { reconnect: "yes" });
+
+import { FrameDecoder, encodeFrame } from "wiggum-rpc/framing";
+export const frame: Uint8Array = encodeFrame("{}");
+export const decoder = new FrameDecoder();
+// @ts-expect-error a frame is text
+encodeFrame(42);

@@ -12,3 +12,13 @@ await init();
 export const client: JSONRPCClient = new JSONRPCClient(portTransport(port));
 // @ts-expect-error the web entry's classes are typed too
 new JSONRPCClient(portTransport(port)).request("add", 3);
+
+import { webSocketTransport, type WebSocketTransport } from "wiggum-rpc/websocket";
+export const socket: WebSocketTransport = webSocketTransport("ws://127.0.0.1:9000/");
+// @ts-expect-error the transport's queue length is a number
+export const queued: string = socket.queued;
+
+import { FrameDecoder, streamTransport } from "wiggum-rpc/framing";
+export const decoder: FrameDecoder = new FrameDecoder();
+// @ts-expect-error streamTransport takes the two streams
+streamTransport();

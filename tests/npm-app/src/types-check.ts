@@ -56,9 +56,11 @@ new Peer(windowTransport(frame.contentWindow!, window, "https://preview.example"
 // @ts-expect-error a transport needs onMessage
 new Peer({ send() {} });
 
-// Without the `remote` feature (the default build), there is no proxy.
-// @ts-expect-error remote() comes with the `remote` feature
-client.remote();
+// The proxy is in the package: remote<API>() is typed by the API.
+const api = client.remote<{ add(a: number, b: number): number }>();
+export const remoteSum: Promise<number> = api.add(1, 2);
+// @ts-expect-error arguments are checked against the API
+api.add("1", 2);
 
 // The entry for browsers without a bundler has the same API, plus init().
 import initWeb, { Peer as WebPeer, portTransport as webPortTransport } from "wiggum-rpc/web";
@@ -67,3 +69,23 @@ export const webReady: Promise<unknown> = initWeb();
 export const webSum: Promise<number> = new WebPeer(webPortTransport(webPort)).request<number>("add", [1, 2]);
 // @ts-expect-error params are an array or an object
 new WebPeer(webPortTransport(webPort)).request("add", 3);
+
+// `wiggum-rpc/websocket`: the transport and its options are typed.
+import { type WebSocketTransport, webSocketTransport } from "wiggum-rpc/websocket";
+const socket: WebSocketTransport = webSocketTransport("ws://127.0.0.1:9000/", { reconnect: { initialDelay: 500 } });
+export const overSocket = new Peer(socket);
+export const connected: boolean = socket.connected;
+// @ts-expect-error reconnect settings are numbers
+webSocketTransport("ws://127.0.0.1:9000/", { reconnect: { initialDelay: "soon" } });
+// @ts-expect-error events are the lifecycle's
+socket.on("opened", () => {});
+
+// `wiggum-rpc/framing` is for Node: in a browser build it exports nothing.
+// @ts-expect-error no FrameDecoder outside Node
+import { FrameDecoder } from "wiggum-rpc/framing";
+export const noDecoder: unknown = FrameDecoder;
+
+// The no-bundler entry has the WebSocket transport too.
+import { webSocketTransport as webSocketOfWeb } from "wiggum-rpc/web/websocket";
+// @ts-expect-error a URL or a socket
+webSocketOfWeb(42);
