@@ -5,10 +5,14 @@
 // Chromium, where a page calls a worker it started: a sum, an RPCError with
 // its code, a transferred Uint8Array. Then two copies of the package built
 // by different bundlers: a page and its worker, and two bundles on one page.
+// Last, a subpath entry: `wiggum-rpc/websocket` through both bundlers to a
+// Node server, and the pages that do not import it do not carry it.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build as viteBuild, createServer as viteServer } from "vite";
@@ -26,7 +30,10 @@ before(async () => {
   cpSync(join(root, "tests/bundler-app"), app, { recursive: true });
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "bundler-app", private: true, type: "module" }));
   const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", app], { cwd: join(root, "pkg") }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(app, packed[0].filename)], { cwd: app, stdio: "pipe" });
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(app, packed[0].filename), join(root, "node_modules/ws")], {
+    cwd: app,
+    stdio: "pipe",
+  });
   browser = await launchChromium();
 });
 
@@ -122,5 +129,43 @@ test("two bundles on one page (Vite's and webpack's), each with its own wasm ins
     assert.deepEqual(await resultAt(`${server.url}two.html`), { sum: 5, who: "second bundle" });
   } finally {
     await server.close();
+  }
+});
+
+/** The JS text of a build's output, all files. */
+function builtText(dir) {
+  let text = "";
+  for (const entry of readdirSync(dir, { recursive: true })) {
+    if (/\.(m?js|cjs)$/.test(entry)) text += readFileSync(join(dir, entry), "utf8");
+  }
+  return text;
+}
+
+test("wiggum-rpc/websocket through Vite and webpack: a page calls a Node server; pages without it do not carry it", async () => {
+  // The server: the installed package in Node, root entry and `wiggum-rpc/websocket`.
+  const required = createRequire(join(app, "package.json"));
+  const { Peer } = required("wiggum-rpc");
+  const { webSocketTransport } = required("wiggum-rpc/websocket");
+  const { WebSocketServer } = required("ws");
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  wss.on("connection", (socket) => new Peer(webSocketTransport(socket)).method("mul", ([a, b]) => a * b));
+  await once(wss, "listening");
+  const query = `?ws=ws://127.0.0.1:${wss.address().port}`;
+  try {
+    const viteOut = join(app, "dist-socket-vite");
+    await viteBuildOf("socket.html", viteOut);
+    await served(viteOut, async (url) => assert.deepEqual(await resultAt(`${url}socket.html${query}`), { product: 42, missing: true }));
+    const webpackOut = join(app, "dist-socket-webpack");
+    await webpackBuild({ entry: "./src/socket.js", output: { path: webpackOut, clean: true } });
+    writeFileSync(join(webpackOut, "index.html"), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script src="main.js"></script>\n');
+    await served(webpackOut, async (url) => assert.deepEqual(await resultAt(`${url}${query}`), { product: 42, missing: true }));
+    // A text only the WebSocket transport has: in these bundles, in none of the earlier tests' bundles.
+    const marker = "binary frames are not supported";
+    for (const dir of [viteOut, webpackOut]) assert.ok(builtText(dir).includes(marker), `${dir} has the transport`);
+    for (const dir of ["dist-vite", "dist-webpack", "dist-cross-page", "dist-two-page"]) {
+      assert.equal(builtText(join(app, dir)).includes(marker), false, `${dir} does not import wiggum-rpc/websocket`);
+    }
+  } finally {
+    wss.close();
   }
 });
