@@ -1,7 +1,7 @@
 // Runs the benchmark page in headless Chromium and prints, from one run,
 // requests per second (medians of 3 runs), wiggum-rpc's ratios to the others,
-// and the package's size: the web build the page loads, and what a page pays
-// for each entry of the npm package (pkg/, when built). A benchmark, not a
+// and the package's size: the web build the page loads (its root entry), and
+// what a page pays for each entry of the npm package (pkg/, when built). A benchmark, not a
 // test: it never fails on speed.
 //
 //   node bench/run.mjs            full run
@@ -9,7 +9,7 @@
 //   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
 import { build } from "esbuild";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import { startServer } from "../scripts/serve.mjs";
@@ -30,15 +30,18 @@ await build({
   logLevel: "warning",
 });
 
-/** gzip -9 sizes of the .wasm and the JS under `dir` (`skip`: subfolders left out). */
-function sizes(dir, skip = []) {
+/**
+ * gzip -9 sizes of the .wasm and the JS under `dir`: the files a page loads
+ * without a bundler (`skip`: what it leaves out, tested on each path).
+ */
+function sizes(dir, skip = () => false) {
   const files = [];
   const walk = (d) => {
     for (const name of readdirSync(d)) {
       const path = join(d, name);
-      if (statSync(path).isDirectory()) {
-        if (!skip.includes(path)) walk(path);
-      } else if (/\.(js|wasm)$/.test(name)) files.push(path);
+      if (skip(path)) continue;
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.(js|wasm)$/.test(name)) files.push(path);
     }
   };
   walk(dir);
@@ -54,12 +57,66 @@ function sizes(dir, skip = []) {
   return { wasm, glue: { raw: total.raw - wasm.raw, gzip: total.gzip - wasm.gzip }, total };
 }
 
-/** What a page pays for each entry of the npm package (pkg/), when it has been built. */
-function entrySizes() {
+/** The subpath entries' files beside a build's glue: not part of the root entry. */
+const subpathFile = (path) => /\/(websocket|framing)\.(js|d\.ts|js\.map)$/.test(path);
+
+/**
+ * The gzip size of one minified esbuild bundle of `source` (a page's
+ * imports): its JS, with the JS modules the .wasm imports followed as a
+ * bundler follows them (the .wasm itself is counted apart).
+ */
+async function bundledSize(source) {
+  const wasmImports = {
+    name: "wasm-imports",
+    setup(builder) {
+      builder.onResolve({ filter: /\.wasm$/ }, (args) => ({ path: join(args.resolveDir, args.path), namespace: "wasm" }));
+      builder.onLoad({ filter: /.*/, namespace: "wasm" }, (args) => {
+        const module = new WebAssembly.Module(readFileSync(args.path));
+        const sources = [...new Set(WebAssembly.Module.imports(module).map((i) => i.module))];
+        const names = WebAssembly.Module.exports(module).map((e) => e.name);
+        const contents = [
+          ...sources.map((from, i) => `import * as m${i} from ${JSON.stringify(from)}; globalThis.m${i} = m${i};`),
+          ...names.map((name) => `export const ${name} = 0;`),
+        ].join("\n");
+        return { contents, resolveDir: dirname(args.path), loader: "js" };
+      });
+    },
+  };
+  const result = await build({
+    stdin: { contents: source, resolveDir: root, loader: "js" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    write: false,
+    plugins: [wasmImports],
+    logLevel: "warning",
+  });
+  return gzipSync(result.outputFiles[0].contents, { level: 9 }).length;
+}
+
+/**
+ * What a page pays for each entry of the npm package (pkg/), when it has
+ * been built: with a bundler (esbuild, minified; the whole root entry
+ * imported), and without one (the files as served). A subpath's row is what
+ * it adds to the root.
+ */
+async function entrySizes() {
   const pkg = join(root, "pkg");
   if (!existsSync(join(pkg, "package.json"))) return [];
-  const entries = [["`wiggum-rpc` (bundler build)", sizes(pkg, [join(pkg, "node"), join(pkg, "web")])]];
-  if (existsSync(join(pkg, "web"))) entries.push(["`wiggum-rpc/web` (no bundler)", sizes(join(pkg, "web"))]);
+  const wasm = gzipSync(readFileSync(join(pkg, "wiggum_rpc_bg.wasm")), { level: 9 }).length;
+  const rootPage = 'import * as lib from "./pkg/wiggum_rpc.js"; globalThis.lib = lib;';
+  const rootJs = await bundledSize(rootPage);
+  const withSocket = await bundledSize(`${rootPage} import * as ws from "./pkg/websocket.js"; globalThis.ws = ws;`);
+  const entries = [
+    ["`wiggum-rpc` (bundled: esbuild, minified)", wasm, rootJs],
+    ["+ `wiggum-rpc/websocket`", 0, withSocket - rootJs],
+  ];
+  const web = join(pkg, "web");
+  if (existsSync(web)) {
+    const served = sizes(web, (path) => subpathFile(path) || /\/node\.[cm]?js$/.test(path));
+    entries.push(["`wiggum-rpc/web` (no bundler: files as served)", served.wasm.gzip, served.glue.gzip]);
+    entries.push(["+ `wiggum-rpc/web/websocket`", 0, gzipSync(readFileSync(join(web, "websocket.js")), { level: 9 }).length]);
+  }
   return entries;
 }
 
@@ -85,7 +142,7 @@ try {
     const ratio = (other) => (w / byVariant[other]).toFixed(2);
     lines.push(`| ${label} | ${variants.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} |`);
   }
-  const size = sizes(join(root, "pkg-web"));
+  const size = sizes(join(root, "pkg-web"), subpathFile);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   console.log(smoke ? "wiggum-rpc benchmark (smoke mode: too few calls to mean anything)" : "wiggum-rpc benchmark");
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${browser.version()} headless, one page, MessageChannel\n`);
@@ -94,10 +151,11 @@ try {
   console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
   console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
   console.log(`| total | ${kb(size.total.raw)} | ${kb(size.total.gzip)} |`);
-  const entries = entrySizes();
+  const entries = await entrySizes();
   if (entries.length > 0) {
     console.log(`\n| npm package entry: what a page pays (gzip) | .wasm | JS | total |\n| --- | ---: | ---: | ---: |`);
-    for (const [entry, { wasm, glue, total }] of entries) console.log(`| ${entry} | ${kb(wasm.gzip)} | ${kb(glue.gzip)} | ${kb(total.gzip)} |`);
+    for (const [entry, wasm, js] of entries) console.log(`| ${entry} | ${kb(wasm)} | ${kb(js)} | ${kb(wasm + js)} |`);
+    console.log("(`wiggum-rpc/framing` is for Node: no page loads it.)");
   }
 } finally {
   await browser.close();
