@@ -7,7 +7,7 @@
 //   (`"type": "module"`) its glue is `wiggum_rpc.cjs` with
 //   `wiggum_rpc.d.cts`; its snippets stay ES modules (`.js`), which Node
 //   20.19 and later `require` as they are.
-// - `web/`: the same features for a browser without a bundler
+// - `web/`: the same module for a browser without a bundler
 //   (`import init, { Peer } from "wiggum-rpc/web"` through an import map,
 //   then `await init()`), as the `./web` export. In Node the same name gives
 //   the Node build with an `init()` that has nothing left to do (the Node

@@ -1,4 +1,4 @@
-//! Introspection (feature `introspection`): `listMethods` and
+//! Introspection: `listMethods` and
 //! `describeMethods` on every server and peer, unless turned off.
 
 use alloc::rc::Rc;

@@ -3,7 +3,7 @@
 //! - [`boundary`]: every import from `glue.js`, the envelope flags, `Value` for `JsValue`.
 //! - [`binding`]: one core endpoint on one JS transport.
 //! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
-//! - `sugar`, `introspection`, `jrpc_oo`: what the features add.
+//! - `sugar`, `introspection`, `jrpc_oo`: `remote()`/`expose()`/`stream()`, the built-in methods, jrpc-oo's conventions.
 //! - `websocket`: the WebSocket transport's reconnect schedule (the transport
 //!   is JS, `websocket.js`, outside the module's imports).
 //! - `framed`: the stream transport (feature `framing`).

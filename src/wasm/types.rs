@@ -153,7 +153,7 @@ export declare const ErrorCode: Readonly<{
   REQUEST_CANCELLED: -32800;
 }>;
 
-/** What introspection (`describeMethods`, feature `introspection`) reports of a method. */
+/** What introspection (`describeMethods`) reports of a method. */
 export interface MethodInfo {
   description?: string;
   /** Human-readable, e.g. `["level: string"]`. */
@@ -163,7 +163,7 @@ export interface MethodInfo {
 
 export interface EndpointOptions {
   /**
-   * With the `introspection` feature, servers and peers answer `listMethods`
+   * Servers and peers answer `listMethods`
    * and `describeMethods` (the registered methods with their `MethodInfo`)
    * unless this is false.
    */
@@ -187,7 +187,7 @@ export interface EndpointOptions {
    */
   batches?: "allow" | "reject" | number;
   /**
-   * jrpc-oo's conventions (feature `websocket`): positional params travel as
+   * jrpc-oo's conventions: positional params travel as
    * `{"args": [...]}` both ways, and this side answers and sends
    * `system.listComponents` (its method names) whenever the connection opens.
    */
