@@ -4,8 +4,9 @@
 #   scripts/build.sh bundler  pkg/      (--target bundler: the npm package, with
 #                                        its Node and no-bundler builds in pkg/node/ and pkg/web/)
 # Every build has the whole protocol in its one module; the JS of the
-# `wiggum-rpc/websocket` entry sits beside the glue, outside the module's
-# imports. The Node build also has Content-Length framing (`wiggum-rpc/framing`).
+# subpath entries (`websocket`, `remote`, `stream`: subpath-entries.mjs) sits
+# beside the glue, outside the module's imports. The Node build also has
+# Content-Length framing (`wiggum-rpc/framing`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -29,7 +30,7 @@ build() {
   rm -rf "$dir"
   wasm-pack build --release --target "$wasm_target" --out-dir "$dir" "$@"
   if [ "$wasm_target" != nodejs ]; then
-    cp src/wasm/websocket.js src/wasm/websocket.d.ts "$dir/"
+    node scripts/subpath-entries.mjs "$dir" esm
     node scripts/slim-package.mjs "$dir"
   fi
 }

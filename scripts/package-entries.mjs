@@ -16,7 +16,8 @@
 // Bundlers keep the bundler build at the package's root.
 //
 // Subpath entries, each in the three builds, each importing its build's glue:
-// - `wiggum-rpc/websocket` (`websocket.js`, the WebSocket transport);
+// - `wiggum-rpc/websocket`, `wiggum-rpc/remote`, `wiggum-rpc/stream`
+//   (subpath-entries.mjs);
 // - `wiggum-rpc/framing`, Node only: `FrameDecoder`, `encodeFrame`,
 //   `streamTransport`, for framed JSON-RPC over a child process's stdio. In
 //   a browser there is no stdio: importing it there throws, saying so, and
@@ -25,7 +26,7 @@
 //   node scripts/package-entries.mjs <package dir> <nodejs build dir> <web build dir>
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { transformSync } from "esbuild";
+import { SUBPATHS, writeSubpathEntries } from "./subpath-entries.mjs";
 
 const [dir, nodeBuild, webBuild] = process.argv.slice(2);
 if (!dir || !nodeBuild || !webBuild) {
@@ -55,16 +56,8 @@ if (!glue.includes("require(")) fail("the Node glue is not CommonJS");
 writeFileSync(join(node, "wiggum_rpc.cjs"), glue.replace('/* @ts-self-types="./wiggum_rpc.d.ts" */', '/* @ts-self-types="./wiggum_rpc.d.cts" */'));
 writeFileSync(join(node, "wiggum_rpc.d.cts"), readFileSync(join(nodeBuild, "wiggum_rpc.d.ts"), "utf8"));
 
-// The subpath entries for Node: CommonJS (esbuild marks the export names for
-// Node's ES-module importers) on the CommonJS glue.
-const toNodeGlue = (text, what) => {
-  if (!text.includes('"./wiggum_rpc.js"')) fail(`${what} does not import ./wiggum_rpc.js`);
-  return text.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"');
-};
-const websocketSource = readFileSync("src/wasm/websocket.js", "utf8");
-const websocketCjs = transformSync(websocketSource, { format: "cjs", platform: "node", target: "node20", sourcefile: "websocket.js" }).code;
-writeFileSync(join(node, "websocket.cjs"), toNodeGlue(websocketCjs, "websocket.js"));
-writeFileSync(join(node, "websocket.d.cts"), toNodeGlue(readFileSync("src/wasm/websocket.d.ts", "utf8"), "websocket.d.ts"));
+// The subpath entries for Node: CommonJS on the CommonJS glue.
+writeSubpathEntries(node, "cjs");
 const framingExports = ["FrameDecoder", "encodeFrame", "streamTransport"];
 for (const name of framingExports) if (!glue.includes(`exports.${name} = `)) fail(`the Node glue has no ${name}`);
 writeFileSync(
@@ -75,9 +68,10 @@ writeFileSync(join(node, "framing.d.cts"), `export { ${framingExports.join(", ")
 const browserFraming = `// \`wiggum-rpc/framing\` outside Node: there is no stdio to frame here.\nthrow new Error("wiggum-rpc/framing is for Node (framed JSON-RPC over a child process's stdio); browsers have no stdio");\n`;
 const browserFramingTypes = `// \`wiggum-rpc/framing\` is for Node: outside Node it exports nothing.\nexport {};\n`;
 
-needs(webBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", "websocket.js", "websocket.d.ts"]);
+const entryFiles = SUBPATHS.flatMap((name) => [`${name}.js`, `${name}.js.map`, `${name}.d.ts`]);
+needs(webBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", ...entryFiles]);
 const web = fresh("web");
-for (const file of ["wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", "websocket.js", "websocket.js.map", "websocket.d.ts"]) {
+for (const file of ["wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", ...entryFiles]) {
   if (existsSync(join(webBuild, file))) cpSync(join(webBuild, file), join(web, file), { recursive: true });
 }
 
@@ -118,10 +112,10 @@ const entry = (browser, nodeTypes, nodeFile) => ({
   types: `${browser}.d.ts`,
   default: `${browser}.js`,
 });
+const subpaths = [...SUBPATHS, "framing"];
 manifest.exports = {
   ".": entry("./wiggum_rpc", "./node/wiggum_rpc.d.cts", "./node/wiggum_rpc.cjs"),
-  "./websocket": entry("./websocket", "./node/websocket.d.cts", "./node/websocket.cjs"),
-  "./framing": entry("./framing", "./node/framing.d.cts", "./node/framing.cjs"),
+  ...Object.fromEntries(subpaths.map((name) => [`./${name}`, entry(`./${name}`, `./node/${name}.d.cts`, `./node/${name}.cjs`)])),
   "./web": {
     node: {
       import: { types: "./web/node.d.mts", default: "./web/node.mjs" },
@@ -130,12 +124,16 @@ manifest.exports = {
     types: "./web/wiggum_rpc.d.ts",
     default: "./web/wiggum_rpc.js",
   },
-  "./web/websocket": entry("./web/websocket", "./node/websocket.d.cts", "./node/websocket.cjs"),
-  "./web/framing": entry("./web/framing", "./node/framing.d.cts", "./node/framing.cjs"),
+  ...Object.fromEntries(subpaths.map((name) => [`./web/${name}`, entry(`./web/${name}`, `./node/${name}.d.cts`, `./node/${name}.cjs`)])),
   "./package.json": "./package.json",
 };
+// The entries that add methods to the classes must not be dropped by a
+// bundler as unused imports.
+const installing = ["remote", "stream"].flatMap((name) => [`./${name}.js`, `./web/${name}.js`]);
+manifest.sideEffects = [...new Set([...(manifest.sideEffects ?? []), "./web/wiggum_rpc.js", "./web/snippets/*", ...installing])];
 // require() of the ES-module snippets needs Node 20.19 or later.
 manifest.engines = { node: ">=20.19" };
-manifest.files = [...new Set([...(manifest.files ?? []), "websocket.js", "websocket.d.ts", "framing.js", "framing.d.ts", "node/", "web/"])];
+const rootFiles = subpaths.flatMap((name) => [`${name}.js`, `${name}.d.ts`]);
+manifest.files = [...new Set([...(manifest.files ?? []), ...rootFiles, "node/", "web/"])];
 writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 console.log(`package-entries: ${dir}: node/ (require and import in Node), web/ (browsers without a bundler), subpaths ${Object.keys(manifest.exports).join(" ")}`);

@@ -141,15 +141,12 @@ pub mod signal {
     pub const CHUNK: u32 = 6;
     /// The transport's connection closed.
     pub const CLOSED: u32 = 7;
-    /// A request for `remote()` or `stream()`: `value` is `[method, params,
-    /// options]`; the signal returns the call's promise.
-    pub const REQUEST: u32 = 8;
     /// jrpc-oo's `system.listComponents` was called: returns this side's methods.
-    pub const COMPONENTS: u32 = 9;
+    pub const COMPONENTS: u32 = 8;
     /// jrpc-oo: the end of the turn in which the methods changed.
-    pub const ANNOUNCE: u32 = 10;
+    pub const ANNOUNCE: u32 = 9;
     /// jrpc-oo: the transport's connection (re)opened.
-    pub const OPENED: u32 = 11;
+    pub const OPENED: u32 = 10;
 }
 
 // glue.js names the envelope bits, the handlers' signals and the wire's
@@ -175,11 +172,6 @@ const _: () = {
             && defines(glue, b"const REJECTED = ", signal::REJECTED)
             && defines(glue, b"const CHUNK = ", signal::CHUNK),
         "glue.js: RESOLVED, REJECTED and CHUNK differ from boundary::signal"
-    );
-    assert!(
-        defines(include_str!("remote.js").as_bytes(), b"const REQUEST = ", signal::REQUEST)
-            && defines(include_str!("streaming.js").as_bytes(), b"const REQUEST = ", signal::REQUEST),
-        "remote.js, streaming.js: REQUEST differs from boundary::signal"
     );
     assert!(
         names_method(glue, READY.as_bytes())

@@ -42,7 +42,7 @@ macro_rules! endpoint_class {
     };
 }
 
-/// The calling side: `request`, `notify`, `pending`, `remote()`, `stream()`.
+/// The calling side: `request`, `notify`, `pending` (`remote()` and `stream()` are JS, added by their entries).
 macro_rules! calls {
     ($class:ident) => {
         #[wasm_bindgen]
@@ -63,26 +63,10 @@ macro_rules! calls {
                 self.binding.pending()
             }
         }
-
-        #[wasm_bindgen]
-        impl $class {
-            /// A proxy whose calls are requests: `remote.Repo.get(1)` calls `Repo.get` with `[1]`.
-            pub fn remote(&self) -> JsValue {
-                super::sugar::remote(&self.binding)
-            }
-        }
-
-        #[wasm_bindgen]
-        impl $class {
-            /// A request whose chunks arrive as an async iterator, its result as `.result`.
-            pub fn stream(&self, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
-                super::sugar::stream(&self.binding, method, params, options)
-            }
-        }
     };
 }
 
-/// The serving side: `method`, `onNotify`, `expose()`.
+/// The serving side: `method`, `onNotify` (`expose()` is JS, added by `wiggum-rpc/remote`).
 macro_rules! serves {
     ($class:ident) => {
         #[wasm_bindgen]
@@ -96,14 +80,6 @@ macro_rules! serves {
             #[wasm_bindgen(js_name = onNotify)]
             pub fn on_notify(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
                 self.binding.register(name, handler, true, &JsValue::UNDEFINED)
-            }
-        }
-
-        #[wasm_bindgen]
-        impl $class {
-            /// Serves an object's public methods as `name.method`.
-            pub fn expose(&self, instance: JsValue, name: &str) -> Result<(), JsValue> {
-                super::sugar::expose(&self.binding, &instance, name)
             }
         }
     };

@@ -3,7 +3,7 @@
 //! - [`boundary`]: every import from `glue.js`, the envelope flags, `Value` for `JsValue`.
 //! - [`binding`]: one core endpoint on one JS transport.
 //! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
-//! - `sugar`, `introspection`, `jrpc_oo`: `remote()`/`expose()`/`stream()`, the built-in methods, jrpc-oo's conventions.
+//! - `introspection`, `jrpc_oo`: the built-in methods, jrpc-oo's conventions.
 //! - `websocket`: the WebSocket transport's reconnect schedule (the transport
 //!   is JS, `websocket.js`, outside the module's imports).
 //! - `framed`: the stream transport (feature `framing`).
@@ -18,7 +18,6 @@ mod classes;
 mod framed;
 mod introspection;
 mod jrpc_oo;
-mod sugar;
 mod types;
 mod websocket;
 

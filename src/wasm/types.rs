@@ -268,31 +268,6 @@ export interface Peer extends Calls, Serves, Lifecycle {}
 "#;
 
 #[wasm_bindgen(typescript_custom_section)]
-const REMOTE_TYPES: &'static str = r#"
-/**
- * The remote side as an object: each function becomes a request with
- * positional params, each nested object a `Name.` prefix.
- */
-export type Remote<T> = {
-  readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R
-    ? (...args: A) => Promise<Awaited<R>>
-    : T[K] extends object ? Remote<T[K]> : never;
-};
-export interface Calls {
-  /** The other side as an object: `remote<API>().Repo.get(1)` requests `Repo.get` with `[1]`. */
-  remote<API = Record<string, unknown>>(): Remote<API>;
-}
-export interface Serves {
-  /**
-   * Serves the object's public methods (own and inherited, not
-   * underscore-prefixed) as `name.method`: positional params are spread as
-   * arguments, named params passed as one object.
-   */
-  expose(instance: object, name: string): void;
-}
-"#;
-
-#[wasm_bindgen(typescript_custom_section)]
 const STREAMING_TYPES: &'static str = r#"
 export interface RequestOptions {
   /** Receives the call's chunks (`stream.chunk`), in order, before it resolves. */
@@ -304,17 +279,6 @@ export interface CallContext {
    * follows before the response. Does nothing once the call has been answered.
    */
   readonly emit: (chunk: unknown) => void;
-}
-/** A streamed call: its chunks as an async iterator, its final result beside them. */
-export interface StreamedCall<C = unknown, R = unknown> extends AsyncIterable<C> {
-  /** The final result; rejects as `request` would (`REQUEST_CANCELLED` once cancelled). */
-  readonly result: Promise<R>;
-  /** Cancels the call: `$/cancelRequest` goes out, the handler's signal fires. */
-  cancel(reason?: unknown): void;
-}
-export interface Calls {
-  /** A request whose chunks are iterated with `for await`; leaving the loop early cancels it. */
-  stream<C = unknown, R = unknown>(method: string, params?: Params, options?: RequestOptions): StreamedCall<C, R>;
 }
 "#;
 

@@ -12,7 +12,12 @@ let reference;
 async function load() {
   // The page loaded the test build as "/wasm-bindgen-test": the same URL gives
   // the same, already initialised, module.
-  lib ??= await import("/wasm-bindgen-test");
+  if (lib === undefined) {
+    lib = await import("/wasm-bindgen-test");
+    // What the package's `wiggum-rpc/remote` and `wiggum-rpc/stream` entries do on import.
+    (await import("/src/wasm/remote.js")).installRemote(lib);
+    (await import("/src/wasm/stream.js")).installStream(lib);
+  }
   fixtures ??= await import("/tests/browser/methods.js");
   reference ??= await import("/tests/browser/reference.js");
 }

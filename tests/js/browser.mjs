@@ -29,8 +29,9 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
 
 /**
  * A blank page in a fresh headless Chromium with a build of the package
- * loaded as `window.lib` (`pkg-web/` by default: the root entry and
- * `websocket.js`), served by a static server of its own. Page errors go to
+ * loaded as `window.lib` (`pkg-web/` by default: the root entry, with
+ * `remote.js` and `stream.js` imported, and `websocket.js`), served by a
+ * static server of its own. Page errors go to
  * `pageErrors` when given, from the first load on. `close()` ends both.
  */
 export async function openLibPage({ build = "pkg-web", pageErrors } = {}) {
@@ -42,6 +43,8 @@ export async function openLibPage({ build = "pkg-web", pageErrors } = {}) {
   await page.evaluate(async () => {
     const root = await import("/pkg/wiggum_rpc.js");
     await root.default();
+    await import("/pkg/remote.js");
+    await import("/pkg/stream.js");
     window.lib = { ...root, ...(await import("/pkg/websocket.js")) };
   });
   return {

@@ -141,7 +141,7 @@ function builtText(dir) {
   return text;
 }
 
-test("wiggum-rpc/websocket through Vite and webpack: a page calls a Node server; pages without it do not carry it", async () => {
+test("wiggum-rpc/websocket and wiggum-rpc/remote through Vite and webpack: a page calls a Node server; pages without them do not carry them", async () => {
   // The server: the installed package in Node, root entry and `wiggum-rpc/websocket`.
   const required = createRequire(join(app, "package.json"));
   const { Peer } = required("wiggum-rpc");
@@ -159,11 +159,12 @@ test("wiggum-rpc/websocket through Vite and webpack: a page calls a Node server;
     await webpackBuild({ entry: "./src/socket.js", output: { path: webpackOut, clean: true } });
     writeFileSync(join(webpackOut, "index.html"), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script src="main.js"></script>\n');
     await served(webpackOut, async (url) => assert.deepEqual(await resultAt(`${url}${query}`), { product: 42, missing: true }));
-    // A text only the WebSocket transport has: in these bundles, in none of the earlier tests' bundles.
-    const marker = "binary frames are not supported";
-    for (const dir of [viteOut, webpackOut]) assert.ok(builtText(dir).includes(marker), `${dir} has the transport`);
-    for (const dir of ["dist-vite", "dist-webpack", "dist-cross-page", "dist-two-page"]) {
-      assert.equal(builtText(join(app, dir)).includes(marker), false, `${dir} does not import wiggum-rpc/websocket`);
+    // Texts only the WebSocket transport and `expose()` have: in these bundles, in none of the earlier tests' bundles.
+    for (const marker of ["binary frames are not supported", "expose: instance must be an object"]) {
+      for (const dir of [viteOut, webpackOut]) assert.ok(builtText(dir).includes(marker), `${dir} has "${marker}"`);
+      for (const dir of ["dist-vite", "dist-webpack", "dist-cross-page", "dist-two-page"]) {
+        assert.equal(builtText(join(app, dir)).includes(marker), false, `${dir} does not have "${marker}"`);
+      }
     }
   } finally {
     wss.close();

@@ -3,8 +3,8 @@
 // bundle it with esbuild, and call through a worker in Chromium; the same
 // tarball in Node (`require` and `import`, over a MessageChannel and a `ws`
 // WebSocket), under tsc's `node16` resolution, and through the ecosystem's
-// package linters; every entry (the root, `websocket`, `framing`, `web`,
-// `web/websocket`) in each.
+// package linters; the entries (the root, `websocket`, `remote`, `stream`,
+// `framing`, `web` and its subpaths) across them.
 import { after, before, test } from "node:test";
 import { once } from "node:events";
 import { createRequire } from "node:module";
@@ -68,22 +68,24 @@ after(() => rmSync(app, { recursive: true, force: true }));
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    "framing.d.ts", "framing.js", "node", "package.json", "snippets", "web",
-    "websocket.d.ts", "websocket.js", "websocket.js.map",
+    "framing.d.ts", "framing.js", "node", "package.json", "remote.d.ts", "remote.js", "remote.js.map", "snippets",
+    "stream.d.ts", "stream.js", "stream.js.map", "web", "websocket.d.ts", "websocket.js", "websocket.js.map",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
-    "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs", "snippets",
+    "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
+    "remote.d.ts", "remote.js", "remote.js.map", "snippets", "stream.d.ts", "stream.js", "stream.js.map",
     "websocket.d.ts", "websocket.js", "websocket.js.map",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
-    "framing.cjs", "framing.d.cts", "snippets", "websocket.cjs", "websocket.d.cts",
+    "framing.cjs", "framing.d.cts", "remote.cjs", "remote.d.cts", "snippets", "stream.cjs", "stream.d.cts",
+    "websocket.cjs", "websocket.d.cts",
     "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
   ]);
-  // The WebSocket transport is outside the module's imports: a page that does not import it does not load it.
+  // The subpath entries are outside the module's imports: a page that does not import them does not load them.
   const wasm = new WebAssembly.Module(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.wasm")));
-  assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket/i.test(i.module)), []);
+  assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket|remote|stream/i.test(i.module)), []);
   // The minified glue maps back to readable source, shipped beside it.
   const map = JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.js.map"), "utf8"));
   assert.ok(map.sourcesContent.some((source) => source.includes("export class JSONRPCClient")));
@@ -151,7 +153,8 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
-    ".", "./framing", "./package.json", "./web", "./web/framing", "./web/websocket", "./websocket",
+    ".", "./framing", "./package.json", "./remote", "./stream", "./web", "./web/framing", "./web/remote",
+    "./web/stream", "./web/websocket", "./websocket",
   ]);
   for (const entry of Object.keys(analysis.entrypoints)) {
     assert.deepEqual(Object.keys(analysis.entrypoints[entry].resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);

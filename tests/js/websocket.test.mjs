@@ -14,8 +14,11 @@ import { WebSocket, WebSocketServer } from "ws";
 import { openLibPage } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
-// The npm package's Node build: the root entry and `wiggum-rpc/websocket`.
+// The npm package's Node build: the root entry, `wiggum-rpc/websocket`, and
+// `wiggum-rpc/remote` and `wiggum-rpc/stream` (which add their methods).
 const lib = { ...require("../../pkg/node/wiggum_rpc.cjs"), ...require("../../pkg/node/websocket.cjs") };
+require("../../pkg/node/remote.cjs");
+require("../../pkg/node/stream.cjs");
 
 const servers = new Set();
 let opened;

@@ -1,12 +1,11 @@
 // Compiled by tsc against the web build's declarations (pkg-web/: the root
-// entry and websocket.js), never run: remote<API>(), expose(), stream(), webSocketTransport() and the
+// entry, websocket.js, and remote.js and stream.js, whose types add the
+// methods), never run: remote<API>(), expose(), stream(), webSocketTransport() and the
 // lifecycle events are typed. Each @ts-expect-error must meet an error, or
 // tsc fails: the types are not `any`.
-import {
-  Peer,
-  type Remote,
-  type StreamedCall,
-} from "../../pkg-web/wiggum_rpc.js";
+import { Peer } from "../../pkg-web/wiggum_rpc.js";
+import type { Remote } from "../../pkg-web/remote.js";
+import type { StreamedCall } from "../../pkg-web/stream.js";
 import { type WebSocketTransport, webSocketTransport } from "../../pkg-web/websocket.js";
 
 interface Api {

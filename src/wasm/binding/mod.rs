@@ -280,8 +280,7 @@ impl Binding {
     }
 
     /// What JS told this binding through its one callback (see
-    /// `boundary::signal`); what it answers (a request's promise, jrpc-oo's
-    /// method map), or undefined.
+    /// `boundary::signal`); what it answers (jrpc-oo's method map), or undefined.
     fn signalled(self: &Rc<Self>, what: u32, n: f64, value: JsValue) -> JsValue {
         match what {
             js::signal::TICK => self.clock(true),
@@ -304,10 +303,6 @@ impl Binding {
                 js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &reason);
                 self.with_core(|core| core.connection_closed());
             }
-            js::signal::REQUEST => {
-                let call: Array = value.unchecked_into();
-                return self.request(call.get(0), call.get(1), &call.get(2)).into();
-            }
             js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),
             js::signal::ANNOUNCE => super::jrpc_oo::announce(self),
             js::signal::OPENED => super::jrpc_oo::components_changed(self),
@@ -319,11 +314,6 @@ impl Binding {
     /// The binding's one callback, with its first argument bound to `what`.
     pub(super) fn signalling(&self, what: u32) -> Function {
         js::signalling(&self.signal, what)
-    }
-
-    /// The binding's one callback itself, for the sugar in JS (`remote()`, `stream()`).
-    pub(super) fn signal(&self) -> &Function {
-        &self.signal
     }
 
     // ---- the JS API --------------------------------------------------------

@@ -22,3 +22,8 @@ export const frame: Uint8Array = encodeFrame("{}");
 export const decoder = new FrameDecoder();
 // @ts-expect-error a frame is text
 encodeFrame(42);
+
+import "wiggum-rpc/remote";
+export const viaRemote: Promise<number> = peer.remote<{ add(a: number, b: number): number }>().add(1, 2);
+// @ts-expect-error expose takes an object and a name
+peer.expose("Repo");

@@ -22,3 +22,8 @@ import { FrameDecoder, streamTransport } from "wiggum-rpc/framing";
 export const decoder: FrameDecoder = new FrameDecoder();
 // @ts-expect-error streamTransport takes the two streams
 streamTransport();
+
+import "wiggum-rpc/stream";
+export const streamed: Promise<unknown> = peer.stream("count", [3]).result;
+// @ts-expect-error params are an array or an object
+peer.stream("count", 3);

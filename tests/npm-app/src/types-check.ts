@@ -56,7 +56,8 @@ new Peer(windowTransport(frame.contentWindow!, window, "https://preview.example"
 // @ts-expect-error a transport needs onMessage
 new Peer({ send() {} });
 
-// The proxy is in the package: remote<API>() is typed by the API.
+// `wiggum-rpc/remote` adds remote<API>(), typed by the API.
+import "wiggum-rpc/remote";
 const api = client.remote<{ add(a: number, b: number): number }>();
 export const remoteSum: Promise<number> = api.add(1, 2);
 // @ts-expect-error arguments are checked against the API
@@ -89,3 +90,10 @@ export const noDecoder: unknown = FrameDecoder;
 import { webSocketTransport as webSocketOfWeb } from "wiggum-rpc/web/websocket";
 // @ts-expect-error a URL or a socket
 webSocketOfWeb(42);
+
+// `wiggum-rpc/stream` adds stream(), its chunks and result typed.
+import type { StreamedCall } from "wiggum-rpc/stream";
+const streamed: StreamedCall<number, string> = client.stream<number, string>("count", [3]);
+export const streamedResult: Promise<string> = streamed.result;
+// @ts-expect-error chunks are the type asked for
+export const wrongChunks: AsyncIterable<string> = client.stream<number, string>("count", [3]);

@@ -1,12 +1,21 @@
-// Streamed calls: `peer.stream(method, params)` as an async iterator of
-// chunks with the final result beside it.
+// `wiggum-rpc/stream`: `peer.stream(method, params)`, a request as an async
+// iterator of its chunks with the final result beside it. Importing the
+// entry adds the method to the calling classes (the entry's last lines,
+// written by the build, call `installStream` with the root entry's
+// classes). The chunks themselves (`onChunk`, `emit`) are the root's: this
+// is sugar over `request`.
 
-/** The endpoint's signal that makes a request (boundary.rs, `signal::REQUEST`). */
-const REQUEST = 8;
+/** Adds `stream()` to the calling classes. */
+export function installStream({ JSONRPCClient, Peer }) {
+  for (const calls of [JSONRPCClient, Peer]) {
+    calls.prototype.stream = function stream(method, params, options) {
+      return streamCall((withChunks) => this.request(method, params, withChunks), options);
+    };
+  }
+}
 
-// The request goes out through the endpoint's callback `signal`, with
-// `onChunk` and `signal` filled into its options.
-export function streamCall(endpoint, method, params, options) {
+// `start(options)` makes the request with `onChunk` and `signal` filled in.
+function streamCall(start, options) {
   const chunks = [];
   let wake = null;
   let done = false;
@@ -22,7 +31,7 @@ export function streamCall(endpoint, method, params, options) {
     options?.onChunk?.(chunk);
     wake?.();
   };
-  const result = endpoint(REQUEST, 0, [method, params, { ...options, signal: controller.signal, onChunk }]);
+  const result = start({ ...options, signal: controller.signal, onChunk });
   const finish = () => {
     done = true;
     outer?.removeEventListener("abort", forward);

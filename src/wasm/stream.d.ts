@@ -1,0 +1,19 @@
+// Types of `wiggum-rpc/stream` (stream.js): importing the entry adds
+// `stream()` to the root entry's calling classes, and this declaration to
+// their types.
+import type { Params, RequestOptions } from "./wiggum_rpc.js";
+
+/** A streamed call: its chunks as an async iterator, its final result beside them. */
+export interface StreamedCall<C = unknown, R = unknown> extends AsyncIterable<C> {
+  /** The final result; rejects as `request` would (`REQUEST_CANCELLED` once cancelled). */
+  readonly result: Promise<R>;
+  /** Cancels the call: `$/cancelRequest` goes out, the handler's signal fires. */
+  cancel(reason?: unknown): void;
+}
+
+declare module "./wiggum_rpc.js" {
+  interface Calls {
+    /** A request whose chunks are iterated with `for await`; leaving the loop early cancels it. */
+    stream<C = unknown, R = unknown>(method: string, params?: Params, options?: RequestOptions): StreamedCall<C, R>;
+  }
+}
