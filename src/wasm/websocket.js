@@ -169,7 +169,7 @@ class WebSocketTransport extends Transport {
     let delay;
     if (this.#redial !== undefined) {
       this.#attempt += 1;
-      delay = reconnectDelay(this.#redial.settings, this.#attempt, Math.random());
+      delay = reconnectDelay(...this.#redial.settings, this.#attempt, Math.random());
       if (delay < 0) delay = undefined;
     }
     // Closed for good: what waits will never go.
@@ -224,9 +224,7 @@ export function webSocketTransport(target, options) {
   // `true`, or an object of settings (each as a number, NaN where not given:
   // the schedule's defaults apply).
   const redials = reconnect === true || (typeof reconnect === "object" && reconnect !== null);
-  const settings = new Float64Array(
-    ["initialDelay", "maxDelay", "factor", "jitter", "maxAttempts"].map((name) => Number(reconnect?.[name] ?? NaN)),
-  );
+  const settings = ["initialDelay", "maxDelay", "factor", "jitter", "maxAttempts"].map((name) => Number(reconnect?.[name] ?? NaN));
   if (typeof target === "string") {
     const redial = redials ? { make, url: target, protocols, settings } : undefined;
     return new WebSocketTransport(openSocket(make, target, protocols), redial);

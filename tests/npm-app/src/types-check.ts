@@ -97,3 +97,12 @@ const streamed: StreamedCall<number, string> = client.stream<number, string>("co
 export const streamedResult: Promise<string> = streamed.result;
 // @ts-expect-error chunks are the type asked for
 export const wrongChunks: AsyncIterable<string> = client.stream<number, string>("count", [3]);
+
+// The no-bundler entry's sugar adds the same methods to its own classes.
+import "wiggum-rpc/web/remote";
+import "wiggum-rpc/web/stream";
+const webPeer = new WebPeer(webPortTransport(webPort));
+export const webRemote: Promise<number> = webPeer.remote<{ add(a: number, b: number): number }>().add(1, 2);
+export const webStreamed: Promise<unknown> = webPeer.stream("count", [3]).result;
+// @ts-expect-error expose takes an object and a name
+webPeer.expose({});
