@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, VecDeque};
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    json as wire, Batching, CallId, Capabilities, Config, Endpoint, ErrorObject, Event, Failure, Framing, Handshake,
-    Outcome, Roles, TICK_MS,
+    json as wire, Batching, CallId, Cancellation, Capabilities, Config, Endpoint, ErrorObject, Event, Failure, Framing,
+    Handshake, Outcome, Roles, TICK_MS,
 };
 
 /// A handler of the test endpoints.
@@ -508,6 +508,43 @@ fn chunks_after_the_end_or_the_answer_belong_to_nothing() {
     });
     pair.run();
     assert_eq!(pair.a.result(1), Some(&json!("ok")));
+}
+
+#[test]
+fn mcp_cancellation_both_ways() {
+    // Two MCP endpoints: `notifications/cancelled` with `requestId`, never `$/cancelRequest`.
+    let mcp = Config { cancellation: Cancellation::Mcp, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(mcp, mcp);
+    pair.run();
+    let id = pair.served_later(1);
+    let before = pair.a.sent.len();
+    pair.turn(To::A, |side, _| assert!(side.endpoint.cancel(id)));
+    assert_eq!(
+        pair.a.sent[before..],
+        [json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}})]
+    );
+    pair.run();
+    assert_eq!(pair.b.cancelled, [pair.b.later[0]], "the handler hears of it");
+    assert_eq!(pair.a.settled.get(&1), Some(&Outcome::Failed(Failure::Cancelled)));
+
+    // An MCP endpoint does not read the LSP's notification as a cancel, nor
+    // an LSP one MCP's: each is just a notification nobody handles.
+    let lsp_cancel = json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 7}});
+    let mcp_cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+    for (server, foreign, own) in
+        [(mcp, lsp_cancel.clone(), mcp_cancel.clone()), (Config::new(Roles::PEER), mcp_cancel, lsp_cancel)]
+    {
+        let mut side = Side::new(server);
+        side.end_turn();
+        side.endpoint.receive(&json!({"jsonrpc": "2.0", "method": "later", "params": [], "id": 7}), Framing::Object);
+        side.end_turn();
+        side.endpoint.receive(&foreign, Framing::Object);
+        side.end_turn();
+        assert!(side.cancelled.is_empty(), "{foreign} cancels nothing");
+        side.endpoint.receive(&own, Framing::Object);
+        side.end_turn();
+        assert_eq!(side.cancelled.len(), 1, "{own} cancels");
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::table::Table;
 use super::value::{Kind, Value};
-use super::wire::{CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};
+use super::wire::{Cancellation, READY, STREAM_CHUNK, STREAM_END};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
 /// requests (a server sharing its transport may); a server never reads
@@ -129,6 +129,7 @@ pub struct Dispatcher<V, H> {
     batch_policy: BatchPolicy,
     batch_replies: BatchReplies,
     null_params_absent: bool,
+    cancellation: Cancellation,
     handlers: Table<String, Handlers<H>>,
     calls: Table<u32, InFlight<V>>,
     batches: Table<u32, Batch<V>>,
@@ -143,6 +144,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             batch_policy: BatchPolicy::Allow,
             batch_replies: BatchReplies::Whole,
             null_params_absent: false,
+            cancellation: Cancellation::Lsp,
             handlers: Table::default(),
             calls: Table::default(),
             batches: Table::default(),
@@ -168,6 +170,15 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// clients such as Emacs's jsonrpc.el, which sends `null` for `nil`.
     pub fn set_null_params_absent(&mut self, absent: bool) {
         self.null_params_absent = absent;
+    }
+
+    /// Which notification cancels a request (the LSP's by default).
+    pub fn set_cancellation(&mut self, cancellation: Cancellation) {
+        self.cancellation = cancellation;
+    }
+
+    pub fn cancellation(&self) -> Cancellation {
+        self.cancellation
     }
 
     /// Classifies a message object, or answers what is not one.
@@ -397,9 +408,10 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 None
             }
             Inbound::Notification(notification) if self.roles.server => {
-                let cancels = notification.method == CANCEL_REQUEST;
+                let cancels = notification.method == self.cancellation.method();
                 if cancels {
-                    let id = notification.params.as_ref().and_then(|params| params.member("id"));
+                    let id =
+                        notification.params.as_ref().and_then(|params| params.member(self.cancellation.id_member()));
                     let call = id.and_then(|id| self.calls.iter().find(|(_, c)| c.id == id).map(|(&k, _)| k));
                     if let Some(call) = call {
                         actions.push(Action::Cancel { call: CallId(call) });

@@ -46,6 +46,12 @@ pub mod code {
     pub const SEND_FAILED: i64 = -32096;
     /// The connection closed (a WebSocket) while the call was pending.
     pub const CONNECTION_CLOSED: i64 = -32095;
+    /// An HTTP reply that is not JSON-RPC (a 500 page, a 401), toward a
+    /// plain JSON-RPC server; `data` has the status and body. (Toward an MCP
+    /// server it is `MCP_SERVER_ERROR`.)
+    pub const HTTP_ERROR: i64 = -32094;
+    /// The MCP server no longer knows the session (a 404): initialize again.
+    pub const SESSION_EXPIRED: i64 = -32093;
     /// The caller aborted the call (LSP's `RequestCancelled`).
     pub const REQUEST_CANCELLED: i64 = -32800;
 
@@ -84,6 +90,8 @@ pub mod code {
         ("INVALID_RESPONSE", INVALID_RESPONSE),
         ("SEND_FAILED", SEND_FAILED),
         ("CONNECTION_CLOSED", CONNECTION_CLOSED),
+        ("HTTP_ERROR", HTTP_ERROR),
+        ("SESSION_EXPIRED", SESSION_EXPIRED),
         ("REQUEST_CANCELLED", REQUEST_CANCELLED),
     ];
 }

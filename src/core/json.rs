@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
 use super::message::Response;
-use super::wire::{Message, Transmit, CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};
+use super::wire::{Message, Transmit, READY, STREAM_CHUNK, STREAM_END};
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
 pub fn parse(text: &str) -> Option<Json> {
@@ -59,7 +59,11 @@ pub fn message(message: &Message<Json>) -> Json {
         }
         Message::Notification { method, params } => call(method, params),
         Message::Response(reply) => response(reply),
-        Message::Cancel { id } => notification(CANCEL_REQUEST, json!({ "id": id })),
+        Message::Cancel { id, convention } => {
+            let mut params = serde_json::Map::new();
+            params.insert(convention.id_member().into(), json!(id));
+            notification(convention.method(), params.into())
+        }
         Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id, "chunk": chunk })),
         Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id })),
         Message::Ready { ack, capabilities } => notification(

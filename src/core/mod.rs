@@ -28,4 +28,6 @@ pub use inbound::{classify_envelope, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
-pub use wire::{Capabilities, Message, Transmit, CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};
+pub use wire::{
+    Cancellation, Capabilities, Message, Transmit, CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_END,
+};

@@ -12,6 +12,36 @@ use super::value::Value;
 /// The LSP's cancellation notification: `{"id": <the request's id>}`.
 pub const CANCEL_REQUEST: &str = "$/cancelRequest";
 
+/// MCP's cancellation notification: `{"requestId": <the request's id>, "reason"?: …}`.
+pub const MCP_CANCELLED: &str = "notifications/cancelled";
+
+/// Which notification cancels a request, both ways: the LSP's (the
+/// default) or MCP's, which an MCP server expects instead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cancellation {
+    #[default]
+    Lsp,
+    Mcp,
+}
+
+impl Cancellation {
+    /// The notification's method.
+    pub fn method(self) -> &'static str {
+        match self {
+            Cancellation::Lsp => CANCEL_REQUEST,
+            Cancellation::Mcp => MCP_CANCELLED,
+        }
+    }
+
+    /// The member of its params that names the request.
+    pub fn id_member(self) -> &'static str {
+        match self {
+            Cancellation::Lsp => "id",
+            Cancellation::Mcp => "requestId",
+        }
+    }
+}
+
 /// Streaming (the json-ws convention): `{"id": <request id>, "chunk": …}`,
 /// sent by a server while it works on that request, before its response.
 pub const STREAM_CHUNK: &str = "stream.chunk";
@@ -36,9 +66,11 @@ pub enum Message<V> {
         params: Option<V>,
     },
     Response(Response<V>),
-    /// `$/cancelRequest` for one of this side's calls.
+    /// The cancellation notification (`$/cancelRequest`, or MCP's) of one
+    /// of this side's calls.
     Cancel {
         id: u64,
+        convention: Cancellation,
     },
     /// `stream.chunk` of the request `id` (the caller's id, echoed).
     Chunk {

@@ -53,7 +53,7 @@ extern "C" {
     #[wasm_bindgen(js_name = readyMessage)]
     pub fn ready_message(ack: bool, batches: bool, split_batch_answers: bool) -> JsValue;
     #[wasm_bindgen(js_name = cancelMessage)]
-    pub fn cancel_message(id: f64) -> JsValue;
+    pub fn cancel_message(id: f64, mcp: bool) -> JsValue;
     #[wasm_bindgen(js_name = chunkMessage)]
     pub fn chunk_message(id: &JsValue, chunk: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = streamEndMessage)]
@@ -153,7 +153,7 @@ pub mod signal {
 // method names as this file and the core do: the build fails where they differ.
 const _: () = {
     use super::types::{defines, names_method};
-    use crate::core::{CANCEL_REQUEST, READY, STREAM_CHUNK, STREAM_END};
+    use crate::core::{CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_END};
     let glue = include_str!("glue.js").as_bytes();
     assert!(
         defines(glue, b"const OBJECT = ", flags::OBJECT)
@@ -176,6 +176,7 @@ const _: () = {
     assert!(
         names_method(glue, READY.as_bytes())
             && names_method(glue, CANCEL_REQUEST.as_bytes())
+            && names_method(glue, MCP_CANCELLED.as_bytes())
             && names_method(glue, STREAM_CHUNK.as_bytes())
             && names_method(glue, STREAM_END.as_bytes()),
         "glue.js: a message builder's method differs from the core's wire names"
@@ -253,7 +254,8 @@ pub mod keys {
         ON_CHUNK = "onChunk",
         DEFAULT_TIMEOUT = "defaultTimeout",
         JRPC_OO = "jrpcOo",
-        CONNECTED = "connected"
+        CONNECTED = "connected",
+        DIALECT = "dialect"
     );
 
     #[cfg(target_feature = "atomics")]

@@ -45,6 +45,8 @@ export const ErrorCode = Object.freeze({
   INVALID_RESPONSE: -32097,
   SEND_FAILED: -32096,
   CONNECTION_CLOSED: -32095,
+  HTTP_ERROR: -32094,
+  SESSION_EXPIRED: -32093,
   REQUEST_CANCELLED: -32800,
 });
 
@@ -192,13 +194,15 @@ export function errorMessage(id, code, message, data) {
   return { jsonrpc: "2.0", error, id };
 }
 
-// `$/ready`, `$/cancelRequest`, `stream.chunk`, `stream.end`.
+// `$/ready`, `$/cancelRequest` (MCP: `notifications/cancelled`), `stream.chunk`, `stream.end`.
 export function readyMessage(ack, batches, splitBatchAnswers) {
   return { jsonrpc: "2.0", method: "$/ready", params: { ack, batches, splitBatchAnswers } };
 }
 
-export function cancelMessage(id) {
-  return { jsonrpc: "2.0", method: "$/cancelRequest", params: { id } };
+export function cancelMessage(id, mcp) {
+  return mcp
+    ? { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }
+    : { jsonrpc: "2.0", method: "$/cancelRequest", params: { id } };
 }
 
 export function chunkMessage(id, chunk) {

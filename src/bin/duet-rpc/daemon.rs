@@ -16,8 +16,8 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use wiggum_rpc::core::framing::{encode, Decoder, Frame};
 use wiggum_rpc::core::{
-    code, json, BatchPolicy, Batching, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Message, Response,
-    Roles, Transmit,
+    code, json, BatchPolicy, Batching, Cancellation, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Message,
+    Response, Roles, Transmit,
 };
 
 use crate::log::Logger;
@@ -62,6 +62,7 @@ pub fn serve(logger: Logger) -> i32 {
         batching: Batching::Never,
         batch_policy: BatchPolicy::Reject,
         null_params_absent: true,
+        cancellation: Cancellation::Lsp,
     });
     methods::register(&mut endpoint, &logger, shutdown.clone());
     let mut decoder = Decoder::new();

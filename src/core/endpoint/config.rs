@@ -6,7 +6,7 @@ use crate::prelude::*;
 use super::super::dispatch::{BatchPolicy, CallId, Roles};
 use super::super::error::ErrorObject;
 use super::super::pending::Deadline;
-use super::super::wire::{Capabilities, Transmit};
+use super::super::wire::{Cancellation, Capabilities, Transmit};
 
 /// Timeouts this long or longer are measured from the next reading of a
 /// coarse clock (see [`Due::AfterNextReading`](crate::core::Due::AfterNextReading)) rather than from a reading
@@ -48,6 +48,8 @@ pub struct Config {
     pub batch_policy: BatchPolicy,
     /// Reads `"params": null` as no params (see [`Dispatcher::set_null_params_absent`](crate::core::Dispatcher::set_null_params_absent)).
     pub null_params_absent: bool,
+    /// Which notification cancels a request, both ways (MCP has its own).
+    pub cancellation: Cancellation,
 }
 
 impl Config {
@@ -58,6 +60,7 @@ impl Config {
             batching: Batching::Negotiated,
             batch_policy: BatchPolicy::Allow,
             null_params_absent: false,
+            cancellation: Cancellation::Lsp,
         }
     }
 }

@@ -66,6 +66,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let mut dispatcher = Dispatcher::new(config.roles);
         dispatcher.set_batch_policy(config.batch_policy);
         dispatcher.set_null_params_absent(config.null_params_absent);
+        dispatcher.set_cancellation(config.cancellation);
         let mut endpoint = Endpoint {
             config,
             dispatcher,
@@ -164,12 +165,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     /// Cancels a call: it settles with [`Failure::Cancelled`], and the other
-    /// side is told with `$/cancelRequest` if the call had reached it.
+    /// side is told (`$/cancelRequest`, or MCP's `notifications/cancelled`)
+    /// if the call had reached it.
     /// Returns whether the call was still waiting.
     pub fn cancel(&mut self, id: u64) -> bool {
         let Some(call) = self.calls.remove(id) else { return false };
         if call.sent {
-            self.send(Message::Cancel { id }, None);
+            let convention = self.dispatcher.cancellation();
+            self.send(Message::Cancel { id, convention }, None);
         } else {
             self.queue.retain(|queued| queued.call != Some(id));
         }

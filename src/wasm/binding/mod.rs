@@ -24,7 +24,8 @@ use calls::settle;
 
 use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::{
-    code, BatchPolicy, Batching, CallId, Config, Deadline, Endpoint, Event, Framing, Handshake, Roles, TICK_MS,
+    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Endpoint, Event, Framing, Handshake, Roles,
+    TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -96,6 +97,9 @@ impl Binding {
             .or_else(|| get(&transport, keys::DEFAULT_TIMEOUT).as_f64())
             .unwrap_or(DEFAULT_TIMEOUT_MS);
         let batches = option(options, keys::BATCHES);
+        // An MCP transport: MCP's cancellation, and never a batch (its
+        // 2025-06-18 revision forbids them).
+        let mcp = get(&transport, keys::DIALECT).as_string().as_deref() == Some("mcp");
         let config = Config {
             roles,
             // The transport says whether its other side may still be loading.
@@ -105,6 +109,7 @@ impl Binding {
                 _ => Handshake::Off,
             },
             batching: match option(options, keys::BATCH).as_bool() {
+                _ if mcp => Batching::Never,
                 Some(true) => Batching::Always,
                 Some(false) => Batching::Never,
                 None => Batching::Negotiated,
@@ -115,6 +120,7 @@ impl Binding {
                 _ => BatchPolicy::Allow,
             },
             null_params_absent: false,
+            cancellation: if mcp { Cancellation::Mcp } else { Cancellation::Lsp },
         };
         let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);

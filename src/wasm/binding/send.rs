@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use super::super::boundary as js;
 use super::Binding;
-use crate::core::{code, ErrorObject, Message, Response, Transmit};
+use crate::core::{code, Cancellation, ErrorObject, Message, Response, Transmit};
 
 impl Binding {
     /// Sends what the core asked to. The two messages of every round trip
@@ -103,7 +103,7 @@ impl Binding {
                     ),
                 }
             }
-            Message::Cancel { id } => js::cancel_message(*id as f64),
+            Message::Cancel { id, convention } => js::cancel_message(*id as f64, *convention == Cancellation::Mcp),
             Message::Chunk { id, chunk } => js::chunk_message(id, chunk),
             Message::StreamEnd { id } => js::stream_end_message(id),
             Message::Ready { ack, capabilities } => {
