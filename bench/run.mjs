@@ -58,7 +58,7 @@ function sizes(dir, skip = () => false) {
 }
 
 /** The subpath entries' files beside a build's glue: not part of the root entry. */
-const subpathFile = (path) => /\/(websocket|remote|stream|framing)\.(js|d\.ts|js\.map)$/.test(path);
+const subpathFile = (path) => /\/(websocket|http|remote|stream|framing)\.(js|d\.ts|js\.map)$/.test(path);
 
 /**
  * The gzip size of one minified esbuild bundle of `source` (a page's
@@ -107,7 +107,7 @@ async function entrySizes() {
   const rootPage = 'import * as lib from "./pkg/wiggum_rpc.js"; globalThis.lib = lib;';
   const rootJs = await bundledSize(rootPage);
   const entries = [["`wiggum-rpc` (bundled: esbuild, minified)", wasm, rootJs]];
-  for (const name of ["websocket", "remote", "stream"]) {
+  for (const name of ["websocket", "http", "remote", "stream"]) {
     const withEntry = await bundledSize(`${rootPage} import * as entry from "./pkg/${name}.js"; globalThis.entry = entry;`);
     entries.push([`+ \`wiggum-rpc/${name}\``, 0, withEntry - rootJs]);
   }
@@ -115,7 +115,7 @@ async function entrySizes() {
   if (existsSync(web)) {
     const served = sizes(web, (path) => subpathFile(path) || /\/node\.[cm]?js$/.test(path));
     entries.push(["`wiggum-rpc/web` (no bundler: files as served)", served.wasm.gzip, served.glue.gzip]);
-    for (const name of ["websocket", "remote", "stream"]) {
+    for (const name of ["websocket", "http", "remote", "stream"]) {
       entries.push([`+ \`wiggum-rpc/web/${name}\``, 0, gzipSync(readFileSync(join(web, `${name}.js`)), { level: 9 }).length]);
     }
   }

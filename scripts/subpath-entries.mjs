@@ -1,7 +1,7 @@
 // Writes the package's subpath entries beside a build's glue, each importing
 // that glue (`./wiggum_rpc.js`; in Node's CommonJS build `./wiggum_rpc.cjs`):
 //
-// - `websocket`: the WebSocket transport (src/wasm/websocket.js as it is);
+// - `websocket`, `http`: the WebSocket and HTTP transports (src/wasm/*.js as they are);
 // - `remote`, `stream`: API sugar that adds methods to the root's classes.
 //   Their sources export an install function (so the browser suite can load
 //   them without a package); the entry ends by calling it with the glue's
@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { transformSync } from "esbuild";
 
-export const SUBPATHS = ["websocket", "remote", "stream"];
+export const SUBPATHS = ["websocket", "http", "remote", "stream"];
 
 const INSTALLS = {
   remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer"]],

@@ -47,6 +47,8 @@ run "npm package: bundler build at the root, Node and no-bundler builds, subpath
 run "npm import path: pack, install, tsc (bundler, node16) over every entry, esbuild + Chromium, no bundler (wiggum-rpc/web), Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
 run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire" \
   node --test tests/js/bundlers.test.mjs
+run "MCP over Streamable HTTP: the TypeScript SDK's server, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors)" \
+  node --test tests/js/mcp.test.mjs
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "Node: json-rpc-2.0 on the other side of a MessageChannel (a stranger: no batches toward it, one array per batch from it)" \
   node --test tests/js/strangers.test.mjs

@@ -17,11 +17,13 @@
 
 /**
  * What every transport shares: the handlers of incoming messages, the inbox
- * of what arrives before the first handler, and `destroy()`. A subclass
- * calls `deliver` with each message and releases what it owns in `release`.
+ * of what arrives before the first handler, lifecycle events, and
+ * `destroy()`. A subclass calls `deliver` with each message, `emit` with
+ * its events, and releases what it owns in `release`.
  */
 export class Transport {
   #handlers = [];
+  #listeners = new Map();
   #inbox = [];
   #inboxScheduled = false;
   #destroyed = false;
@@ -56,6 +58,28 @@ export class Transport {
 
   get destroyed() {
     return this.#destroyed;
+  }
+
+  /** Listens to a lifecycle event (`open`, `close`, …); returns what removes the listener. */
+  on(type, listener) {
+    if (typeof listener !== "function") throw new TypeError("listener must be a function");
+    let set = this.#listeners.get(type);
+    if (!set) this.#listeners.set(type, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** Tells the listeners of `type`; a throwing listener is reported like any uncaught error, and the rest still run. */
+  emit(type, detail) {
+    for (const listener of [...(this.#listeners.get(type) ?? [])]) {
+      try {
+        listener(detail);
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
   }
 
   /** What a subclass owns (listeners, a port, a socket); called once, by `destroy()`. */

@@ -41,9 +41,10 @@ export interface RPCTransport {
 
 /**
  * The base of the package's transports, for writing one: it holds the
- * handlers of incoming messages and the inbox of what arrives before the
- * first handler. A subclass sends, calls `deliver` with each message that
- * arrives, and releases what it owns (listeners, a socket) in `release`.
+ * handlers of incoming messages, the inbox of what arrives before the first
+ * handler, and the listeners of lifecycle events. A subclass sends, calls
+ * `deliver` with each message that arrives and `emit` with each event, and
+ * releases what it owns (listeners, a socket) in `release`.
  */
 export abstract class Transport implements RPCTransport {
   abstract send(message: unknown, transfer?: Transferable[]): void;
@@ -52,6 +53,10 @@ export abstract class Transport implements RPCTransport {
   /** Stops delivering, drops the inbox, calls `release()` (once). */
   destroy(): void;
   readonly destroyed: boolean;
+  /** Listens to a lifecycle event; returns what removes the listener. */
+  on(event: string, listener: (detail: any) => void): () => void;
+  /** Tells the listeners of `event` (for subclasses). */
+  protected emit(event: string, detail: unknown): void;
   /** Hands one incoming message to the handlers, or keeps it until there are some. */
   protected deliver(message: unknown): void;
   /** What the subclass owns; called once, by `destroy()`. */
@@ -65,6 +70,8 @@ export interface TransportEvents {
   error: { error: Error };
   reconnecting: { attempt: number; delay: number };
   reconnected: { attempt: number };
+  /** An MCP server no longer knows the session (HTTP transport): initialize again. */
+  sessionexpired: { sessionId: string };
 }
 export type TransportEvent = keyof TransportEvents;
 

@@ -24,7 +24,6 @@ class WebSocketTransport extends Transport {
   /** JSON text, and a server may take its time: 60 s per call by default. */
   text = true;
   defaultTimeout = 60_000;
-  #listeners = new Map();
   /** How to open the next connection, or undefined when reconnecting is off. */
   #redial;
   #socket;
@@ -58,15 +57,6 @@ class WebSocketTransport extends Transport {
     else this.#outbox.push(message);
   }
 
-  /** Listens to `open`, `close`, `reconnecting`, `reconnected`, `error`; returns what removes the listener. */
-  on(type, listener) {
-    if (typeof listener !== "function") throw new TypeError("listener must be a function");
-    let set = this.#listeners.get(type);
-    if (!set) this.#listeners.set(type, (set = new Set()));
-    set.add(listener);
-    return () => set.delete(listener);
-  }
-
   /** Whether the socket is open now. */
   get connected() {
     return this.#open;
@@ -92,25 +82,12 @@ class WebSocketTransport extends Transport {
     }
   }
 
-  #emit(type, detail) {
-    for (const listener of [...(this.#listeners.get(type) ?? [])]) {
-      // A throwing listener is reported like any uncaught error, and the rest still run.
-      try {
-        listener(detail);
-      } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
-  }
-
   #watch(socket) {
     const listeners = [
       ["open", () => this.#opened()],
       ["message", (event) => this.#received(event.data)],
       ["close", (event) => this.#closed({ code: event.code, reason: event.reason, wasClean: event.wasClean })],
-      ["error", () => this.#emit("error", { error: new Error("WebSocket error") })],
+      ["error", () => this.emit("error", { error: new Error("WebSocket error") })],
     ];
     for (const [type, listener] of listeners) socket.addEventListener(type, listener);
     this.#socket = socket;
@@ -143,8 +120,8 @@ class WebSocketTransport extends Transport {
         // Accepted earlier: a failure here shows as the call's timeout.
       }
     }
-    this.#emit("open", {});
-    if (reconnected !== undefined) this.#emit("reconnected", { attempt: reconnected });
+    this.emit("open", {});
+    if (reconnected !== undefined) this.emit("reconnected", { attempt: reconnected });
   }
 
   #received(data) {
@@ -157,7 +134,7 @@ class WebSocketTransport extends Transport {
     } catch {
       // The connection is going: its close event follows.
     }
-    this.#emit("error", { error: new Error("binary frame refused: wiggum-rpc reads JSON text frames only") });
+    this.emit("error", { error: new Error("binary frame refused: wiggum-rpc reads JSON text frames only") });
   }
 
   #closed(info) {
@@ -176,10 +153,10 @@ class WebSocketTransport extends Transport {
     if (delay === undefined) this.#outbox = [];
     // Calls sent over a lost connection fail now; so does everything once
     // there is no next attempt.
-    if (lost || delay === undefined) this.#emit("close", info ?? { code: 1006 });
+    if (lost || delay === undefined) this.emit("close", info ?? { code: 1006 });
     if (delay !== undefined) {
       this.#timer = setTimeout(() => this.#dial(), delay);
-      this.#emit("reconnecting", { attempt: this.#attempt, delay });
+      this.emit("reconnecting", { attempt: this.#attempt, delay });
     }
   }
 
@@ -192,7 +169,7 @@ class WebSocketTransport extends Transport {
     try {
       socket = openSocket(make, url, protocols);
     } catch (error) {
-      this.#emit("error", { error });
+      this.emit("error", { error });
       this.#closed(undefined);
       return;
     }

@@ -27,3 +27,8 @@ import "wiggum-rpc/stream";
 export const streamed: Promise<unknown> = peer.stream("count", [3]).result;
 // @ts-expect-error params are an array or an object
 peer.stream("count", 3);
+
+import { connectMcp } from "wiggum-rpc/http";
+export const session = connectMcp("http://127.0.0.1:3000/mcp").then((mcp) => mcp.server.serverInfo.name);
+// @ts-expect-error the URL is a string or a URL
+connectMcp(3000);

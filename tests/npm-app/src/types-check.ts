@@ -106,3 +106,16 @@ export const webRemote: Promise<number> = webPeer.remote<{ add(a: number, b: num
 export const webStreamed: Promise<unknown> = webPeer.stream("count", [3]).result;
 // @ts-expect-error expose takes an object and a name
 webPeer.expose({});
+
+// `wiggum-rpc/http`: the HTTP transport and the MCP session helper are typed.
+import { connectMcp, httpTransport, type McpPeer } from "wiggum-rpc/http";
+export const overHttp = new Peer(httpTransport("https://api.example/rpc", { headers: { authorization: "Bearer x" } }));
+export const mcpSession: Promise<McpPeer> = connectMcp("https://mcp.example/mcp", { clientInfo: { name: "app", version: "1" } });
+mcpSession.then((mcp) => {
+  const version: string = mcp.server.protocolVersion;
+  // @ts-expect-error the session id is a string or undefined, not a number
+  const wrong: number = httpTransport("x").sessionId;
+  return [version, wrong];
+});
+// @ts-expect-error headers are strings
+httpTransport("https://api.example/rpc", { headers: { retries: 3 } });

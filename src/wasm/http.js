@@ -1,0 +1,424 @@
+// The HTTP transport, the package's `wiggum-rpc/http` entry: JSON-RPC over
+// HTTP POST, and MCP's Streamable HTTP (2025-06-18 and later), which is a
+// superset of it; and `connectMcp`, an MCP client session on top.
+//
+// Every outgoing message is one POST. Its reply is read by content type: a
+// JSON body (one message or an array), an SSE stream whose events each carry
+// a message (requests and notifications from the server may come before the
+// response), or 202/204 with no body. What HTTP says that is not JSON-RPC
+// (a 500 page, a 401, a body that is not JSON, a stream that ends before its
+// answer) becomes the error response of the calls it carried, delivered to
+// the endpoint like any other, so no call waits for an answer that cannot
+// come.
+//
+// In MCP mode (`mcp: true`) the transport says `dialect = "mcp"`: the
+// endpoint then cancels with `notifications/cancelled` and never batches. The
+// transport keeps the session the server gives (`Mcp-Session-Id`), sends
+// `MCP-Protocol-Version` once the initialize result named it, resumes a
+// dropped stream with `Last-Event-ID` after the server's `retry`, opens the
+// GET stream for server-initiated messages, and ends the session with
+// DELETE on `destroy()`.
+
+import { ErrorCode, Peer, RPCError, Transport } from "./wiggum_rpc.js";
+
+/** The MCP revisions `connectMcp` speaks, newest first. */
+export const MCP_PROTOCOL_VERSIONS = Object.freeze(["2025-11-25", "2025-06-18", "2025-03-26"]);
+
+/** How long to wait before resuming a stream when the server named no `retry`. */
+const DEFAULT_RETRY_MS = 1000;
+
+class HttpTransport extends Transport {
+  /** Outgoing messages are JSON text: each is a POST body as it is. */
+  text = true;
+  defaultTimeout;
+  /** `"mcp"` in MCP mode: MCP's cancellation, no batches (read by the endpoint). */
+  dialect;
+  #url;
+  #fetch;
+  #headers;
+  #mcp;
+  #maxResumes;
+  #listen;
+  /** The calls posted and not answered yet: id → method. */
+  #pending = new Map();
+  /** Every fetch in flight, aborted by `destroy()`. */
+  #inflight = new Set();
+  #session;
+  #protocolVersion;
+  #listening = false;
+  /** Settles `listened` (see there). */
+  #listenSettled;
+  /**
+   * MCP: resolves once the session is ready for what the server starts: the
+   * GET stream answered (open, or a 405), after `notifications/initialized`
+   * was accepted. `connectMcp` waits for it, so a server request sent right
+   * after initialization is not lost.
+   */
+  listened = new Promise((settle) => (this.#listenSettled = settle));
+
+  constructor(url, options = {}) {
+    super();
+    if (typeof url !== "string" && !(url instanceof URL)) throw new TypeError("httpTransport: pass the endpoint's URL");
+    this.#url = String(url);
+    this.#fetch = options.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (typeof this.#fetch !== "function") throw new TypeError("httpTransport: no global fetch here; pass { fetch }");
+    this.#headers = { ...(options.headers ?? {}) };
+    this.#mcp = options.mcp === true;
+    this.dialect = this.#mcp ? "mcp" : undefined;
+    this.defaultTimeout = options.timeout ?? 60_000;
+    this.#maxResumes = options.maxResumes ?? 5;
+    this.#listen = options.listen !== false;
+    this.#protocolVersion = options.protocolVersion;
+  }
+
+  /** The MCP session the server gave, if any. */
+  get sessionId() {
+    return this.#session;
+  }
+
+  /** The MCP revision sent in `MCP-Protocol-Version`, once known. */
+  get protocolVersion() {
+    return this.#protocolVersion;
+  }
+
+  /** Calls posted and not answered yet. */
+  get pending() {
+    return this.#pending.size;
+  }
+
+  /** POSTs one message (or batch); its reply arrives through the handlers. */
+  send(message) {
+    if (this.destroyed) throw new Error("transport destroyed");
+    const body = typeof message === "string" ? message : JSON.stringify(message);
+    const calls = callsOf(body);
+    for (const [id, method] of calls) this.#pending.set(id, method);
+    this.#post(body, calls);
+  }
+
+  /** Aborts what is in flight, and ends the MCP session (DELETE; a 405 is fine). */
+  release() {
+    for (const controller of this.#inflight) controller.abort();
+    this.#inflight.clear();
+    this.#pending.clear();
+    this.#listenSettled();
+    if (this.#session !== undefined) {
+      const headers = this.#requestHeaders("application/json, text/event-stream");
+      this.#session = undefined;
+      this.#fetch(this.#url, { method: "DELETE", headers }).catch(() => {});
+    }
+  }
+
+  #requestHeaders(accept) {
+    const headers = { ...this.#headers, accept };
+    if (this.#session !== undefined) headers["mcp-session-id"] = this.#session;
+    if (this.#mcp && this.#protocolVersion !== undefined) headers["mcp-protocol-version"] = this.#protocolVersion;
+    return headers;
+  }
+
+  async #post(body, calls) {
+    const headers = { ...this.#requestHeaders("application/json, text/event-stream"), "content-type": "application/json" };
+    const withSession = this.#session;
+    let response;
+    try {
+      response = await this.#fetched(headers, { method: "POST", body });
+    } catch (error) {
+      if (!this.destroyed) this.#fail(calls, this.#serverError(), "The HTTP request failed", { error: String(error?.message ?? error) });
+      return;
+    }
+    if (response === undefined) return;
+    if (this.#mcp && calls.some(([, method]) => method === "initialize")) {
+      const session = response.headers.get("mcp-session-id");
+      if (session) this.#session = session;
+    }
+    if (response.status === 404 && withSession !== undefined && this.#mcp) {
+      await response.body?.cancel().catch(() => {});
+      this.#sessionExpired(withSession);
+      return;
+    }
+    const type = response.headers.get("content-type") ?? "";
+    if (!response.ok) {
+      const text = await response.text().catch(() => "");
+      // Error responses to these very calls answer them as they say.
+      for (const reply of responsesTo(text, calls)) this.#received(reply);
+      const data = { status: response.status, body: text };
+      if (calls.length === 0) this.emit("error", { error: new Error(`HTTP ${response.status}`), ...data });
+      this.#fail(calls, this.#serverError(), `HTTP ${response.status} ${response.statusText}`.trim(), data);
+      return;
+    }
+    if (type.includes("text/event-stream")) {
+      await this.#readStream(response, calls, 0);
+    } else if (response.status === 202 || response.status === 204 || calls.length === 0) {
+      await response.body?.cancel().catch(() => {});
+    } else {
+      const text = await response.text().catch(() => "");
+      if (!this.#deliverText(text, calls)) return;
+    }
+    this.#fail(this.#unanswered(calls), this.#serverError(), "The server's reply had no response to this call", {
+      status: response.status,
+    });
+    if (this.#mcp && calls.length === 0 && body.includes('"notifications/initialized"')) this.#openListening();
+  }
+
+  /** A fetch this transport can abort on `destroy()`; undefined once destroyed. */
+  async #fetched(headers, init) {
+    const controller = new AbortController();
+    this.#inflight.add(controller);
+    try {
+      return await this.#fetch(this.#url, { ...init, headers, signal: controller.signal });
+    } catch (error) {
+      if (this.destroyed) return undefined;
+      throw error;
+    } finally {
+      this.#inflight.delete(controller);
+    }
+  }
+
+  /**
+   * Reads an SSE stream: each event's data is a message. A stream that
+   * drops before the calls it carries are answered is resumed with a GET
+   * carrying `Last-Event-ID`, after the server's `retry` delay; after
+   * `maxResumes` attempts, or without an event id, those calls fail.
+   */
+  async #readStream(response, calls, attempt) {
+    const stream = { lastEventId: undefined, retry: DEFAULT_RETRY_MS };
+    let dropped = false;
+    try {
+      await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true));
+    } catch (error) {
+      if (this.destroyed) return;
+      dropped = true;
+    }
+    const open = this.#unanswered(calls);
+    if (open.length === 0 || this.destroyed) return;
+    if (stream.lastEventId === undefined || attempt >= this.#maxResumes) {
+      this.#fail(open, this.#serverError(), dropped ? "The server's stream dropped" : "The server's stream ended before the response");
+      return;
+    }
+    await this.#resume(open, stream, attempt + 1);
+  }
+
+  async #resume(calls, stream, attempt) {
+    this.emit("reconnecting", { attempt, delay: stream.retry });
+    await new Promise((wake) => setTimeout(wake, stream.retry));
+    if (this.destroyed) return;
+    const headers = { ...this.#requestHeaders("text/event-stream"), "last-event-id": stream.lastEventId };
+    let response;
+    try {
+      response = await this.#fetched(headers, { method: "GET" });
+    } catch {
+      if (attempt >= this.#maxResumes) this.#fail(calls, this.#serverError(), "The server's stream could not be resumed");
+      else await this.#resume(calls, stream, attempt + 1);
+      return;
+    }
+    if (response === undefined) return;
+    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      await response.body?.cancel().catch(() => {});
+      this.#fail(calls, this.#serverError(), `The server's stream could not be resumed (HTTP ${response.status})`, {
+        status: response.status,
+      });
+      return;
+    }
+    this.emit("reconnected", { attempt });
+    await this.#readStream(response, calls, attempt);
+  }
+
+  /** The GET stream for messages the server starts (a 405 means it offers none). */
+  async #openListening() {
+    if (!this.#listen || this.#listening || this.destroyed) {
+      this.#listenSettled();
+      return;
+    }
+    this.#listening = true;
+    let response;
+    try {
+      response = await this.#fetched(this.#requestHeaders("text/event-stream"), { method: "GET" });
+    } catch {
+      this.#listening = false;
+      return;
+    } finally {
+      this.#listenSettled();
+    }
+    if (response === undefined) return;
+    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      await response.body?.cancel().catch(() => {});
+      return;
+    }
+    const stream = { lastEventId: undefined, retry: DEFAULT_RETRY_MS };
+    await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true)).catch(() => {});
+    this.#listening = false;
+  }
+
+  /**
+   * Delivers a body or an event's data: one message or an array. Text that
+   * is not JSON fails `calls` with a parse error (or, from a stream, is
+   * reported). Returns whether it was JSON.
+   */
+  #deliverText(text, calls, fromStream = false) {
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      if (fromStream) this.emit("error", { error: new Error("An SSE event's data is not JSON"), body: text });
+      else this.#fail(calls, ErrorCode.PARSE_ERROR, "Parse error", { body: text });
+      return false;
+    }
+    for (const message of Array.isArray(value) ? value : [value]) this.#received(message);
+    return true;
+  }
+
+  #received(message) {
+    if (message !== null && typeof message === "object" && "id" in message && !("method" in message)) {
+      const method = this.#pending.get(message.id);
+      this.#pending.delete(message.id);
+      const version = message.result?.protocolVersion;
+      if (method === "initialize" && typeof version === "string" && this.#protocolVersion === undefined) {
+        this.#protocolVersion = version;
+      }
+    }
+    this.deliver(message);
+  }
+
+  #unanswered(calls) {
+    return calls.filter(([id]) => this.#pending.has(id));
+  }
+
+  #serverError() {
+    return this.#mcp ? ErrorCode.MCP_SERVER_ERROR : ErrorCode.HTTP_ERROR;
+  }
+
+  /** Answers `calls` locally with an error: the endpoint settles them like any response. */
+  #fail(calls, code, message, data) {
+    for (const [id] of calls) {
+      if (!this.#pending.delete(id)) continue;
+      const error = data === undefined ? { code, message } : { code, message, data };
+      this.deliver({ jsonrpc: "2.0", error, id });
+    }
+  }
+
+  /** A 404 to a request that carried the session: the server no longer knows it. */
+  #sessionExpired(sessionId) {
+    if (this.#session === sessionId) {
+      this.#session = undefined;
+      this.#protocolVersion = undefined;
+    }
+    const calls = [...this.#pending];
+    this.#fail(calls, ErrorCode.SESSION_EXPIRED, "The MCP session expired: initialize again", { sessionId });
+    this.emit("sessionexpired", { sessionId });
+  }
+}
+
+/** The JSON-RPC responses in `text` (a body) to any of `calls`. */
+function responsesTo(text, calls) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const ids = new Set(calls.map(([id]) => id));
+  return (Array.isArray(value) ? value : [value]).filter(
+    (reply) => reply?.jsonrpc === "2.0" && ids.has(reply.id) && ("result" in reply || "error" in reply),
+  );
+}
+
+/** The requests in a message or batch, as [id, method] pairs. */
+function callsOf(body) {
+  let value;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const calls = [];
+  for (const message of Array.isArray(value) ? value : [value]) {
+    if (message && typeof message.method === "string" && message.id !== undefined && message.id !== null) {
+      calls.push([message.id, message.method]);
+    }
+  }
+  return calls;
+}
+
+/**
+ * Reads an SSE body, calling `onData` with each event's data and keeping
+ * the stream's last event id and retry delay in `stream`. Resolves when the
+ * body ends, rejects when it breaks.
+ */
+async function readEvents(body, stream, onData) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let data = [];
+  const dispatch = () => {
+    // An event with no data (a priming event: only its id and retry) carries no message.
+    const text = data.join("\n");
+    if (text.trim() !== "") onData(text);
+    data = [];
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    const lines = buffer.split(/\r\n|\r|\n/);
+    buffer = lines.pop();
+    for (const line of lines) {
+      if (line === "") {
+        dispatch();
+        continue;
+      }
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const content = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "data") data.push(content);
+      else if (field === "id" && !content.includes("\0")) stream.lastEventId = content;
+      else if (field === "retry" && /^\d+$/.test(content)) stream.retry = Number(content);
+    }
+  }
+}
+
+/**
+ * JSON-RPC over HTTP: each message a POST to `url`. Options: `mcp` (MCP's
+ * Streamable HTTP), `headers` (for example authorization), `fetch`,
+ * `timeout` (the default per-call timeout, 60 s), `maxResumes` (attempts to
+ * resume a dropped stream, 5), `listen` (MCP: open the GET stream for
+ * server-initiated messages, default true), `protocolVersion`.
+ */
+export function httpTransport(url, options) {
+  return new HttpTransport(url, options);
+}
+
+/**
+ * An MCP client session over Streamable HTTP: `initialize` (refused unless
+ * the server answers with a revision we speak), `notifications/initialized`,
+ * `ping` answered; returns the Peer, with the server's initialize result as
+ * `peer.server`. Options: `clientInfo`, `capabilities`, `protocolVersion`,
+ * `peer` (the Peer's options), and the transport's.
+ */
+export async function connectMcp(url, options = {}) {
+  const {
+    clientInfo = { name: "wiggum-rpc", version: "0.1.0" },
+    capabilities = {},
+    protocolVersion = MCP_PROTOCOL_VERSIONS[0],
+    peer: peerOptions,
+    ...transportOptions
+  } = options;
+  const transport = httpTransport(url, { ...transportOptions, mcp: true });
+  const peer = new Peer(transport, peerOptions);
+  peer.method("ping", () => ({}));
+  try {
+    const server = await peer.request("initialize", { protocolVersion, capabilities, clientInfo });
+    if (!MCP_PROTOCOL_VERSIONS.includes(server?.protocolVersion)) {
+      throw new RPCError(
+        ErrorCode.MCP_SERVER_ERROR,
+        `The server speaks MCP ${server?.protocolVersion}, not one of ${MCP_PROTOCOL_VERSIONS.join(", ")}`,
+        server,
+      );
+    }
+    peer.server = server;
+    peer.notify("notifications/initialized");
+    await transport.listened;
+    return peer;
+  } catch (error) {
+    peer.destroy();
+    throw error;
+  }
+}

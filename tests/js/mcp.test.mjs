@@ -1,0 +1,233 @@
+// `wiggum-rpc/http` against an MCP server nobody here wrote: the official
+// TypeScript SDK's Streamable HTTP server (tests/mcp/ts-server.mjs, started
+// and stopped by each test on 127.0.0.1), driven from Node through the npm
+// package's Node build, and from headless Chromium through the web build.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { startTsMcpServer } from "../mcp/ts-server.mjs";
+import { launchChromium } from "./browser.mjs";
+
+const require = createRequire(import.meta.url);
+const root = resolve(new URL("../..", import.meta.url).pathname);
+const lib = { ...require("../../pkg/node/wiggum_rpc.cjs"), ...require("../../pkg/node/http.cjs") };
+const { ErrorCode, RPCError, connectMcp, httpTransport, Peer } = lib;
+
+async function withServer(run) {
+  const server = await startTsMcpServer();
+  try {
+    await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
+const text = (result) => result.content.map((part) => part.text).join("");
+
+test("initialize, tools/list, tools/call; the session and protocol version go with every later request", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url, { clientInfo: { name: "test", version: "1" } });
+    try {
+      assert.equal(mcp.server.serverInfo.name, "wiggum-test-server");
+      assert.ok(lib.MCP_PROTOCOL_VERSIONS.includes(mcp.server.protocolVersion));
+      const { tools } = await mcp.request("tools/list");
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "ask", "askAside", "askBriefly", "count", "cut", "fail", "hang"]);
+      assert.equal(text(await mcp.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } })), "5");
+      const [session] = server.sessions();
+      const later = server.state.requests.slice(1).filter((r) => r.method === "POST");
+      assert.ok(later.length >= 3);
+      for (const request of later) {
+        assert.equal(request.sessionId, session, "the session id on every request after initialize");
+        assert.equal(request.protocolVersion, mcp.server.protocolVersion, "MCP-Protocol-Version after initialize");
+      }
+      // A tool's error, or an unknown tool, is a result with isError (this SDK's way);
+      // an unknown method a JSON-RPC error.
+      const failed = await mcp.request("tools/call", { name: "fail", arguments: {} });
+      assert.equal(failed.isError, true);
+      assert.match(text(failed), /the tool failed/);
+      const unknownTool = await mcp.request("tools/call", { name: "nope", arguments: {} });
+      assert.equal(unknownTool.isError, true);
+      assert.match(text(unknownTool), /nope not found/);
+      const unknown = await mcp.request("nope/method").catch((error) => error);
+      assert.ok(unknown instanceof RPCError, String(unknown));
+      assert.equal(unknown.code, ErrorCode.METHOD_NOT_FOUND);
+      // ping is answered both ways
+      assert.deepEqual(await mcp.request("ping"), {});
+    } finally {
+      mcp.destroy();
+    }
+  }));
+
+test("progress notifications on the call's SSE stream reach their handler before the result", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url);
+    try {
+      const progress = [];
+      mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
+      const result = await mcp.request("tools/call", { name: "count", arguments: { n: 4 }, _meta: { progressToken: "p1" } });
+      assert.equal(text(result), "counted to 4");
+      assert.deepEqual(progress, [1, 2, 3, 4]);
+    } finally {
+      mcp.destroy();
+    }
+  }));
+
+test("a tool's request to the client (elicitation), on the call's stream and on the session's GET stream, is answered by the Peer's method", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url, { capabilities: { elicitation: { form: {} } } });
+    try {
+      const asked = [];
+      mcp.method("elicitation/create", (params) => {
+        asked.push(params.message);
+        return { action: "accept", content: { name: "Ralph" } };
+      });
+      assert.equal(text(await mcp.request("tools/call", { name: "ask", arguments: {} })), "accept: Ralph");
+      assert.equal(text(await mcp.request("tools/call", { name: "askAside", arguments: {} })), "accept: Ralph");
+      assert.deepEqual(asked, ["Your name?", "Your name?"]);
+    } finally {
+      mcp.destroy();
+    }
+  }));
+
+test("a stream cut mid-call is resumed with Last-Event-ID after the server's retry, not cancelled", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url);
+    const events = [];
+    mcp.on("reconnecting", (detail) => events.push(["reconnecting", detail.delay]));
+    mcp.on("reconnected", () => events.push(["reconnected"]));
+    try {
+      const progress = [];
+      mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
+      const started = Date.now();
+      const result = await mcp.request("tools/call", { name: "cut", arguments: {}, _meta: { progressToken: "c" } });
+      assert.equal(server.state.cutAvailable, true, "the SDK offered closeSSEStream (resumability on)");
+      assert.equal(text(result), "answered after the cut");
+      assert.deepEqual(progress, [1]);
+      const resumed = server.state.requests.filter((r) => r.method === "GET" && r.lastEventId);
+      assert.equal(resumed.length, 1, "one GET with Last-Event-ID");
+      assert.deepEqual(events, [["reconnecting", 50], ["reconnected"]], "after the server's retry (50 ms)");
+      assert.ok(Date.now() - started >= 50);
+    } finally {
+      mcp.destroy();
+    }
+  }));
+
+test("cancellation is MCP's notifications/cancelled: the tool's signal fires, the call rejects", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url);
+    try {
+      const controller = new AbortController();
+      const call = mcp.request("tools/call", { name: "hang", arguments: {} }, { signal: controller.signal });
+      await sleep(100);
+      assert.equal(server.state.cancelled, false, "the tool is running");
+      controller.abort();
+      const error = await call.catch((e) => e);
+      assert.equal(error.code, ErrorCode.REQUEST_CANCELLED);
+      for (let i = 0; i < 50 && !server.state.cancelled; i++) await sleep(20);
+      assert.equal(server.state.cancelled, true, "the server's handler saw the abort");
+    } finally {
+      mcp.destroy();
+    }
+  }));
+
+test("cancellation the other way: the server gives up on its request, the Peer's handler sees its signal abort", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url, { capabilities: { elicitation: { form: {} } } });
+    try {
+      let aborted;
+      mcp.method("elicitation/create", (_params, { signal }) => {
+        aborted = false;
+        return new Promise((resolve) =>
+          signal.addEventListener("abort", () => {
+            aborted = true;
+            resolve({ action: "cancel" });
+          }),
+        );
+      });
+      const result = await mcp.request("tools/call", { name: "askBriefly", arguments: {} });
+      assert.match(text(result), /^gave up: .*timed out/i);
+      for (let i = 0; i < 50 && !aborted; i++) await sleep(20);
+      assert.equal(aborted, true, "notifications/cancelled from the server aborted the handler");
+    } finally {
+      mcp.destroy();
+    }
+  }));
+
+test("session expiry: a 404 rejects with SESSION_EXPIRED and says so; initialize again works", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url);
+    const expired = [];
+    mcp.on("sessionexpired", (detail) => expired.push(detail.sessionId));
+    const [session] = server.sessions();
+    await fetch(`${server.origin}/expire`, { method: "POST" });
+    const error = await mcp.request("tools/list").catch((e) => e);
+    assert.equal(error.code, ErrorCode.SESSION_EXPIRED, String(error.message));
+    assert.deepEqual(expired, [session]);
+    mcp.destroy();
+    const again = await connectMcp(server.url);
+    assert.equal(text(await again.request("tools/call", { name: "add", arguments: { a: 1, b: 1 } })), "2");
+    again.destroy();
+  }));
+
+test("destroy() ends the session with DELETE", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url);
+    const [session] = server.sessions();
+    mcp.destroy();
+    for (let i = 0; i < 50 && server.state.deleted.length === 0; i++) await sleep(20);
+    assert.deepEqual(server.state.deleted, [session]);
+  }));
+
+test("HTTP that is not JSON-RPC: a 500 page is MCP_SERVER_ERROR (HTTP_ERROR in plain mode) with status and body; a body that is not JSON is PARSE_ERROR", () =>
+  withServer(async (server) => {
+    for (const [mcp, code] of [
+      [true, ErrorCode.MCP_SERVER_ERROR],
+      [false, ErrorCode.HTTP_ERROR],
+    ]) {
+      const peer = new Peer(httpTransport(`${server.origin}/broken`, { mcp }), { timeout: 5000 });
+      const error = await peer.request("tools/list").catch((e) => e);
+      assert.equal(error.code, code);
+      assert.equal(error.data.status, 500);
+      assert.match(error.data.body, /Internal Server Error/);
+      peer.destroy();
+    }
+    const peer = new Peer(httpTransport(`${server.origin}/not-json`), { timeout: 5000 });
+    const error = await peer.request("anything").catch((e) => e);
+    assert.equal(error.code, ErrorCode.PARSE_ERROR);
+    peer.destroy();
+    // Nothing listening at all: the call fails, it does not hang.
+    const nowhere = new Peer(httpTransport("http://127.0.0.1:9/mcp", { mcp: true }), { timeout: 5000 });
+    const refused = await nowhere.request("initialize", {}).catch((e) => e);
+    assert.equal(refused.code, ErrorCode.MCP_SERVER_ERROR);
+    nowhere.destroy();
+  }));
+
+test("in headless Chromium: the web build's wiggum-rpc/web/http calls the SDK's server from its origin", async () => {
+  const server = await startTsMcpServer({ mounts: [["/pkg/", join(root, "pkg-web")], ["/page/", join(root, "tests/js/pages")]] });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on("pageerror", (error) => problems.push(String(error)));
+    await page.goto(`${server.origin}/page/blank.html`);
+    const result = await page.evaluate(async (url) => {
+      const root = await import("/pkg/wiggum_rpc.js");
+      await root.default();
+      const { connectMcp } = await import("/pkg/http.js");
+      const mcp = await connectMcp(url);
+      const progress = [];
+      mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
+      const counted = await mcp.request("tools/call", { name: "count", arguments: { n: 3 }, _meta: { progressToken: 1 } });
+      const sum = await mcp.request("tools/call", { name: "add", arguments: { a: 20, b: 22 } });
+      mcp.destroy();
+      return { counted: counted.content[0].text, sum: sum.content[0].text, progress };
+    }, server.url);
+    assert.deepEqual(result, { counted: "counted to 3", sum: "42", progress: [1, 2, 3] });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

@@ -1,0 +1,170 @@
+// An MCP server built with the official TypeScript SDK (@modelcontextprotocol/sdk)
+// over its Streamable HTTP transport, with sessions and an event store for
+// resumability, on 127.0.0.1. The tests start and stop it.
+//
+// Tools: `add` {a, b}; `count` {n} (a progress notification per step);
+// `ask` and `askAside` (ask the client through elicitation, on the call's
+// stream and on the session's GET stream); `cut` (closes its SSE stream
+// mid-call, then answers: the client must resume); `hang` (waits until
+// cancelled; `cancelled` says whether it was); `fail` (a tool error).
+// `POST /expire` forgets every session, so the next request that names one
+// gets the SDK's 404. Pages under `/page/` are served from `pages` so a
+// browser can call the server from its own origin.
+import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { once } from "node:events";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
+import { z } from "zod";
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".mjs": "text/javascript" };
+
+function mcpServer(state) {
+  const server = new McpServer({ name: "wiggum-test-server", version: "1.0.0" });
+  server.registerTool("add", { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: "text", text: String(a + b) }],
+  }));
+  server.registerTool("count", { inputSchema: { n: z.number() } }, async ({ n }, extra) => {
+    const token = extra._meta?.progressToken;
+    for (let step = 1; step <= n; step++) {
+      if (token !== undefined) {
+        await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: n } });
+      }
+      await new Promise((wake) => setTimeout(wake, 10));
+    }
+    return { content: [{ type: "text", text: `counted to ${n}` }] };
+  });
+  // `ask` sends its elicitation on the call's own SSE stream (related to
+  // the call); `askAside` on the session's GET stream.
+  for (const [name, related] of [
+    ["ask", true],
+    ["askAside", false],
+  ]) {
+    server.registerTool(name, {}, async (extra) => {
+      const answer = await server.server.elicitInput(
+        {
+          mode: "form",
+          message: "Your name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        },
+        related ? { relatedRequestId: extra.requestId } : undefined,
+      );
+      return { content: [{ type: "text", text: `${answer.action}: ${answer.content?.name}` }] };
+    });
+  }
+  // A tool without an input schema gets `extra` as its only argument.
+  // `askBriefly` gives the client 100 ms, then cancels its request
+  // (`notifications/cancelled`) and says how it ended.
+  server.registerTool("askBriefly", {}, async (extra) => {
+    const outcome = await server.server
+      .elicitInput(
+        { mode: "form", message: "Quick?", requestedSchema: { type: "object", properties: {} } },
+        { relatedRequestId: extra.requestId, timeout: 100 },
+      )
+      .then(
+        () => "answered",
+        (error) => `gave up: ${error.message}`,
+      );
+    return { content: [{ type: "text", text: outcome }] };
+  });
+  server.registerTool("cut", {}, async (extra) => {
+    const token = extra._meta?.progressToken;
+    if (token !== undefined) {
+      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 1 } });
+    }
+    state.cutAvailable = typeof extra.closeSSEStream === "function";
+    extra.closeSSEStream?.();
+    await new Promise((wake) => setTimeout(wake, 200));
+    return { content: [{ type: "text", text: "answered after the cut" }] };
+  });
+  server.registerTool("hang", {}, async (extra) => {
+    state.cancelled = false;
+    await new Promise((wake) => extra.signal.addEventListener("abort", wake, { once: true }));
+    state.cancelled = true;
+    return { content: [{ type: "text", text: "too late" }] };
+  });
+  server.registerTool("fail", {}, async () => {
+    throw new Error("the tool failed");
+  });
+  return server;
+}
+
+/** Starts the server; `pages` is a folder served under /page/, `mounts` more [prefix, dir] pairs. */
+export async function startTsMcpServer({ mounts = [] } = {}) {
+  const transports = new Map();
+  const state = { cancelled: undefined, cutAvailable: undefined, deleted: [], requests: [] };
+  const http = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://127.0.0.1");
+    for (const [prefix, dir] of mounts) {
+      if (req.method === "GET" && url.pathname.startsWith(prefix)) {
+        const path = join(dir, url.pathname.slice(prefix.length));
+        try {
+          const body = await readFile(path);
+          res.writeHead(200, { "content-type": TYPES[path.slice(path.lastIndexOf("."))] ?? "application/octet-stream" });
+          res.end(body);
+        } catch {
+          res.writeHead(404).end();
+        }
+        return;
+      }
+    }
+    if (url.pathname === "/expire" && req.method === "POST") {
+      for (const transport of transports.values()) await transport.close();
+      transports.clear();
+      res.writeHead(204).end();
+      return;
+    }
+    if (url.pathname === "/broken") {
+      res.writeHead(500, { "content-type": "text/html" }).end("<h1>Internal Server Error</h1>");
+      return;
+    }
+    if (url.pathname === "/not-json") {
+      res.writeHead(200, { "content-type": "application/json" }).end("this is not json");
+      return;
+    }
+    if (url.pathname !== "/mcp") {
+      res.writeHead(404).end();
+      return;
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    state.requests.push({ method: req.method, sessionId, protocolVersion: req.headers["mcp-protocol-version"], lastEventId: req.headers["last-event-id"] });
+    if (req.method === "DELETE" && sessionId) state.deleted.push(sessionId);
+    let transport = sessionId ? transports.get(sessionId) : undefined;
+    if (!transport) {
+      if (sessionId || req.method !== "POST") {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        eventStore: new InMemoryEventStore(),
+        retryInterval: 50,
+        onsessioninitialized: (id) => transports.set(id, transport),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) transports.delete(transport.sessionId);
+      };
+      await mcpServer(state).connect(transport);
+    }
+    await transport.handleRequest(req, res);
+  });
+  http.listen(0, "127.0.0.1");
+  await once(http, "listening");
+  const origin = `http://127.0.0.1:${http.address().port}`;
+  return {
+    origin,
+    url: `${origin}/mcp`,
+    state,
+    sessions: () => [...transports.keys()],
+    async close() {
+      for (const transport of transports.values()) await transport.close().catch(() => {});
+      http.closeAllConnections();
+      http.close();
+      await once(http, "close");
+    },
+  };
+}
