@@ -50,7 +50,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
-# The Python server of tests/js/plain-ws.test.mjs runs in a venv of its own,
+# The Python servers of the interop tests (plain-ws, mcp) run in a venv of their own,
 # with the pinned versions of tests/py/requirements.txt.
 PYENV=target/pyenv
 pinned_in_pyenv() {

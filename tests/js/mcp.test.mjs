@@ -1,9 +1,13 @@
-// `wiggum-rpc/http` against an MCP server nobody here wrote: the official
-// TypeScript SDK's Streamable HTTP server (tests/mcp/ts-server.mjs, started
-// and stopped by each test on 127.0.0.1), driven from Node through the npm
-// package's Node build, and from headless Chromium through the web build.
+// `wiggum-rpc/http` against MCP servers nobody here wrote, each started and
+// stopped by its test on 127.0.0.1: the official TypeScript SDK's
+// Streamable HTTP server (tests/mcp/ts-server.mjs), driven from Node through
+// the npm package's Node build and from headless Chromium through the web
+// build; and the official Python SDK's (tests/py/mcp_server.py, in the venv
+// scripts/setup.sh makes), in its SSE and its JSON reply modes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -231,3 +235,59 @@ test("in headless Chromium: the web build's wiggum-rpc/web/http calls the SDK's 
     await server.close();
   }
 });
+
+/** Starts the Python SDK's server in `mode` ("sse" or "json"); resolves with its URL and a stop function. */
+async function startPythonMcpServer(mode) {
+  const child = spawn(join(root, "target/pyenv/bin/python"), [join(root, "tests/py/mcp_server.py"), mode], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const port = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = /listening (\d+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`the Python MCP server exited (${code}) before listening:\n${stderr}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      child.stdin.end();
+      if (child.exitCode === null) await once(child, "exit");
+    },
+  };
+}
+
+for (const mode of ["sse", "json"]) {
+  test(`the Python SDK's server, ${mode} replies: initialize, tools, progress, a tool's error, an unknown method`, async () => {
+    const server = await startPythonMcpServer(mode);
+    try {
+      const mcp = await connectMcp(server.url);
+      try {
+        assert.equal(mcp.server.serverInfo.name, "wiggum-py-test-server");
+        const { tools } = await mcp.request("tools/list");
+        assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "count", "fail"]);
+        assert.equal(text(await mcp.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } })), "5");
+        const progress = [];
+        mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
+        const counted = await mcp.request("tools/call", { name: "count", arguments: { n: 3 }, _meta: { progressToken: "p" } });
+        assert.equal(text(counted), "counted to 3");
+        // A JSON reply holds only the response: the progress has nowhere to go.
+        assert.deepEqual(progress, mode === "sse" ? [1, 2, 3] : []);
+        const failed = await mcp.request("tools/call", { name: "fail", arguments: {} });
+        assert.equal(failed.isError, true);
+        assert.match(text(failed), /the tool failed/);
+        const unknown = await mcp.request("nope").catch((error) => error);
+        assert.equal(unknown.code, ErrorCode.METHOD_NOT_FOUND);
+      } finally {
+        mcp.destroy();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+}

@@ -1,0 +1,92 @@
+"""An MCP server built with the official Python SDK (PyPI `mcp`) over its
+Streamable HTTP transport, so that tests/js/mcp.test.mjs checks wiggum-rpc's
+MCP client against an implementation it shares no code with.
+
+Usage: mcp_server.py MODE    (MODE: "sse" replies as event streams, "json" as JSON bodies)
+
+Serves 127.0.0.1 on a free port at /mcp. Prints "listening <port>" on stdout
+once it accepts connections. Exits on SIGTERM or SIGINT, and when its stdin is
+a pipe that closes, so a test that dies cannot leave it behind.
+
+Tools:
+  add(a, b)   -> a + b
+  count(n)    -> "counted to n", with a progress notification per step
+  fail()      -> a tool error ("the tool failed")
+"""
+
+import asyncio
+import os
+import signal
+import socket
+import stat
+import sys
+
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("wiggum-py-test-server")
+
+
+@server.tool()
+async def add(a: int, b: int) -> int:
+    return a + b
+
+
+@server.tool()
+async def count(n: int, ctx: Context) -> str:
+    for step in range(1, n + 1):
+        await ctx.report_progress(step, n)
+        await asyncio.sleep(0.01)
+    return f"counted to {n}"
+
+
+@server.tool()
+async def fail() -> str:
+    raise ToolError("the tool failed")
+
+
+def watch_stdin(loop, stop):
+    mode = os.fstat(sys.stdin.fileno()).st_mode
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return  # a terminal or /dev/null: only signals stop it
+
+    def readable():
+        try:
+            data = os.read(sys.stdin.fileno(), 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(sys.stdin.fileno())
+            stop.set()
+
+    loop.add_reader(sys.stdin.fileno(), readable)
+
+
+async def main(mode):
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    watch_stdin(loop, stop)
+    app = server.streamable_http_app(json_response=(mode == "json"))
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    http = uvicorn.Server(config)
+    serving = asyncio.create_task(http.serve(sockets=[listener]))
+    while not http.started:
+        if serving.done():
+            serving.result()
+        await asyncio.sleep(0.01)
+    print(f"listening {listener.getsockname()[1]}", flush=True)
+    await stop.wait()
+    http.should_exit = True
+    await serving
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in ("sse", "json"):
+        sys.exit("usage: mcp_server.py sse|json")
+    asyncio.run(main(sys.argv[1]))
