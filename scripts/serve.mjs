@@ -1,6 +1,8 @@
 // A small static server for the demo, the benchmark page and the browser
 // tests: www/ at `/`, the web build of the package at `/pkg/`, bench/ at
-// `/bench/`. Loopback only. Run directly, it serves until stopped.
+// `/bench/`; with `mcp: true` (the demo), the demo's MCP server at `/mcp`
+// (demo-mcp.mjs). Loopback only. Run directly, it serves the demo until
+// stopped.
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve } from "node:path";
@@ -37,10 +39,16 @@ async function resolvePath(mounts, urlPath) {
   return null;
 }
 
-/** Serves `mounts` ([url prefix, directory] pairs, first match wins). */
-export function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMounts } = {}) {
+/** Serves `mounts` ([url prefix, directory] pairs, first match wins), and `/mcp` with `mcp: true`. */
+export async function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMounts, mcp = false } = {}) {
+  // Loaded only when asked for: the MCP SDK is a development dependency.
+  const mcpHandler = mcp ? (await import("./demo-mcp.mjs")).demoMcpHandler() : undefined;
   const server = createServer(async (request, response) => {
     const path = new URL(request.url, "http://localhost").pathname;
+    if (mcpHandler && path === "/mcp") {
+      await mcpHandler(request, response);
+      return;
+    }
     const file = await resolvePath(mounts, path);
     const body = file && (await readFile(file).catch(() => null));
     if (!body) {
@@ -59,7 +67,11 @@ export function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMoun
       const { port: actual } = server.address();
       resolveStart({
         url: `http://${host}:${actual}/`,
-        close: () => new Promise((done) => server.close(done)),
+        close: async () => {
+          await mcpHandler?.close();
+          server.closeAllConnections();
+          await new Promise((done) => server.close(done));
+        },
       });
     });
   });
@@ -67,7 +79,7 @@ export function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMoun
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(process.env.PORT ?? 8080);
-  const { url } = await startServer({ port });
+  const { url } = await startServer({ port, mcp: true });
   console.log(`wiggum-rpc demo: ${url}`);
   console.log("(Ctrl-C to stop)");
 }

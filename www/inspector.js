@@ -5,7 +5,7 @@
 const MAX_ROWS = 2000;
 
 // How each boundary's far side is named in the direction column.
-const PEERS = { preview: "iframe", build: "worker", ralph: "ralph" };
+const PEERS = { preview: "iframe", build: "worker", ralph: "ralph", mcp: "MCP server" };
 
 function classify(entry) {
   if (entry === null || typeof entry !== "object") return "invalid";

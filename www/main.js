@@ -2,6 +2,7 @@
 // the build worker and Chief to the Ralph worker. Every transport is wrapped
 // in a tap, so the inspector sees each message crossing each boundary.
 import init, { ErrorCode, Peer, RPCError, portTransport, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
+import { httpTransport, initializeMcp } from "/pkg/http.js";
 import { Inspector } from "./inspector.js";
 import { tap } from "./tap.js";
 
@@ -49,7 +50,7 @@ function append(list, text, { error = false, label, follow = true } = {}) {
 await init();
 
 const inspector = new Inspector({
-  boundaries: ["preview", "build", "ralph"],
+  boundaries: ["preview", "build", "ralph", "mcp"],
   errorCodes: ErrorCode,
   list: $("log"),
   count: $("inspector-count"),
@@ -254,6 +255,34 @@ $("cancel-task").onclick = () => {
   $("cancel-task").disabled = true;
   settled(ralph.request("cancelTask", { id: runningTask.id }));
 };
+
+// ── MCP client ↔ server ───────────────────────────────────────────────────
+// The demo's server (scripts/demo-mcp.mjs) answers at /mcp, beside this page.
+const mcpTransport = watched(httpTransport("/mcp", { mcp: true }), "mcp");
+const mcp = new Peer(mcpTransport);
+mcp.onNotify("notifications/progress", ({ progress, total, message }) => {
+  $("mcp-progress").max = total;
+  $("mcp-progress").value = progress;
+  $("mcp-progress-label").textContent = `${progress}/${total}`;
+  if (message) $("mcp-result").textContent = message;
+});
+let mcpToken = 0;
+$("mcp-call").onclick = async () => {
+  $("mcp-call").disabled = true;
+  $("mcp-progress").value = 0;
+  const pages = Number($("mcp-pages").value) || 1;
+  const call = mcp.request("tools/call", { name: "build_site", arguments: { pages }, _meta: { progressToken: ++mcpToken } });
+  await settled(show($("mcp-result"), call, (result) => result.content.map((part) => part.text).join(" ")));
+  $("mcp-call").disabled = false;
+};
+const mcpReady = (async () => {
+  const server = await initializeMcp(mcp, { clientInfo: { name: "wiggum-demo", version: "1.0.0" }, transport: mcpTransport });
+  const { tools } = await mcp.request("tools/list");
+  for (const tool of tools) append($("mcp-tools"), tool.description ?? "", { label: tool.name, follow: false });
+  $("mcp-call").disabled = false;
+  return `${server.serverInfo.name} (MCP ${server.protocolVersion}): ${tools.length} tools`;
+})();
+settled(show($("mcp-result"), mcpReady, (summary) => summary));
 
 for (const id of ["navigate", "refresh", "build", "send-task"]) $(id).disabled = false;
 $("status").textContent = "connecting…";

@@ -59,10 +59,7 @@ export interface McpInitializeResult {
   [key: string]: unknown;
 }
 
-export interface ConnectMcpOptions extends Omit<HttpTransportOptions, "mcp"> {
-  clientInfo?: { name: string; version: string; [key: string]: unknown };
-  /** The client's capabilities (`sampling`, `elicitation`, `roots`, …). */
-  capabilities?: Record<string, unknown>;
+export interface ConnectMcpOptions extends Omit<HttpTransportOptions, "mcp">, Omit<InitializeMcpOptions, "transport"> {
   /** The Peer's options. */
   peer?: EndpointOptions;
 }
@@ -72,8 +69,24 @@ export interface McpPeer extends Peer {
   readonly server: McpInitializeResult;
 }
 
+export interface InitializeMcpOptions {
+  clientInfo?: { name: string; version: string; [key: string]: unknown };
+  /** The client's capabilities (`sampling`, `elicitation`, `roots`, …). */
+  capabilities?: Record<string, unknown>;
+  /** The revision to ask for (the newest of `MCP_PROTOCOL_VERSIONS`). */
+  protocolVersion?: string;
+  /** The MCP transport under the Peer: initialization waits for its GET stream. */
+  transport?: { readonly listened?: Promise<void> };
+}
+
 /**
- * An MCP client session over Streamable HTTP: initialize, check the
- * revision, `notifications/initialized`, `ping` answered.
+ * Opens an MCP session on a Peer over an MCP transport: initialize, check
+ * the revision, `notifications/initialized`, `ping` answered.
+ */
+export function initializeMcp(peer: Peer, options?: InitializeMcpOptions): Promise<McpInitializeResult>;
+
+/**
+ * An MCP client session over Streamable HTTP: a transport in MCP mode, a
+ * Peer, and `initializeMcp`.
  */
 export function connectMcp(url: string | URL, options?: ConnectMcpOptions): Promise<McpPeer>;

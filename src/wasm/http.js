@@ -131,7 +131,7 @@ class HttpTransport extends Transport {
       if (session) this.#session = session;
     }
     if (response.status === 404 && withSession !== undefined && this.#mcp) {
-      await response.body?.cancel().catch(() => {});
+      await drain(response);
       this.#sessionExpired(withSession);
       return;
     }
@@ -148,7 +148,7 @@ class HttpTransport extends Transport {
     if (type.includes("text/event-stream")) {
       await this.#readStream(response, calls, 0);
     } else if (response.status === 202 || response.status === 204 || calls.length === 0) {
-      await response.body?.cancel().catch(() => {});
+      await drain(response);
     } else {
       const text = await response.text().catch(() => "");
       if (!this.#deliverText(text, calls)) return;
@@ -212,7 +212,7 @@ class HttpTransport extends Transport {
     }
     if (response === undefined) return;
     if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      await response.body?.cancel().catch(() => {});
+      await drain(response);
       this.#fail(calls, this.#serverError(), `The server's stream could not be resumed (HTTP ${response.status})`, {
         status: response.status,
       });
@@ -240,7 +240,7 @@ class HttpTransport extends Transport {
     }
     if (response === undefined) return;
     if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      await response.body?.cancel().catch(() => {});
+      await drain(response);
       return;
     }
     const stream = { lastEventId: undefined, retry: DEFAULT_RETRY_MS };
@@ -305,6 +305,14 @@ class HttpTransport extends Transport {
     this.#fail(calls, ErrorCode.SESSION_EXPIRED, "The MCP session expired: initialize again", { sessionId });
     this.emit("sessionexpired", { sessionId });
   }
+}
+
+/**
+ * Reads a reply's body to its end and drops it: a body cut short (cancelled)
+ * shows in a browser's devtools as a failed request, which it was not.
+ */
+function drain(response) {
+  return response.text().catch(() => "");
 }
 
 /** The JSON-RPC responses in `text` (a body) to any of `calls`. */
@@ -387,35 +395,44 @@ export function httpTransport(url, options) {
 }
 
 /**
- * An MCP client session over Streamable HTTP: `initialize` (refused unless
- * the server answers with a revision we speak), `notifications/initialized`,
- * `ping` answered; returns the Peer, with the server's initialize result as
- * `peer.server`. Options: `clientInfo`, `capabilities`, `protocolVersion`,
- * `peer` (the Peer's options), and the transport's.
+ * Opens an MCP session on a Peer whose transport speaks MCP (an
+ * `httpTransport` with `mcp: true`, or a wrapper of one): `initialize`
+ * (refused unless the server answers with a revision we speak),
+ * `notifications/initialized`, `ping` answered; resolves with the server's
+ * initialize result, also kept as `peer.server`, once the session's GET
+ * stream is open (or known not to be offered).
+ */
+export async function initializeMcp(peer, options = {}) {
+  const { clientInfo = { name: "wiggum-rpc", version: "0.1.0" }, capabilities = {}, protocolVersion = MCP_PROTOCOL_VERSIONS[0] } =
+    options;
+  peer.method("ping", () => ({}));
+  const server = await peer.request("initialize", { protocolVersion, capabilities, clientInfo });
+  if (!MCP_PROTOCOL_VERSIONS.includes(server?.protocolVersion)) {
+    throw new RPCError(
+      ErrorCode.MCP_SERVER_ERROR,
+      `The server speaks MCP ${server?.protocolVersion}, not one of ${MCP_PROTOCOL_VERSIONS.join(", ")}`,
+      server,
+    );
+  }
+  peer.server = server;
+  peer.notify("notifications/initialized");
+  await options.transport?.listened;
+  return server;
+}
+
+/**
+ * An MCP client session over Streamable HTTP: an `httpTransport` in MCP
+ * mode, a Peer on it, and `initializeMcp`; returns the Peer, with the
+ * server's initialize result as `peer.server`. Options: `clientInfo`,
+ * `capabilities`, `protocolVersion`, `peer` (the Peer's options), and the
+ * transport's.
  */
 export async function connectMcp(url, options = {}) {
-  const {
-    clientInfo = { name: "wiggum-rpc", version: "0.1.0" },
-    capabilities = {},
-    protocolVersion = MCP_PROTOCOL_VERSIONS[0],
-    peer: peerOptions,
-    ...transportOptions
-  } = options;
+  const { clientInfo, capabilities, protocolVersion, peer: peerOptions, ...transportOptions } = options;
   const transport = httpTransport(url, { ...transportOptions, mcp: true });
   const peer = new Peer(transport, peerOptions);
-  peer.method("ping", () => ({}));
   try {
-    const server = await peer.request("initialize", { protocolVersion, capabilities, clientInfo });
-    if (!MCP_PROTOCOL_VERSIONS.includes(server?.protocolVersion)) {
-      throw new RPCError(
-        ErrorCode.MCP_SERVER_ERROR,
-        `The server speaks MCP ${server?.protocolVersion}, not one of ${MCP_PROTOCOL_VERSIONS.join(", ")}`,
-        server,
-      );
-    }
-    peer.server = server;
-    peer.notify("notifications/initialized");
-    await transport.listened;
+    await initializeMcp(peer, { clientInfo, capabilities, protocolVersion, transport });
     return peer;
   } catch (error) {
     peer.destroy();

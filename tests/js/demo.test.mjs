@@ -18,7 +18,7 @@ let page;
 const problems = [];
 
 before(async () => {
-  server = await startServer();
+  server = await startServer({ mcp: true });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const onConsole = (message) => message.type() === "error" && problems.push(`console: ${message.text()}`);
@@ -29,6 +29,8 @@ before(async () => {
   page.on("response", (response) => response.status() >= 400 && problems.push(`${response.status()}: ${response.url()}`));
   await page.goto(server.url);
   await page.waitForSelector("#status.ready", { timeout: 15000 });
+  // The MCP session opened and listed its tools: no traffic of its own from here on.
+  await page.waitForSelector("#mcp-call:not([disabled])", { timeout: 15000 });
 });
 
 after(async () => {
@@ -314,6 +316,25 @@ test("the inspector filters by boundary, pauses while still counting, and clears
     "in notification error",
     "in response refresh",
   ]);
+});
+
+test("the MCP panel: the server's tools listed, build_site called with its progress, every message in the inspector", async () => {
+  assert.match(await text("#mcp-result"), /^wiggum-demo-tools \(MCP 2025-11-25\): 2 tools$/);
+  assert.deepEqual(await page.$$eval("#mcp-tools li b", (tags) => tags.map((tag) => tag.textContent)), ["list_routes", "build_site"]);
+  await page.fill("#mcp-pages", "3");
+  await page.click("#mcp-call");
+  await page.waitForFunction(() => document.querySelector("#mcp-result").textContent === "built 3 pages", null, { timeout: 15000 });
+  assert.equal(await text("#mcp-progress-label"), "3/3");
+  const mcp = (await rows()).filter((row) => row.boundary === "mcp");
+  // (An earlier test cleared the list: the session's opening rows are gone, its calls still counted.)
+  assert.deepEqual(mcp.map((row) => `${row.dir} ${row.kind} ${row.method ?? row.answers}`), [
+    "out request tools/call",
+    "in notification notifications/progress",
+    "in notification notifications/progress",
+    "in notification notifications/progress",
+    "in response tools/call",
+  ]);
+  assert.equal(await stat("mcp", "calls"), "3", "initialize, tools/list, tools/call");
 });
 
 test("nothing logged an error and every request loaded", () => {
