@@ -179,8 +179,7 @@ class HttpTransport extends Transport {
    * carrying `Last-Event-ID`, after the server's `retry` delay; after
    * `maxResumes` attempts, or without an event id, those calls fail.
    */
-  async #readStream(response, calls, attempt) {
-    const stream = { lastEventId: undefined, retry: DEFAULT_RETRY_MS };
+  async #readStream(response, calls, attempt, stream = { lastEventId: undefined, retry: DEFAULT_RETRY_MS }) {
     let dropped = false;
     try {
       await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true));
@@ -219,32 +218,50 @@ class HttpTransport extends Transport {
       return;
     }
     this.emit("reconnected", { attempt });
-    await this.#readStream(response, calls, attempt);
+    await this.#readStream(response, calls, attempt, stream);
   }
 
-  /** The GET stream for messages the server starts (a 405 means it offers none). */
+  /**
+   * The GET stream for messages the server starts (a 405 means it offers
+   * none). When it drops while the session lives, it is reopened after the
+   * server's `retry` (with `Last-Event-ID` once an event had one, so the
+   * server replays what was missed), up to `maxResumes` attempts in a row.
+   */
   async #openListening() {
     if (!this.#listen || this.#listening || this.destroyed) {
       this.#listenSettled();
       return;
     }
     this.#listening = true;
-    let response;
-    try {
-      response = await this.#fetched(this.#requestHeaders("text/event-stream"), { method: "GET" });
-    } catch {
-      this.#listening = false;
-      return;
-    } finally {
-      this.#listenSettled();
-    }
-    if (response === undefined) return;
-    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      await drain(response);
-      return;
-    }
     const stream = { lastEventId: undefined, retry: DEFAULT_RETRY_MS };
-    await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true)).catch(() => {});
+    for (let attempt = 0; ; attempt++) {
+      const headers = this.#requestHeaders("text/event-stream");
+      if (stream.lastEventId !== undefined) headers["last-event-id"] = stream.lastEventId;
+      let response;
+      try {
+        response = await this.#fetched(headers, { method: "GET" });
+      } catch {
+        response = null;
+      } finally {
+        this.#listenSettled();
+      }
+      if (response === undefined) break;
+      const open = response !== null && response.ok && (response.headers.get("content-type") ?? "").includes("text/event-stream");
+      if (response !== null && !open) {
+        await drain(response);
+        break;
+      }
+      if (open) {
+        if (attempt > 0) this.emit("reconnected", { attempt });
+        attempt = 0;
+        await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true)).catch(() => {});
+      }
+      // Reopened even without an event id: what the server sends from then on still arrives.
+      if (this.destroyed || this.#session === undefined || attempt >= this.#maxResumes) break;
+      this.emit("reconnecting", { attempt: attempt + 1, delay: stream.retry });
+      await new Promise((wake) => setTimeout(wake, stream.retry));
+      if (this.destroyed) break;
+    }
     this.#listening = false;
   }
 

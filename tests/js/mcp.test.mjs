@@ -11,6 +11,8 @@ import { once } from "node:events";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createServer } from "node:http";
+import { JSONRPCServer as StrangerServer } from "json-rpc-2.0";
 import { startTsMcpServer } from "../mcp/ts-server.mjs";
 import { launchChromium } from "./browser.mjs";
 
@@ -32,12 +34,13 @@ const text = (result) => result.content.map((part) => part.text).join("");
 
 test("initialize, tools/list, tools/call; the session and protocol version go with every later request", () =>
   withServer(async (server) => {
-    const mcp = await connectMcp(server.url, { clientInfo: { name: "test", version: "1" } });
+    const mcp = await connectMcp(server.url, { clientInfo: { name: "test", version: "1" }, headers: { authorization: "Bearer t0k3n" } });
     try {
       assert.equal(mcp.server.serverInfo.name, "wiggum-test-server");
+      assert.ok(server.state.requests.every((r) => r.authorization === "Bearer t0k3n"), "the headers option on every request");
       assert.ok(lib.MCP_PROTOCOL_VERSIONS.includes(mcp.server.protocolVersion));
       const { tools } = await mcp.request("tools/list");
-      assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "ask", "askAside", "askBriefly", "count", "cut", "fail", "hang"]);
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "ask", "askAside", "askBriefly", "count", "cut", "cutAside", "fail", "hang", "notifyAside"]);
       assert.equal(text(await mcp.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } })), "5");
       const [session] = server.sessions();
       const later = server.state.requests.slice(1).filter((r) => r.method === "POST");
@@ -117,6 +120,56 @@ test("a stream cut mid-call is resumed with Last-Event-ID after the server's ret
       mcp.destroy();
     }
   }));
+
+test("the session's GET stream, cut by the server, is reopened with Last-Event-ID: what was sent meanwhile is replayed", () =>
+  withServer(async (server) => {
+    const mcp = await connectMcp(server.url);
+    const events = [];
+    mcp.on("reconnecting", () => events.push("reconnecting"));
+    mcp.on("reconnected", () => events.push("reconnected"));
+    try {
+      let changed = 0;
+      mcp.onNotify("notifications/tools/list_changed", () => changed++);
+      assert.equal(text(await mcp.request("tools/call", { name: "notifyAside", arguments: {} })), "notified");
+      for (let i = 0; i < 50 && changed === 0; i++) await sleep(20);
+      assert.equal(changed, 1, "a notification on the GET stream (it has an event id now)");
+      assert.equal(text(await mcp.request("tools/call", { name: "cutAside", arguments: {} })), "cut");
+      assert.equal(server.state.cutAsideAvailable, true);
+      for (let i = 0; i < 150 && changed === 1; i++) await sleep(20);
+      assert.equal(changed, 2, "the notification sent while away, replayed on the reopened stream");
+      assert.deepEqual(events, ["reconnecting", "reconnected"]);
+      const gets = server.state.requests.filter((r) => r.method === "GET");
+      assert.equal(gets.length, 2, "opened, then reopened once");
+      assert.equal(gets[0].lastEventId, undefined);
+      assert.ok(gets[1].lastEventId, "reopened with Last-Event-ID");
+    } finally {
+      mcp.destroy();
+    }
+  }));
+
+test("a stream that cannot be resumed fails its call after maxResumes attempts, each reported", async () => {
+  // A server that answers the POST with an event id and then hangs up, and
+  // every resume with an empty stream: the answer never comes.
+  const http = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(req.method === "POST" ? "id: e1\nretry: 10\ndata: \n\n" : "");
+  });
+  http.listen(0, "127.0.0.1");
+  await once(http, "listening");
+  try {
+    const peer = new Peer(httpTransport(`http://127.0.0.1:${http.address().port}/mcp`, { mcp: true, maxResumes: 3 }), { timeout: 5000 });
+    const events = [];
+    peer.on("reconnecting", ({ attempt, delay }) => events.push(`reconnecting ${attempt} ${delay}`));
+    peer.on("reconnected", ({ attempt }) => events.push(`reconnected ${attempt}`));
+    const error = await peer.request("tools/list").catch((e) => e);
+    assert.equal(error.code, ErrorCode.MCP_SERVER_ERROR);
+    assert.deepEqual(events, ["reconnecting 1 10", "reconnected 1", "reconnecting 2 10", "reconnected 2", "reconnecting 3 10", "reconnected 3"]);
+    peer.destroy();
+  } finally {
+    http.closeAllConnections();
+    http.close();
+  }
+});
 
 test("cancellation is MCP's notifications/cancelled: the tool's signal fires, the call rejects", () =>
   withServer(async (server) => {
@@ -291,3 +344,49 @@ for (const mode of ["sse", "json"]) {
     }
   });
 }
+
+test("plain JSON-RPC over HTTP toward json-rpc-2.0's server: calls, an error, a notification (204), a batch as one array when asked", async () => {
+  const stranger = new StrangerServer();
+  stranger.addMethod("add", ([a, b]) => a + b);
+  stranger.addMethod("fail", () => {
+    throw new Error("no");
+  });
+  const notes = [];
+  stranger.addMethod("note", (params) => void notes.push(params));
+  const bodies = [];
+  const http = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    bodies.push(JSON.parse(body));
+    const reply = await stranger.receive(JSON.parse(body));
+    if (reply === null || (Array.isArray(reply) && reply.length === 0)) res.writeHead(204).end();
+    else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+  });
+  http.listen(0, "127.0.0.1");
+  await once(http, "listening");
+  const url = `http://127.0.0.1:${http.address().port}/rpc`;
+  try {
+    const client = new lib.JSONRPCClient(httpTransport(url), { timeout: 5000 });
+    assert.equal(await client.request("add", [2, 3]), 5);
+    const failed = await client.request("fail").catch((e) => e);
+    assert.ok(failed instanceof RPCError);
+    client.notify("note", ["hi"]);
+    // Without `batch: true` a turn's calls go one POST each, as toward any stranger.
+    assert.deepEqual(await Promise.all([client.request("add", [1, 1]), client.request("add", [2, 2])]), [2, 4]);
+    await sleep(50);
+    assert.deepEqual(notes, [["hi"]]);
+    assert.equal(bodies.filter(Array.isArray).length, 0);
+    client.destroy();
+    // With it, the calls made while one is in flight go as one array.
+    const batching = new lib.JSONRPCClient(httpTransport(url), { timeout: 5000, batch: true });
+    const sums = [batching.request("add", [1, 2]), batching.request("add", [3, 4]), batching.request("add", [5, 6])];
+    assert.deepEqual(await Promise.all(sums), [3, 7, 11]);
+    const batches = bodies.filter(Array.isArray);
+    assert.equal(batches.length, 1, `one POST of an array: ${JSON.stringify(bodies.slice(-3))}`);
+    assert.deepEqual(batches[0].map((call) => call.params), [[3, 4], [5, 6]]);
+    batching.destroy();
+  } finally {
+    http.closeAllConnections();
+    http.close();
+  }
+});

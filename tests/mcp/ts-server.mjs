@@ -4,12 +4,15 @@
 //
 // Tools: `add` {a, b}; `count` {n} (a progress notification per step);
 // `ask` and `askAside` (ask the client through elicitation, on the call's
-// stream and on the session's GET stream); `cut` (closes its SSE stream
-// mid-call, then answers: the client must resume); `hang` (waits until
-// cancelled; `cancelled` says whether it was); `fail` (a tool error).
-// `POST /expire` forgets every session, so the next request that names one
-// gets the SDK's 404. Pages under `/page/` are served from `pages` so a
-// browser can call the server from its own origin.
+// stream and on the session's GET stream); `askBriefly` (gives up on its
+// own request after 100 ms); `cut` (closes its SSE stream mid-call, then
+// answers: the client must resume); `notifyAside` and `cutAside` (a
+// notification on the session's GET stream; closing that stream, then a
+// notification while the client is away); `hang` (waits until cancelled; `cancelled`
+// says whether it was); `fail` (a tool error). `POST /expire` forgets every
+// session, so the next request that names one gets the SDK's 404; `/broken`
+// answers a 500 page and `/not-json` a body that is not JSON. `mounts`
+// serves files, so a browser can call the server from its own origin.
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -17,10 +20,39 @@ import { join } from "node:path";
 import { once } from "node:events";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { z } from "zod";
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".mjs": "text/javascript" };
+
+/**
+ * The SDK's `EventStore` interface, kept in memory. (The SDK's example
+ * store reads an event's stream back from the event id's text before its
+ * first `_`, which is empty for the standalone stream `_GET_stream`, so it
+ * never replays that stream; this one records the stream with each event.)
+ */
+class EventStore {
+  #events = [];
+
+  async storeEvent(streamId, message) {
+    this.#events.push({ streamId, message });
+    return String(this.#events.length);
+  }
+
+  async getStreamIdForEventId(eventId) {
+    return this.#events[Number(eventId) - 1]?.streamId;
+  }
+
+  async replayEventsAfter(lastEventId, { send }) {
+    const after = Number(lastEventId);
+    const streamId = this.#events[after - 1]?.streamId;
+    if (streamId === undefined) return "";
+    for (let at = after; at < this.#events.length; at++) {
+      const event = this.#events[at];
+      if (event.streamId === streamId) await send(String(at + 1), event.message);
+    }
+    return streamId;
+  }
+}
 
 function mcpServer(state) {
   const server = new McpServer({ name: "wiggum-test-server", version: "1.0.0" });
@@ -80,6 +112,19 @@ function mcpServer(state) {
     await new Promise((wake) => setTimeout(wake, 200));
     return { content: [{ type: "text", text: "answered after the cut" }] };
   });
+  // `notifyAside` tells the client on the session's GET stream that the tool
+  // list changed; `cutAside` closes that stream, and tells it again 200 ms
+  // later, while the client is away (the event store keeps it for replay).
+  server.registerTool("notifyAside", {}, async () => {
+    await server.sendToolListChanged();
+    return { content: [{ type: "text", text: "notified" }] };
+  });
+  server.registerTool("cutAside", {}, async (extra) => {
+    state.cutAsideAvailable = typeof extra.closeStandaloneSSEStream === "function";
+    extra.closeStandaloneSSEStream?.();
+    setTimeout(() => server.sendToolListChanged(), 200);
+    return { content: [{ type: "text", text: "cut" }] };
+  });
   server.registerTool("hang", {}, async (extra) => {
     state.cancelled = false;
     await new Promise((wake) => extra.signal.addEventListener("abort", wake, { once: true }));
@@ -130,7 +175,13 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
       return;
     }
     const sessionId = req.headers["mcp-session-id"];
-    state.requests.push({ method: req.method, sessionId, protocolVersion: req.headers["mcp-protocol-version"], lastEventId: req.headers["last-event-id"] });
+    state.requests.push({
+      method: req.method,
+      sessionId,
+      protocolVersion: req.headers["mcp-protocol-version"],
+      lastEventId: req.headers["last-event-id"],
+      authorization: req.headers.authorization,
+    });
     if (req.method === "DELETE" && sessionId) state.deleted.push(sessionId);
     let transport = sessionId ? transports.get(sessionId) : undefined;
     if (!transport) {
@@ -141,7 +192,7 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
       }
       transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        eventStore: new InMemoryEventStore(),
+        eventStore: new EventStore(),
         retryInterval: 50,
         onsessioninitialized: (id) => transports.set(id, transport),
       });
