@@ -118,14 +118,17 @@ class HttpTransport extends Transport {
   async #post(body, calls) {
     const headers = { ...this.#requestHeaders("application/json, text/event-stream"), "content-type": "application/json" };
     const withSession = this.#session;
-    let response;
     try {
-      response = await this.#fetched(headers, { method: "POST", body });
+      await this.#exchange(headers, { method: "POST", body }, (response) => this.#replied(response, body, calls, withSession));
     } catch (error) {
-      if (!this.destroyed) this.#fail(calls, this.#serverError(), "The HTTP request failed", { error: String(error?.message ?? error) });
-      return;
+      if (this.destroyed) return;
+      if (calls.length === 0) this.emit("error", { error });
+      this.#fail(calls, this.#serverError(), "The HTTP request failed", { error: String(error?.message ?? error) });
     }
-    if (response === undefined) return;
+  }
+
+  /** What the reply to a POST says, for the calls it carried. */
+  async #replied(response, body, calls, withSession) {
     if (this.#mcp && calls.some(([, method]) => method === "initialize")) {
       const session = response.headers.get("mcp-session-id");
       if (session) this.#session = session;
@@ -137,7 +140,7 @@ class HttpTransport extends Transport {
     }
     const type = response.headers.get("content-type") ?? "";
     if (!response.ok) {
-      const text = await response.text().catch(() => "");
+      const text = await drain(response);
       // Error responses to these very calls answer them as they say.
       for (const reply of responsesTo(text, calls)) this.#received(reply);
       const data = { status: response.status, body: text };
@@ -149,9 +152,8 @@ class HttpTransport extends Transport {
       await this.#readStream(response, calls, 0);
     } else if (response.status === 202 || response.status === 204 || calls.length === 0) {
       await drain(response);
-    } else {
-      const text = await response.text().catch(() => "");
-      if (!this.#deliverText(text, calls)) return;
+    } else if (!this.#deliverText(await drain(response), calls)) {
+      return;
     }
     this.#fail(this.#unanswered(calls), this.#serverError(), "The server's reply had no response to this call", {
       status: response.status,
@@ -159,12 +161,17 @@ class HttpTransport extends Transport {
     if (this.#mcp && calls.length === 0 && body.includes('"notifications/initialized"')) this.#openListening();
   }
 
-  /** A fetch this transport can abort on `destroy()`; undefined once destroyed. */
-  async #fetched(headers, init) {
+  /**
+   * One HTTP exchange, request and whole reply (`use` reads it), that
+   * `destroy()` can abort at any point, a long SSE body included. Resolves
+   * with what `use` returns, or undefined once destroyed.
+   */
+  async #exchange(headers, init, use) {
     const controller = new AbortController();
     this.#inflight.add(controller);
     try {
-      return await this.#fetch(this.#url, { ...init, headers, signal: controller.signal });
+      const response = await this.#fetch(this.#url, { ...init, headers, signal: controller.signal });
+      return await use(response);
     } catch (error) {
       if (this.destroyed) return undefined;
       throw error;
@@ -183,7 +190,7 @@ class HttpTransport extends Transport {
     let dropped = false;
     try {
       await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true));
-    } catch (error) {
+    } catch {
       if (this.destroyed) return;
       dropped = true;
     }
@@ -201,24 +208,22 @@ class HttpTransport extends Transport {
     await new Promise((wake) => setTimeout(wake, stream.retry));
     if (this.destroyed) return;
     const headers = { ...this.#requestHeaders("text/event-stream"), "last-event-id": stream.lastEventId };
-    let response;
     try {
-      response = await this.#fetched(headers, { method: "GET" });
+      await this.#exchange(headers, { method: "GET" }, async (response) => {
+        if (!isEventStream(response)) {
+          await drain(response);
+          this.#fail(calls, this.#serverError(), `The server's stream could not be resumed (HTTP ${response.status})`, {
+            status: response.status,
+          });
+          return;
+        }
+        this.emit("reconnected", { attempt });
+        await this.#readStream(response, calls, attempt, stream);
+      });
     } catch {
       if (attempt >= this.#maxResumes) this.#fail(calls, this.#serverError(), "The server's stream could not be resumed");
       else await this.#resume(calls, stream, attempt + 1);
-      return;
     }
-    if (response === undefined) return;
-    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      await drain(response);
-      this.#fail(calls, this.#serverError(), `The server's stream could not be resumed (HTTP ${response.status})`, {
-        status: response.status,
-      });
-      return;
-    }
-    this.emit("reconnected", { attempt });
-    await this.#readStream(response, calls, attempt, stream);
   }
 
   /**
@@ -237,25 +242,26 @@ class HttpTransport extends Transport {
     for (let attempt = 0; ; attempt++) {
       const headers = this.#requestHeaders("text/event-stream");
       if (stream.lastEventId !== undefined) headers["last-event-id"] = stream.lastEventId;
-      let response;
+      let outcome;
       try {
-        response = await this.#fetched(headers, { method: "GET" });
+        outcome = await this.#exchange(headers, { method: "GET" }, async (response) => {
+          this.#listenSettled();
+          if (!isEventStream(response)) {
+            await drain(response);
+            return "none";
+          }
+          if (attempt > 0) this.emit("reconnected", { attempt });
+          await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true)).catch(() => {});
+          return "ended";
+        });
       } catch {
-        response = null;
+        outcome = "failed";
       } finally {
         this.#listenSettled();
       }
-      if (response === undefined) break;
-      const open = response !== null && response.ok && (response.headers.get("content-type") ?? "").includes("text/event-stream");
-      if (response !== null && !open) {
-        await drain(response);
-        break;
-      }
-      if (open) {
-        if (attempt > 0) this.emit("reconnected", { attempt });
-        attempt = 0;
-        await readEvents(response.body, stream, (data) => this.#deliverText(data, [], true)).catch(() => {});
-      }
+      // Destroyed, or the server offers no stream.
+      if (outcome === undefined || outcome === "none") break;
+      if (outcome === "ended") attempt = 0;
       // Reopened even without an event id: what the server sends from then on still arrives.
       if (this.destroyed || this.#session === undefined || attempt >= this.#maxResumes) break;
       this.emit("reconnecting", { attempt: attempt + 1, delay: stream.retry });
@@ -322,6 +328,11 @@ class HttpTransport extends Transport {
     this.#fail(calls, ErrorCode.SESSION_EXPIRED, "The MCP session expired: initialize again", { sessionId });
     this.emit("sessionexpired", { sessionId });
   }
+}
+
+/** Whether a reply is an SSE stream. */
+function isEventStream(response) {
+  return response.ok && (response.headers.get("content-type") ?? "").includes("text/event-stream");
 }
 
 /**

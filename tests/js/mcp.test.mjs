@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createServer } from "node:http";
 import { JSONRPCServer as StrangerServer } from "json-rpc-2.0";
 import { startTsMcpServer } from "../mcp/ts-server.mjs";
-import { launchChromium } from "./browser.mjs";
+import { launchChromium, openLibPage } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
 const root = resolve(new URL("../..", import.meta.url).pathname);
@@ -237,6 +237,42 @@ test("destroy() ends the session with DELETE", () =>
     assert.deepEqual(server.state.deleted, [session]);
   }));
 
+test("destroy() aborts the session's open GET stream, also when the server refuses DELETE (405)", async () => {
+  let getClosed;
+  const closed = new Promise((resolve) => (getClosed = resolve));
+  const methods = [];
+  const http = createServer(async (req, res) => {
+    methods.push(req.method);
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": open\n\n");
+      req.on("close", getClosed);
+      return;
+    }
+    if (req.method === "DELETE") return res.writeHead(405).end();
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const message = JSON.parse(body);
+    if (message.id === undefined) return res.writeHead(202).end();
+    const result = { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "hand-made", version: "1" } };
+    res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" });
+    res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+  });
+  http.listen(0, "127.0.0.1");
+  await once(http, "listening");
+  try {
+    const mcp = await connectMcp(`http://127.0.0.1:${http.address().port}/mcp`);
+    assert.equal(mcp.server.serverInfo.name, "hand-made");
+    mcp.destroy();
+    await Promise.race([closed, sleep(2000).then(() => assert.fail("the GET stream stayed open"))]);
+    for (let i = 0; i < 50 && !methods.includes("DELETE"); i++) await sleep(20);
+    assert.deepEqual(methods, ["POST", "POST", "GET", "DELETE"]);
+  } finally {
+    http.closeAllConnections();
+    http.close();
+  }
+});
+
 test("HTTP that is not JSON-RPC: a 500 page is MCP_SERVER_ERROR (HTTP_ERROR in plain mode) with status and body; a body that is not JSON is PARSE_ERROR", () =>
   withServer(async (server) => {
     for (const [mcp, code] of [
@@ -289,9 +325,14 @@ test("in headless Chromium: the web build's wiggum-rpc/web/http calls the SDK's 
   }
 });
 
-/** Starts the Python SDK's server in `mode` ("sse" or "json"); resolves with its URL and a stop function. */
-async function startPythonMcpServer(mode) {
-  const child = spawn(join(root, "target/pyenv/bin/python"), [join(root, "tests/py/mcp_server.py"), mode], {
+/**
+ * Starts the Python SDK's server in `mode` ("sse" or "json"), allowing a
+ * browser page of `origin` to call it (CORS) when given; resolves with its
+ * URL and a stop function.
+ */
+async function startPythonMcpServer(mode, origin) {
+  const args = [join(root, "tests/py/mcp_server.py"), mode, ...(origin ? [origin] : [])];
+  const child = spawn(join(root, "target/pyenv/bin/python"), args, {
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -388,5 +429,27 @@ test("plain JSON-RPC over HTTP toward json-rpc-2.0's server: calls, an error, a 
   } finally {
     http.closeAllConnections();
     http.close();
+  }
+});
+
+test("in headless Chromium, across origins: the Python SDK's server with CORS allowed (Mcp-Session-Id exposed)", async () => {
+  const lib = await openLibPage();
+  const origin = await lib.page.evaluate(() => location.origin);
+  const server = await startPythonMcpServer("sse", origin);
+  try {
+    const result = await lib.page.evaluate(async (url) => {
+      const { connectMcp } = await import("/pkg/http.js");
+      const mcp = await connectMcp(url);
+      const session = mcp.server && (await mcp.request("tools/call", { name: "add", arguments: { a: 40, b: 2 } }));
+      const progress = [];
+      mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
+      await mcp.request("tools/call", { name: "count", arguments: { n: 2 }, _meta: { progressToken: "b" } });
+      mcp.destroy();
+      return { sum: session.content[0].text, progress, name: mcp.server.serverInfo.name };
+    }, server.url);
+    assert.deepEqual(result, { sum: "42", progress: [1, 2], name: "wiggum-py-test-server" });
+  } finally {
+    await server.stop();
+    await lib.close();
   }
 });

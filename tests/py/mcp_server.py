@@ -2,7 +2,10 @@
 Streamable HTTP transport, so that tests/js/mcp.test.mjs checks wiggum-rpc's
 MCP client against an implementation it shares no code with.
 
-Usage: mcp_server.py MODE    (MODE: "sse" replies as event streams, "json" as JSON bodies)
+Usage: mcp_server.py MODE [ORIGIN]
+  MODE: "sse" replies as event streams, "json" as JSON bodies
+  ORIGIN: a page origin allowed to call it from a browser (CORS), with the
+          request headers MCP needs and Mcp-Session-Id exposed
 
 Serves 127.0.0.1 on a free port at /mcp. Prints "listening <port>" on stdout
 once it accepts connections. Exits on SIGTERM or SIGINT, and when its stdin is
@@ -22,6 +25,7 @@ import stat
 import sys
 
 import uvicorn
+from starlette.middleware.cors import CORSMiddleware
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -63,13 +67,21 @@ def watch_stdin(loop, stop):
     loop.add_reader(sys.stdin.fileno(), readable)
 
 
-async def main(mode):
+async def main(mode, origin):
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     watch_stdin(loop, stop)
     app = server.streamable_http_app(json_response=(mode == "json"))
+    if origin:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=[origin],
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization"],
+            expose_headers=["Mcp-Session-Id"],
+        )
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -87,6 +99,6 @@ async def main(mode):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in ("sse", "json"):
-        sys.exit("usage: mcp_server.py sse|json")
-    asyncio.run(main(sys.argv[1]))
+    if len(sys.argv) not in (2, 3) or sys.argv[1] not in ("sse", "json"):
+        sys.exit("usage: mcp_server.py sse|json [ORIGIN]")
+    asyncio.run(main(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None))
