@@ -119,3 +119,23 @@ mcpSession.then((mcp) => {
 });
 // @ts-expect-error headers are strings
 httpTransport("https://api.example/rpc", { headers: { retries: 3 } });
+
+// A transport of one's own on the package's base class.
+import { Transport } from "wiggum-rpc";
+class ChannelTransport extends Transport {
+  constructor(private channel: BroadcastChannel) {
+    super();
+    channel.onmessage = (event) => this.deliver(event.data);
+  }
+  send(message: unknown) {
+    this.channel.postMessage(message);
+  }
+  protected release() {
+    this.channel.onmessage = null;
+    this.emit("close", { code: 1000 });
+  }
+}
+export const overChannel = new Peer(new ChannelTransport(new BroadcastChannel("rpc")));
+// @ts-expect-error a transport must say how it sends
+class Unsendable extends Transport {}
+export const unsendable = Unsendable;
