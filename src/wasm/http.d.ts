@@ -1,6 +1,17 @@
 // Types of `wiggum-rpc/http` (http.js): the root entry's glue is the module
 // beside this file in every build.
-import type { EndpointOptions, Peer, RPCTransport, TransportEvent, TransportEvents } from "./wiggum_rpc.js";
+import type {
+  EndpointOptions,
+  MethodHandler,
+  MethodInfo,
+  Params,
+  Peer,
+  RequestOptions,
+  RPCTransport,
+  Transfer,
+  TransportEvent,
+  TransportEvents,
+} from "./wiggum_rpc.js";
 
 export interface HttpTransportOptions {
   /** MCP's Streamable HTTP: sessions, `MCP-Protocol-Version`, MCP's cancellation, no batches. */
@@ -64,9 +75,100 @@ export interface ConnectMcpOptions extends Omit<HttpTransportOptions, "mcp">, Om
   peer?: EndpointOptions;
 }
 
-/** A Peer in an initialized MCP session, with the server's initialize result. */
+/** Content of a tool result or a prompt message. */
+export type McpContent =
+  | { type: "text"; text: string; [key: string]: unknown }
+  | { type: "image" | "audio"; data: string; mimeType: string; [key: string]: unknown }
+  | { type: "resource_link"; uri: string; name: string; [key: string]: unknown }
+  | { type: "resource"; resource: { uri: string; text?: string; blob?: string; mimeType?: string }; [key: string]: unknown };
+
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: { type: "object"; [key: string]: unknown };
+  outputSchema?: { type: "object"; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface McpCallToolResult {
+  content: McpContent[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** `_meta` of a request: a progress token asks for `notifications/progress`. */
+export interface McpRequestMeta {
+  progressToken?: string | number;
+  [key: string]: unknown;
+}
+
+/** The requests a client makes, by method: their params and results (MCP 2025-06-18 and later). */
+export interface McpClientRequests {
+  ping: { params: Record<string, never> | undefined; result: Record<string, never> };
+  "tools/list": { params: { cursor?: string } | undefined; result: { tools: McpTool[]; nextCursor?: string } };
+  "tools/call": {
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: McpRequestMeta };
+    result: McpCallToolResult;
+  };
+  "resources/list": {
+    params: { cursor?: string } | undefined;
+    result: { resources: { uri: string; name: string; [key: string]: unknown }[]; nextCursor?: string };
+  };
+  "resources/read": {
+    params: { uri: string };
+    result: { contents: { uri: string; text?: string; blob?: string; mimeType?: string }[] };
+  };
+  "prompts/list": {
+    params: { cursor?: string } | undefined;
+    result: { prompts: { name: string; description?: string; [key: string]: unknown }[]; nextCursor?: string };
+  };
+  "prompts/get": {
+    params: { name: string; arguments?: Record<string, string> };
+    result: { description?: string; messages: { role: "user" | "assistant"; content: McpContent }[] };
+  };
+}
+
+/** The requests a server makes of its client, by method. */
+export interface McpServerRequests {
+  ping: { params: Record<string, never> | undefined; result: Record<string, never> };
+  "sampling/createMessage": {
+    params: { messages: { role: "user" | "assistant"; content: McpContent }[]; maxTokens: number; [key: string]: unknown };
+    result: { role: "assistant"; content: McpContent; model: string; stopReason?: string; [key: string]: unknown };
+  };
+  "elicitation/create": {
+    params: { message: string; requestedSchema?: Record<string, unknown>; mode?: "form" | "url"; [key: string]: unknown };
+    result: { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+  };
+  "roots/list": { params: Record<string, never> | undefined; result: { roots: { uri: string; name?: string }[] } };
+}
+
+/** A Peer in an initialized MCP session, with the server's initialize result; MCP's methods are typed. */
 export interface McpPeer extends Peer {
   readonly server: McpInitializeResult;
+  request<M extends keyof McpClientRequests>(
+    method: M,
+    params?: McpClientRequests[M]["params"],
+    options?: RequestOptions,
+  ): Promise<McpClientRequests[M]["result"]>;
+  /** Any other method (MCP's own names take the typed signature above). */
+  request<T = unknown, M extends string = string>(
+    method: M & (M extends keyof McpClientRequests ? never : unknown),
+    params?: Params | Transfer<Params>,
+    options?: RequestOptions,
+  ): Promise<T>;
+  method<M extends keyof McpServerRequests>(
+    name: M,
+    handler: MethodHandler<McpServerRequests[M]["params"], McpServerRequests[M]["result"]>,
+    info?: MethodInfo,
+  ): void;
+  /** Any other method (MCP's own names take the typed signature above). */
+  method<P = unknown, R = unknown, M extends string = string>(
+    name: M & (M extends keyof McpServerRequests ? never : unknown),
+    handler: MethodHandler<P, R>,
+    info?: MethodInfo,
+  ): void;
 }
 
 export interface InitializeMcpOptions {
@@ -84,6 +186,7 @@ export interface InitializeMcpOptions {
  * the revision, `notifications/initialized`, `ping` answered.
  */
 export function initializeMcp(peer: Peer, options?: InitializeMcpOptions): Promise<McpInitializeResult>;
+// (After it, `peer as McpPeer` types MCP's methods on that Peer.)
 
 /**
  * An MCP client session over Streamable HTTP: a transport in MCP mode, a

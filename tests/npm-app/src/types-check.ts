@@ -139,3 +139,21 @@ export const overChannel = new Peer(new ChannelTransport(new BroadcastChannel("r
 // @ts-expect-error a transport must say how it sends
 class Unsendable extends Transport {}
 export const unsendable = Unsendable;
+
+// MCP's own methods are typed on the session's Peer.
+mcpSession.then(async (mcp) => {
+  const { tools } = await mcp.request("tools/list");
+  const toolName: string = tools[0].name;
+  const called = await mcp.request("tools/call", { name: toolName, arguments: { a: 1 }, _meta: { progressToken: 1 } });
+  const isError: boolean | undefined = called.isError;
+  // @ts-expect-error tools/call needs the tool's name
+  mcp.request("tools/call", { arguments: {} });
+  // @ts-expect-error a tool result's content is a list of parts
+  const flat: string = called.content;
+  mcp.method("elicitation/create", ({ message }) => ({ action: "accept", content: { answer: message } }));
+  // @ts-expect-error an elicitation's action is accept, decline or cancel
+  mcp.method("elicitation/create", () => ({ action: "maybe" }));
+  // Methods MCP does not name keep the general signature.
+  const custom = await mcp.request<number>("x/custom", [1]);
+  return [isError, custom, flat];
+});
