@@ -1,6 +1,7 @@
 // The HTTP transport, the package's `wiggum-rpc/http` entry: JSON-RPC over
 // HTTP POST, and MCP's Streamable HTTP (2025-06-18 and later), which is a
-// superset of it; and `connectMcp`, an MCP client session on top.
+// superset of it; and `initializeMcp` / `connectMcp`, an MCP client session
+// on top.
 //
 // Every outgoing message is one POST. Its reply is read by content type: a
 // JSON body (one message or an array), an SSE stream whose events each carry
