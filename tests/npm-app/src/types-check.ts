@@ -157,3 +157,12 @@ mcpSession.then(async (mcp) => {
   const custom = await mcp.request<number>("x/custom", [1]);
   return [isError, custom, flat];
 });
+
+// The no-bundler entry's HTTP transport, and its framing entry (nothing outside Node).
+import { httpTransport as httpOfWeb } from "wiggum-rpc/web/http";
+export const webHttp = new WebPeer(httpOfWeb("https://api.example/rpc"));
+// @ts-expect-error the URL is a string or a URL
+httpOfWeb(8080);
+// @ts-expect-error no encodeFrame outside Node
+import { encodeFrame as webEncodeFrame } from "wiggum-rpc/web/framing";
+export const noEncoder: unknown = webEncodeFrame;
