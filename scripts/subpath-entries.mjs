@@ -12,7 +12,8 @@
 //
 //   node scripts/subpath-entries.mjs <build dir> <esm|cjs>
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 
 export const SUBPATHS = ["websocket", "http", "remote", "stream"];
@@ -59,7 +60,7 @@ export function writeSubpathEntries(dir, format) {
   }
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [dir, format] = process.argv.slice(2);
   if (!dir || !["esm", "cjs"].includes(format)) fail("usage: node scripts/subpath-entries.mjs <build dir> <esm|cjs>");
   writeSubpathEntries(dir, format);

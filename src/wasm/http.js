@@ -91,9 +91,15 @@ class HttpTransport extends Transport {
   send(message) {
     if (this.destroyed) throw new Error("transport destroyed");
     const body = typeof message === "string" ? message : JSON.stringify(message);
-    const calls = callsOf(body);
+    const messages = messagesOf(body);
+    const calls = [];
+    for (const message of messages) {
+      if (typeof message?.method === "string" && message.id !== undefined && message.id !== null) calls.push([message.id, message.method]);
+    }
     for (const [id, method] of calls) this.#pending.set(id, method);
-    this.#post(body, calls);
+    // Once the server has accepted `notifications/initialized`, its GET stream may open.
+    const initialized = this.#mcp && messages.some((message) => message?.method === "notifications/initialized");
+    this.#post(body, calls, initialized);
   }
 
   /** Aborts what is in flight, and ends the MCP session (DELETE; a 405 is fine). */
@@ -116,11 +122,11 @@ class HttpTransport extends Transport {
     return headers;
   }
 
-  async #post(body, calls) {
+  async #post(body, calls, initialized) {
     const headers = { ...this.#requestHeaders("application/json, text/event-stream"), "content-type": "application/json" };
     const withSession = this.#session;
     try {
-      await this.#exchange(headers, { method: "POST", body }, (response) => this.#replied(response, body, calls, withSession));
+      await this.#exchange(headers, { method: "POST", body }, (response) => this.#replied(response, calls, withSession, initialized));
     } catch (error) {
       if (this.destroyed) return;
       if (calls.length === 0) this.emit("error", { error });
@@ -129,7 +135,7 @@ class HttpTransport extends Transport {
   }
 
   /** What the reply to a POST says, for the calls it carried. */
-  async #replied(response, body, calls, withSession) {
+  async #replied(response, calls, withSession, initialized) {
     if (this.#mcp && calls.some(([, method]) => method === "initialize")) {
       const session = response.headers.get("mcp-session-id");
       if (session) this.#session = session;
@@ -159,7 +165,7 @@ class HttpTransport extends Transport {
     this.#fail(this.#unanswered(calls), this.#serverError(), "The server's reply had no response to this call", {
       status: response.status,
     });
-    if (this.#mcp && calls.length === 0 && body.includes('"notifications/initialized"')) this.#openListening();
+    if (initialized) this.#openListening();
   }
 
   /**
@@ -358,21 +364,17 @@ function responsesTo(text, calls) {
   );
 }
 
-/** The requests in a message or batch, as [id, method] pairs. */
-function callsOf(body) {
-  let value;
+/**
+ * The messages of an outgoing body (one, or a batch's): the transport reads
+ * their ids and methods, the endpoint having handed it JSON text.
+ */
+function messagesOf(body) {
   try {
-    value = JSON.parse(body);
+    const value = JSON.parse(body);
+    return Array.isArray(value) ? value : [value];
   } catch {
     return [];
   }
-  const calls = [];
-  for (const message of Array.isArray(value) ? value : [value]) {
-    if (message && typeof message.method === "string" && message.id !== undefined && message.id !== null) {
-      calls.push([message.id, message.method]);
-    }
-  }
-  return calls;
 }
 
 /**
