@@ -7,8 +7,8 @@ import type {
   Params,
   Peer,
   RequestOptions,
-  RPCTransport,
   Transfer,
+  Transport,
   TransportEvent,
   TransportEvents,
 } from "./wiggum_rpc.js";
@@ -30,11 +30,9 @@ export interface HttpTransportOptions {
   protocolVersion?: string;
 }
 
-/** A transport made by `httpTransport`. */
-export interface HttpTransport extends RPCTransport {
+/** A transport made by `httpTransport`, on the package's `Transport` base. */
+export interface HttpTransport extends Transport {
   send(message: string | object): void;
-  onMessage(handler: (message: unknown) => void): void;
-  offMessage(handler: (message: unknown) => void): void;
   on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
   /** Aborts what is in flight; in MCP mode ends the session with DELETE. */
   destroy(): void;

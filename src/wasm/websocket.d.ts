@@ -1,6 +1,6 @@
 // Types of `wiggum-rpc/websocket` (websocket.js): the root entry's glue is
 // the module beside this file in every build.
-import type { RPCTransport, TransportEvent, TransportEvents } from "./wiggum_rpc.js";
+import type { Transport, TransportEvent, TransportEvents } from "./wiggum_rpc.js";
 /** When and how often a WebSocket transport redials. */
 export interface ReconnectOptions {
   /** The wait before the first attempt, in ms (1000). */
@@ -21,11 +21,9 @@ export interface WebSocketTransportOptions {
   WebSocket?: new (url: string, protocols?: string | string[]) => unknown;
   protocols?: string | string[];
 }
-/** A transport made by `webSocketTransport`. */
-export interface WebSocketTransport extends RPCTransport {
+/** A transport made by `webSocketTransport`, on the package's `Transport` base. */
+export interface WebSocketTransport extends Transport {
   send(message: string): void;
-  onMessage(handler: (message: unknown) => void): void;
-  offMessage(handler: (message: unknown) => void): void;
   on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
   /** Closes the socket (1000) and stops reconnecting. */
   destroy(): void;
