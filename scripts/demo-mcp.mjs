@@ -1,6 +1,7 @@
 // The demo's MCP server: the fifth boundary, MCP client ↔ server, served at
 // `/mcp` beside the demo page by scripts/serve.mjs. Built with the official
-// MCP TypeScript SDK over Streamable HTTP, one session per client.
+// MCP TypeScript SDK over Streamable HTTP, one session per client
+// (`mcpSessions`, which the MCP tests' server uses too).
 //
 // Tools: `list_routes` (the preview's routes), `build_site` {pages} (a
 // progress notification per page, then a summary).
@@ -34,10 +35,16 @@ function demoServer() {
   return server;
 }
 
-/** A request handler for `/mcp`: routes each request to its session's transport. */
-export function demoMcpHandler() {
+/**
+ * A request handler for an MCP endpoint with sessions: a POST without a
+ * session starts one (a Streamable HTTP transport with the options
+ * `sessionOptions()` gives, connected to a fresh `makeServer()`); a request that
+ * names one goes to its transport; one that names an unknown session gets
+ * 404. `handle.sessions()` lists them, `handle.close()` ends them all.
+ */
+export function mcpSessions(makeServer, sessionOptions = () => ({})) {
   const sessions = new Map();
-  const handle = async (request, response) => {
+  const handle = async (request, response, parsedBody) => {
     const id = request.headers["mcp-session-id"];
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
@@ -47,17 +54,24 @@ export function demoMcpHandler() {
         return;
       }
       transport = new StreamableHTTPServerTransport({
+        ...sessionOptions(),
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (session) => sessions.set(session, transport),
       });
       transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-      await demoServer().connect(transport);
+      await makeServer().connect(transport);
     }
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, parsedBody);
   };
+  handle.sessions = () => [...sessions.keys()];
   handle.close = async () => {
     for (const transport of sessions.values()) await transport.close().catch(() => {});
     sessions.clear();
   };
   return handle;
+}
+
+/** The demo's `/mcp`. */
+export function demoMcpHandler() {
+  return mcpSessions(demoServer);
 }

@@ -11,14 +11,13 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { once } from "node:events";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build as viteBuild, createServer as viteServer } from "vite";
 import webpack from "webpack";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./browser.mjs";
+import { serveMulOverWebSocket } from "./installed.mjs";
 
 const root = resolve(new URL("../..", import.meta.url).pathname);
 const expected = { sum: 5, buildFailed: true, reversed: [3, 2, 1] };
@@ -142,15 +141,8 @@ function builtText(dir) {
 }
 
 test("wiggum-rpc/websocket and wiggum-rpc/remote through Vite and webpack: a page calls a Node server; pages without them do not carry them", async () => {
-  // The server: the installed package in Node, root entry and `wiggum-rpc/websocket`.
-  const required = createRequire(join(app, "package.json"));
-  const { Peer } = required("wiggum-rpc");
-  const { webSocketTransport } = required("wiggum-rpc/websocket");
-  const { WebSocketServer } = required("ws");
-  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  wss.on("connection", (socket) => new Peer(webSocketTransport(socket)).method("mul", ([a, b]) => a * b));
-  await once(wss, "listening");
-  const query = `?ws=ws://127.0.0.1:${wss.address().port}`;
+  const wss = await serveMulOverWebSocket(app);
+  const query = `?ws=${wss.url}`;
   try {
     const viteOut = join(app, "dist-socket-vite");
     await viteBuildOf("socket.html", viteOut);

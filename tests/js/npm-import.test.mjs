@@ -6,8 +6,6 @@
 // package linters; the entries (the root, `websocket`, `remote`, `stream`,
 // `framing`, `web` and its subpaths) across them.
 import { after, before, test } from "node:test";
-import { once } from "node:events";
-import { createRequire } from "node:module";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./browser.mjs";
+import { serveMulOverWebSocket } from "./installed.mjs";
 
 const root = resolve(new URL("../..", import.meta.url).pathname);
 let app;
@@ -163,14 +162,7 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
 });
 
 test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium; init() twice, one instance; `wiggum-rpc/web/websocket` to a Node server", async () => {
-  // The other end of the WebSocket: the installed package in Node.
-  const required = createRequire(join(app, "package.json"));
-  const { Peer } = required("wiggum-rpc");
-  const { webSocketTransport } = required("wiggum-rpc/websocket");
-  const { WebSocketServer } = required("ws");
-  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  wss.on("connection", (socket) => new Peer(webSocketTransport(socket)).method("mul", ([a, b]) => a * b));
-  await once(wss, "listening");
+  const wss = await serveMulOverWebSocket(app);
   writeFileSync(
     join(app, "no-bundler.html"),
     `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
@@ -202,7 +194,7 @@ test("without a bundler: `wiggum-rpc/web` through an import map, a page and a po
     const page = await browser.newPage();
     const problems = [];
     page.on("pageerror", (error) => problems.push(String(error)));
-    await page.goto(`${server.url}no-bundler.html?ws=ws://127.0.0.1:${wss.address().port}`);
+    await page.goto(`${server.url}no-bundler.html?ws=${wss.url}`);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 15000 });
     assert.deepEqual(await page.evaluate(() => window.result), { sum: 5, missing: true, sameInstance: true, product: 42 });
     assert.deepEqual(problems, []);

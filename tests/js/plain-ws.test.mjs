@@ -5,40 +5,15 @@
 // really travel as one batch array, and a notification the server pushes.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { join } from "node:path";
 import { openLibPage } from "./browser.mjs";
+import { startPythonServer } from "./python.mjs";
 
-const root = new URL("../..", import.meta.url).pathname;
-const python = join(root, "target/pyenv/bin/python");
-
-let child;
+let server;
 let opened;
 let page;
 
-// Port 0 lets the server pick a free port; it prints it once it accepts
-// connections, so no connection attempt races its start.
-async function startPythonServer() {
-  const spawned = spawn(python, [join(root, "tests/py/jsonrpc_ws_server.py"), "0"], { stdio: ["pipe", "pipe", "pipe"] });
-  let stderr = "";
-  spawned.stderr.on("data", (chunk) => (stderr += chunk));
-  const port = await new Promise((resolve, reject) => {
-    let stdout = "";
-    spawned.stdout.on("data", (chunk) => {
-      stdout += chunk;
-      const match = /^listening (\d+)$/m.exec(stdout);
-      if (match) resolve(Number(match[1]));
-    });
-    spawned.once("error", reject);
-    spawned.once("exit", (code) => reject(new Error(`the Python server exited (${code}) before listening:\n${stderr}`)));
-  });
-  return { spawned, port };
-}
-
 before(async () => {
-  const started = await startPythonServer();
-  child = started.spawned;
+  server = await startPythonServer("jsonrpc_ws_server.py", ["0"]);
   opened = await openLibPage();
   page = opened.page;
   await page.evaluate((url) => {
@@ -51,16 +26,12 @@ before(async () => {
       (value) => ({ value }),
       (error) => ({ code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }),
     );
-  }, `ws://127.0.0.1:${started.port}`);
+  }, `ws://127.0.0.1:${server.port}`);
 });
 
 after(async () => {
   await opened?.close();
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, "exit");
-    child.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
 });
 
 test("calls with positional and named params", { timeout: 30_000 }, async () => {

@@ -13,13 +13,12 @@
 // session, so the next request that names one gets the SDK's 404; `/broken`
 // answers a 500 page and `/not-json` a body that is not JSON. `mounts`
 // serves files, so a browser can call the server from its own origin.
-import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { once } from "node:events";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { mcpSessions } from "../../scripts/demo-mcp.mjs";
 import { z } from "zod";
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".mjs": "text/javascript" };
@@ -139,8 +138,11 @@ function mcpServer(state) {
 
 /** Starts the server; `pages` is a folder served under /page/, `mounts` more [prefix, dir] pairs. */
 export async function startTsMcpServer({ mounts = [] } = {}) {
-  const transports = new Map();
   const state = { cancelled: undefined, cutAvailable: undefined, deleted: [], requests: [] };
+  const sessions = mcpSessions(
+    () => mcpServer(state),
+    () => ({ eventStore: new EventStore(), retryInterval: 50 }),
+  );
   const http = createServer(async (req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
     for (const [prefix, dir] of mounts) {
@@ -157,8 +159,7 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
       }
     }
     if (url.pathname === "/expire" && req.method === "POST") {
-      for (const transport of transports.values()) await transport.close();
-      transports.clear();
+      await sessions.close();
       res.writeHead(204).end();
       return;
     }
@@ -174,6 +175,13 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
       res.writeHead(404).end();
       return;
     }
+    // The body is read here (and handed on parsed) to record whether it was a batch.
+    let body;
+    if (req.method === "POST") {
+      let text = "";
+      for await (const chunk of req) text += chunk;
+      body = JSON.parse(text);
+    }
     const sessionId = req.headers["mcp-session-id"];
     state.requests.push({
       method: req.method,
@@ -181,27 +189,10 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
       protocolVersion: req.headers["mcp-protocol-version"],
       lastEventId: req.headers["last-event-id"],
       authorization: req.headers.authorization,
+      batch: Array.isArray(body),
     });
     if (req.method === "DELETE" && sessionId) state.deleted.push(sessionId);
-    let transport = sessionId ? transports.get(sessionId) : undefined;
-    if (!transport) {
-      if (sessionId || req.method !== "POST") {
-        res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-        return;
-      }
-      transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        eventStore: new EventStore(),
-        retryInterval: 50,
-        onsessioninitialized: (id) => transports.set(id, transport),
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) transports.delete(transport.sessionId);
-      };
-      await mcpServer(state).connect(transport);
-    }
-    await transport.handleRequest(req, res);
+    await sessions(req, res, body);
   });
   http.listen(0, "127.0.0.1");
   await once(http, "listening");
@@ -210,9 +201,9 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
     origin,
     url: `${origin}/mcp`,
     state,
-    sessions: () => [...transports.keys()],
+    sessions: sessions.sessions,
     async close() {
-      for (const transport of transports.values()) await transport.close().catch(() => {});
+      await sessions.close();
       http.closeAllConnections();
       http.close();
       await once(http, "close");

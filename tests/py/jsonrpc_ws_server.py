@@ -21,13 +21,12 @@ Methods (state is per connection, so tests do not see each other's):
 
 import asyncio
 import json
-import os
-import signal
-import stat
 import sys
 
 from jsonrpcserver import Error, Success, async_dispatch, method
 from websockets.asyncio.server import serve
+
+from lifetime import stop_event
 
 
 class Connection:
@@ -125,29 +124,8 @@ async def session(websocket):
         task.add_done_callback(tasks.discard)
 
 
-def watch_stdin(loop, stop):
-    mode = os.fstat(sys.stdin.fileno()).st_mode
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return  # a terminal or /dev/null: only signals stop it
-
-    def readable():
-        try:
-            data = os.read(sys.stdin.fileno(), 4096)
-        except OSError:
-            data = b""
-        if not data:
-            loop.remove_reader(sys.stdin.fileno())
-            stop.set()
-
-    loop.add_reader(sys.stdin.fileno(), readable)
-
-
 async def main(port):
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    watch_stdin(loop, stop)
+    stop = stop_event()
     async with serve(session, "127.0.0.1", port) as server:
         actual = server.sockets[0].getsockname()[1]
         print(f"listening {actual}", flush=True)

@@ -18,16 +18,15 @@ Tools:
 """
 
 import asyncio
-import os
-import signal
 import socket
-import stat
 import sys
 
 import uvicorn
 from starlette.middleware.cors import CORSMiddleware
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+
+from lifetime import stop_event
 
 server = MCPServer("wiggum-py-test-server")
 
@@ -50,29 +49,8 @@ async def fail() -> str:
     raise ToolError("the tool failed")
 
 
-def watch_stdin(loop, stop):
-    mode = os.fstat(sys.stdin.fileno()).st_mode
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return  # a terminal or /dev/null: only signals stop it
-
-    def readable():
-        try:
-            data = os.read(sys.stdin.fileno(), 4096)
-        except OSError:
-            data = b""
-        if not data:
-            loop.remove_reader(sys.stdin.fileno())
-            stop.set()
-
-    loop.add_reader(sys.stdin.fileno(), readable)
-
-
 async def main(mode, origin):
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    watch_stdin(loop, stop)
+    stop = stop_event()
     app = server.streamable_http_app(json_response=(mode == "json"))
     if origin:
         app.add_middleware(
