@@ -6,7 +6,6 @@
 // scripts/setup.sh makes), in its SSE and its JSON reply modes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
@@ -15,6 +14,7 @@ import { createServer } from "node:http";
 import { JSONRPCServer as StrangerServer } from "json-rpc-2.0";
 import { startTsMcpServer } from "../mcp/ts-server.mjs";
 import { launchChromium, openLibPage } from "./browser.mjs";
+import { startPythonServer } from "./python.mjs";
 
 const require = createRequire(import.meta.url);
 const root = resolve(new URL("../..", import.meta.url).pathname);
@@ -30,121 +30,117 @@ async function withServer(run) {
   }
 }
 
+/** Runs `run(mcp, server)` in a session with a fresh server of the TypeScript SDK; both end after. */
+function withSession(options, run) {
+  return withServer(async (server) => {
+    const mcp = await connectMcp(server.url, options);
+    try {
+      await run(mcp, server);
+    } finally {
+      mcp.destroy();
+    }
+  });
+}
+
 const text = (result) => result.content.map((part) => part.text).join("");
 
 test("initialize, tools/list, tools/call; the session and protocol version go with every later request", () =>
-  withServer(async (server) => {
-    const mcp = await connectMcp(server.url, { clientInfo: { name: "test", version: "1" }, headers: { authorization: "Bearer t0k3n" } });
-    try {
-      assert.equal(mcp.server.serverInfo.name, "wiggum-test-server");
-      assert.ok(server.state.requests.every((r) => r.authorization === "Bearer t0k3n"), "the headers option on every request");
-      assert.ok(lib.MCP_PROTOCOL_VERSIONS.includes(mcp.server.protocolVersion));
-      const { tools } = await mcp.request("tools/list");
-      assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "ask", "askAside", "askBriefly", "count", "cut", "cutAside", "fail", "hang", "notifyAside"]);
-      assert.equal(text(await mcp.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } })), "5");
-      const [session] = server.sessions();
-      const later = server.state.requests.slice(1).filter((r) => r.method === "POST");
-      assert.ok(later.length >= 3);
-      for (const request of later) {
-        assert.equal(request.sessionId, session, "the session id on every request after initialize");
-        assert.equal(request.protocolVersion, mcp.server.protocolVersion, "MCP-Protocol-Version after initialize");
-      }
-      // A tool's error, or an unknown tool, is a result with isError (this SDK's way);
-      // an unknown method a JSON-RPC error.
-      const failed = await mcp.request("tools/call", { name: "fail", arguments: {} });
-      assert.equal(failed.isError, true);
-      assert.match(text(failed), /the tool failed/);
-      const unknownTool = await mcp.request("tools/call", { name: "nope", arguments: {} });
-      assert.equal(unknownTool.isError, true);
-      assert.match(text(unknownTool), /nope not found/);
-      const unknown = await mcp.request("nope/method").catch((error) => error);
-      assert.ok(unknown instanceof RPCError, String(unknown));
-      assert.equal(unknown.code, ErrorCode.METHOD_NOT_FOUND);
-      // ping is answered both ways
-      assert.deepEqual(await mcp.request("ping"), {});
-    } finally {
-      mcp.destroy();
+  withSession({ clientInfo: { name: "test", version: "1" }, headers: { authorization: "Bearer t0k3n" } }, async (mcp, server) => {
+    assert.equal(mcp.server.serverInfo.name, "wiggum-test-server");
+    assert.ok(server.state.requests.every((r) => r.authorization === "Bearer t0k3n"), "the headers option on every request");
+    assert.ok(lib.MCP_PROTOCOL_VERSIONS.includes(mcp.server.protocolVersion));
+    const { tools } = await mcp.request("tools/list");
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "ask", "askAside", "askBriefly", "count", "cut", "cutAside", "fail", "hang", "notifyAside"]);
+    assert.equal(text(await mcp.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } })), "5");
+    const [session] = server.sessions();
+    const later = server.state.requests.slice(1).filter((r) => r.method === "POST");
+    assert.ok(later.length >= 3);
+    for (const request of later) {
+      assert.equal(request.sessionId, session, "the session id on every request after initialize");
+      assert.equal(request.protocolVersion, mcp.server.protocolVersion, "MCP-Protocol-Version after initialize");
     }
+    // A tool's error, or an unknown tool, is a result with isError (this SDK's way);
+    // an unknown method a JSON-RPC error.
+    const failed = await mcp.request("tools/call", { name: "fail", arguments: {} });
+    assert.equal(failed.isError, true);
+    assert.match(text(failed), /the tool failed/);
+    const unknownTool = await mcp.request("tools/call", { name: "nope", arguments: {} });
+    assert.equal(unknownTool.isError, true);
+    assert.match(text(unknownTool), /nope not found/);
+    const unknown = await mcp.request("nope/method").catch((error) => error);
+    assert.ok(unknown instanceof RPCError, String(unknown));
+    assert.equal(unknown.code, ErrorCode.METHOD_NOT_FOUND);
+    // ping is answered both ways
+    assert.deepEqual(await mcp.request("ping"), {});
   }));
 
 test("progress notifications on the call's SSE stream reach their handler before the result", () =>
-  withServer(async (server) => {
-    const mcp = await connectMcp(server.url);
-    try {
-      const progress = [];
-      mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
-      const result = await mcp.request("tools/call", { name: "count", arguments: { n: 4 }, _meta: { progressToken: "p1" } });
-      assert.equal(text(result), "counted to 4");
-      assert.deepEqual(progress, [1, 2, 3, 4]);
-    } finally {
-      mcp.destroy();
-    }
+  withSession({}, async (mcp, server) => {
+    const progress = [];
+    mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
+    const result = await mcp.request("tools/call", { name: "count", arguments: { n: 4 }, _meta: { progressToken: "p1" } });
+    assert.equal(text(result), "counted to 4");
+    assert.deepEqual(progress, [1, 2, 3, 4]);
   }));
 
 test("a tool's request to the client (elicitation), on the call's stream and on the session's GET stream, is answered by the Peer's method", () =>
-  withServer(async (server) => {
-    const mcp = await connectMcp(server.url, { capabilities: { elicitation: { form: {} } } });
-    try {
-      const asked = [];
-      mcp.method("elicitation/create", (params) => {
-        asked.push(params.message);
-        return { action: "accept", content: { name: "Ralph" } };
-      });
-      assert.equal(text(await mcp.request("tools/call", { name: "ask", arguments: {} })), "accept: Ralph");
-      assert.equal(text(await mcp.request("tools/call", { name: "askAside", arguments: {} })), "accept: Ralph");
-      assert.deepEqual(asked, ["Your name?", "Your name?"]);
-    } finally {
-      mcp.destroy();
-    }
+  withSession({ capabilities: { elicitation: { form: {} } } }, async (mcp, server) => {
+    const asked = [];
+    mcp.method("elicitation/create", (params) => {
+      asked.push(params.message);
+      return { action: "accept", content: { name: "Ralph" } };
+    });
+    assert.equal(text(await mcp.request("tools/call", { name: "ask", arguments: {} })), "accept: Ralph");
+    assert.equal(text(await mcp.request("tools/call", { name: "askAside", arguments: {} })), "accept: Ralph");
+    assert.deepEqual(asked, ["Your name?", "Your name?"]);
+  }));
+
+test("MCP never batches: with `batch: true` asked of the Peer, concurrent calls still go one POST each", () =>
+  withSession({ peer: { batch: true } }, async (mcp, server) => {
+    const sums = await Promise.all([1, 2, 3].map((a) => mcp.request("tools/call", { name: "add", arguments: { a, b: 10 } })));
+    assert.deepEqual(sums.map(text), ["11", "12", "13"]);
+    const posts = server.state.requests.filter((r) => r.method === "POST");
+    assert.ok(posts.length >= 5, "initialize, initialized, and three calls");
+    assert.deepEqual(posts.filter((r) => r.batch), [], "no POST carried an array");
   }));
 
 test("a stream cut mid-call is resumed with Last-Event-ID after the server's retry, not cancelled", () =>
-  withServer(async (server) => {
-    const mcp = await connectMcp(server.url);
+  withSession({}, async (mcp, server) => {
     const events = [];
     mcp.on("reconnecting", (detail) => events.push(["reconnecting", detail.delay]));
     mcp.on("reconnected", () => events.push(["reconnected"]));
-    try {
-      const progress = [];
-      mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
-      const started = Date.now();
-      const result = await mcp.request("tools/call", { name: "cut", arguments: {}, _meta: { progressToken: "c" } });
-      assert.equal(server.state.cutAvailable, true, "the SDK offered closeSSEStream (resumability on)");
-      assert.equal(text(result), "answered after the cut");
-      assert.deepEqual(progress, [1]);
-      const resumed = server.state.requests.filter((r) => r.method === "GET" && r.lastEventId);
-      assert.equal(resumed.length, 1, "one GET with Last-Event-ID");
-      assert.deepEqual(events, [["reconnecting", 50], ["reconnected"]], "after the server's retry (50 ms)");
-      assert.ok(Date.now() - started >= 50);
-    } finally {
-      mcp.destroy();
-    }
+    const progress = [];
+    mcp.onNotify("notifications/progress", (params) => progress.push(params.progress));
+    const started = Date.now();
+    const result = await mcp.request("tools/call", { name: "cut", arguments: {}, _meta: { progressToken: "c" } });
+    assert.equal(server.state.cutAvailable, true, "the SDK offered closeSSEStream (resumability on)");
+    assert.equal(text(result), "answered after the cut");
+    assert.deepEqual(progress, [1]);
+    const resumed = server.state.requests.filter((r) => r.method === "GET" && r.lastEventId);
+    assert.equal(resumed.length, 1, "one GET with Last-Event-ID");
+    assert.deepEqual(events, [["reconnecting", 50], ["reconnected"]], "after the server's retry (50 ms)");
+    assert.ok(Date.now() - started >= 50);
   }));
 
 test("the session's GET stream, cut by the server, is reopened with Last-Event-ID: what was sent meanwhile is replayed", () =>
-  withServer(async (server) => {
-    const mcp = await connectMcp(server.url);
+  withSession({}, async (mcp, server) => {
     const events = [];
     mcp.on("reconnecting", () => events.push("reconnecting"));
     mcp.on("reconnected", () => events.push("reconnected"));
-    try {
-      let changed = 0;
-      mcp.onNotify("notifications/tools/list_changed", () => changed++);
-      assert.equal(text(await mcp.request("tools/call", { name: "notifyAside", arguments: {} })), "notified");
-      for (let i = 0; i < 50 && changed === 0; i++) await sleep(20);
-      assert.equal(changed, 1, "a notification on the GET stream (it has an event id now)");
-      assert.equal(text(await mcp.request("tools/call", { name: "cutAside", arguments: {} })), "cut");
-      assert.equal(server.state.cutAsideAvailable, true);
-      for (let i = 0; i < 150 && changed === 1; i++) await sleep(20);
-      assert.equal(changed, 2, "the notification sent while away, replayed on the reopened stream");
-      assert.deepEqual(events, ["reconnecting", "reconnected"]);
-      const gets = server.state.requests.filter((r) => r.method === "GET");
-      assert.equal(gets.length, 2, "opened, then reopened once");
-      assert.equal(gets[0].lastEventId, undefined);
-      assert.ok(gets[1].lastEventId, "reopened with Last-Event-ID");
-    } finally {
-      mcp.destroy();
-    }
+    let changed = 0;
+    mcp.onNotify("notifications/tools/list_changed", () => changed++);
+    assert.equal(text(await mcp.request("tools/call", { name: "notifyAside", arguments: {} })), "notified");
+    for (let i = 0; i < 50 && changed === 0; i++) await sleep(20);
+    assert.equal(changed, 1, "a notification on the GET stream (it has an event id now)");
+    assert.equal(text(await mcp.request("tools/call", { name: "cutAside", arguments: {} })), "cut");
+    assert.equal(server.state.cutAsideAvailable, true);
+    for (let i = 0; i < 150 && changed === 1; i++) await sleep(20);
+    assert.equal(changed, 2, "the notification sent while away, replayed on the reopened stream");
+    assert.deepEqual(events, ["reconnecting", "reconnected"]);
+    const gets = server.state.requests.filter((r) => r.method === "GET");
+    assert.equal(gets.length, 2, "opened, then reopened once");
+    assert.equal(gets[0].lastEventId, undefined);
+    assert.ok(gets[1].lastEventId, "reopened with Last-Event-ID");
   }));
 
 test("a stream that cannot be resumed fails its call after maxResumes attempts, each reported", async () => {
@@ -172,44 +168,34 @@ test("a stream that cannot be resumed fails its call after maxResumes attempts, 
 });
 
 test("cancellation is MCP's notifications/cancelled: the tool's signal fires, the call rejects", () =>
-  withServer(async (server) => {
-    const mcp = await connectMcp(server.url);
-    try {
-      const controller = new AbortController();
-      const call = mcp.request("tools/call", { name: "hang", arguments: {} }, { signal: controller.signal });
-      await sleep(100);
-      assert.equal(server.state.cancelled, false, "the tool is running");
-      controller.abort();
-      const error = await call.catch((e) => e);
-      assert.equal(error.code, ErrorCode.REQUEST_CANCELLED);
-      for (let i = 0; i < 50 && !server.state.cancelled; i++) await sleep(20);
-      assert.equal(server.state.cancelled, true, "the server's handler saw the abort");
-    } finally {
-      mcp.destroy();
-    }
+  withSession({}, async (mcp, server) => {
+    const controller = new AbortController();
+    const call = mcp.request("tools/call", { name: "hang", arguments: {} }, { signal: controller.signal });
+    await sleep(100);
+    assert.equal(server.state.cancelled, false, "the tool is running");
+    controller.abort();
+    const error = await call.catch((e) => e);
+    assert.equal(error.code, ErrorCode.REQUEST_CANCELLED);
+    for (let i = 0; i < 50 && !server.state.cancelled; i++) await sleep(20);
+    assert.equal(server.state.cancelled, true, "the server's handler saw the abort");
   }));
 
 test("cancellation the other way: the server gives up on its request, the Peer's handler sees its signal abort", () =>
-  withServer(async (server) => {
-    const mcp = await connectMcp(server.url, { capabilities: { elicitation: { form: {} } } });
-    try {
-      let aborted;
-      mcp.method("elicitation/create", (_params, { signal }) => {
-        aborted = false;
-        return new Promise((resolve) =>
-          signal.addEventListener("abort", () => {
-            aborted = true;
-            resolve({ action: "cancel" });
-          }),
-        );
-      });
-      const result = await mcp.request("tools/call", { name: "askBriefly", arguments: {} });
-      assert.match(text(result), /^gave up: .*timed out/i);
-      for (let i = 0; i < 50 && !aborted; i++) await sleep(20);
-      assert.equal(aborted, true, "notifications/cancelled from the server aborted the handler");
-    } finally {
-      mcp.destroy();
-    }
+  withSession({ capabilities: { elicitation: { form: {} } } }, async (mcp, server) => {
+    let aborted;
+    mcp.method("elicitation/create", (_params, { signal }) => {
+      aborted = false;
+      return new Promise((resolve) =>
+        signal.addEventListener("abort", () => {
+          aborted = true;
+          resolve({ action: "cancel" });
+        }),
+      );
+    });
+    const result = await mcp.request("tools/call", { name: "askBriefly", arguments: {} });
+    assert.match(text(result), /^gave up: .*timed out/i);
+    for (let i = 0; i < 50 && !aborted; i++) await sleep(20);
+    assert.equal(aborted, true, "notifications/cancelled from the server aborted the handler");
   }));
 
 test("session expiry: a 404 rejects with SESSION_EXPIRED and says so; initialize again works", () =>
@@ -327,33 +313,11 @@ test("in headless Chromium: the web build's wiggum-rpc/web/http calls the SDK's 
 
 /**
  * Starts the Python SDK's server in `mode` ("sse" or "json"), allowing a
- * browser page of `origin` to call it (CORS) when given; resolves with its
- * URL and a stop function.
+ * browser page of `origin` to call it (CORS) when given.
  */
 async function startPythonMcpServer(mode, origin) {
-  const args = [join(root, "tests/py/mcp_server.py"), mode, ...(origin ? [origin] : [])];
-  const child = spawn(join(root, "target/pyenv/bin/python"), args, {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening (\d+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`the Python MCP server exited (${code}) before listening:\n${stderr}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    async stop() {
-      child.stdin.end();
-      if (child.exitCode === null) await once(child, "exit");
-    },
-  };
+  const server = await startPythonServer("mcp_server.py", [mode, ...(origin ? [origin] : [])]);
+  return { url: `http://127.0.0.1:${server.port}/mcp`, stop: server.stop };
 }
 
 for (const mode of ["sse", "json"]) {
