@@ -39,6 +39,7 @@ struct Side {
     chunks: Vec<(u32, Json)>,
     later: Vec<CallId>,
     cancelled: Vec<CallId>,
+    check_expired: Vec<CallId>,
     notified: Vec<Json>,
     peer: Option<Capabilities>,
     flush_due: bool,
@@ -60,6 +61,7 @@ impl Side {
             chunks: Vec::new(),
             later: Vec::new(),
             cancelled: Vec::new(),
+            check_expired: Vec::new(),
             notified: Vec::new(),
             peer: None,
             flush_due: false,
@@ -92,6 +94,7 @@ impl Side {
                 }
                 Event::Chunk { waiter, chunk, .. } => self.chunks.push((waiter, chunk.unwrap_or(Json::Null))),
                 Event::Cancelled { call } => self.cancelled.push(call),
+                Event::CheckExpired { call } => self.check_expired.push(call),
                 Event::PeerReady(capabilities) => self.peer = Some(capabilities),
                 Event::ScheduleFlush => self.flush_due = true,
             }
@@ -714,4 +717,89 @@ proptest! {
             prop_assert_eq!(side.endpoint.pending(), 0);
         }
     }
+}
+
+// ---- a method's contract: params and result checked by schemas --------------------
+
+#[test]
+fn params_that_fail_their_schema_get_invalid_params_with_the_issues() {
+    let mut pair = Pair::friends();
+    pair.served_later(1);
+    let issues = json!([{"message": "Expected number", "path": [0]}]);
+    pair.turn(To::B, |side, _| {
+        let call = side.later.remove(0);
+        side.endpoint.reject_params(call, issues.clone());
+    });
+    pair.run();
+    match pair.a.settled.get(&1) {
+        Some(Outcome::Error(error)) => {
+            assert_eq!((error.code, error.message.as_str()), (-32602, "Invalid params"));
+            assert_eq!(error.data, Some(issues));
+        }
+        other => panic!("expected -32602, got {other:?}"),
+    }
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+#[test]
+fn a_result_that_fails_its_schema_is_an_internal_error_without_the_result() {
+    let mut pair = Pair::friends();
+    pair.served_later(1);
+    pair.turn(To::B, |side, _| {
+        let call = side.later.remove(0);
+        side.endpoint.reject_result(call);
+    });
+    pair.run();
+    match pair.a.settled.get(&1) {
+        Some(Outcome::Error(error)) => {
+            assert_eq!(error.code, -32603);
+            assert_eq!(error.data, None, "neither the result nor the findings leave the server");
+        }
+        other => panic!("expected -32603, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_asynchronous_check_that_never_settles_is_given_up_at_its_deadline() {
+    let mut pair = Pair::friends();
+    pair.served_later(1);
+    let call = pair.b.later[0];
+    let deadline = pair.now + 500;
+    pair.turn(To::B, |side, _| side.endpoint.checking(call, deadline));
+    assert_eq!(pair.b.endpoint.poll_timeout().deadline, Some(deadline), "the host arms a timer for it");
+    assert!(!pair.b.endpoint.is_idle(), "a check under way is held");
+    pair.advance(499);
+    pair.run();
+    assert!(pair.a.settled.is_empty() && pair.b.check_expired.is_empty(), "not before its deadline");
+    pair.advance(1);
+    pair.run();
+    assert_eq!(pair.b.check_expired, [call], "the host is told to stop the check");
+    match pair.a.settled.get(&1) {
+        Some(Outcome::Error(error)) => assert_eq!(error.code, -32603),
+        other => panic!("expected -32603, got {other:?}"),
+    }
+    // The check settling late answers nothing more.
+    let before = pair.b.sent.len();
+    pair.turn(To::B, |side, _| side.endpoint.reject_params(call, json!([])));
+    assert_eq!(pair.b.sent.len(), before, "one answer per call");
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+    assert!(pair.a.twice.is_empty());
+}
+
+#[test]
+fn a_check_that_finishes_in_time_leaves_no_deadline_behind() {
+    let mut pair = Pair::friends();
+    pair.served_later(1);
+    let call = pair.b.later[0];
+    let deadline = pair.now + 500;
+    pair.turn(To::B, |side, _| {
+        side.endpoint.checking(call, deadline);
+        side.endpoint.checked(call);
+    });
+    pair.advance(1_000);
+    assert!(pair.b.check_expired.is_empty());
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("late but fine"))));
+    pair.run();
+    assert_eq!(pair.a.result(1), Some(&json!("late but fine")));
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
 }

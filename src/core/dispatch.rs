@@ -230,6 +230,11 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         self.calls.get(&call.0).filter(|in_flight| in_flight.streamed).map(|in_flight| in_flight.id.clone())
     }
 
+    /// Whether `call` is still waiting for its answer.
+    pub fn is_serving(&self, call: CallId) -> bool {
+        self.calls.contains_key(&call.0)
+    }
+
     /// Whether no call or batch is left half-answered: a leak check.
     pub fn is_clean(&self) -> bool {
         self.calls.is_empty() && self.batches.is_empty()

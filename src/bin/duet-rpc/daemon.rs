@@ -169,7 +169,11 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             Event::Unhandled { method } => logger.warn(&format!("notification of unknown method '{method}' ignored")),
             Event::ScheduleFlush => endpoint.flush(),
             // A server that makes no calls: nothing settles, nothing streams to it.
-            Event::Settled { .. } | Event::Chunk { .. } | Event::Cancelled { .. } | Event::PeerReady(_) => {}
+            Event::Settled { .. }
+            | Event::Chunk { .. }
+            | Event::Cancelled { .. }
+            | Event::PeerReady(_)
+            | Event::CheckExpired { .. } => {}
         }
     }
 }

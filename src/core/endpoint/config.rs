@@ -105,6 +105,9 @@ pub enum Event<V, H, W> {
     /// The other side cancelled a call this side is serving: tell its handler.
     /// Its answer, whenever it comes, is still sent.
     Cancelled { call: CallId },
+    /// The asynchronous check of a served call's params took too long (see
+    /// [`super::Endpoint::checking`]): the call has been answered; stop the check.
+    CheckExpired { call: CallId },
     /// The other side said hello or answered ours, with what it accepts.
     PeerReady(Capabilities),
     /// Call [`super::Endpoint::flush`] once the current turn's work is done (a

@@ -27,9 +27,11 @@ use alloc::collections::VecDeque;
 use outgoing::Queued;
 
 use super::dispatch::{Action, CallId, Dispatcher};
+use super::error::code;
 use super::error::ErrorObject;
 use super::inbound::{Envelope, Framing};
 use super::pending::{Deadline, Due, PendingTable};
+use super::table::Table;
 use super::value::{Kind, Value};
 use super::wire::{Capabilities, Message, Transmit};
 
@@ -57,6 +59,9 @@ pub struct Endpoint<V, H, W> {
     awaiting_reading: bool,
     /// No call is due before this (it may be stale: earlier than needed).
     earliest: Option<Deadline>,
+    /// Calls this side serves whose params are being checked against their
+    /// method's schema asynchronously, and when that check gives up.
+    checks: Table<u32, Deadline>,
     destroyed: bool,
 }
 
@@ -78,6 +83,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             flush_scheduled: false,
             awaiting_reading: false,
             earliest: None,
+            checks: Table::default(),
             destroyed: false,
         };
         if config.handshake != Handshake::Off {
@@ -123,7 +129,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// batch half-answered, nothing queued (but notifications held for a
     /// handshake the other side has not answered). A leak check.
     pub fn is_idle(&self) -> bool {
-        self.calls.is_empty() && self.dispatcher.is_clean() && (self.queue.is_empty() || self.holding())
+        self.calls.is_empty()
+            && self.checks.is_empty()
+            && self.dispatcher.is_clean()
+            && (self.queue.is_empty() || self.holding())
     }
 
     // ---- this side's calls -------------------------------------------------
@@ -192,6 +201,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.awaiting_reading = false;
         let (expired, next) = self.calls.expire(now);
         self.earliest = next;
+        self.expire_checks(now);
         for (id, call) in expired {
             if !call.sent {
                 self.queue.retain(|queued| queued.call != Some(id));
@@ -215,6 +225,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             return;
         }
         self.dispatcher.clear();
+        self.checks.clear();
         self.queue.clear();
         self.fail_all(Failure::Destroyed);
     }
@@ -241,12 +252,64 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// once its last member is done, or, toward a peer that takes split
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
+        self.checks.remove(&call.0);
         if let Some(id) = self.dispatcher.stream_end(call) {
             self.send(Message::StreamEnd { id }, None);
         }
         match self.dispatcher.complete(call, outcome) {
             Some(reply) => self.reply(reply),
             None => self.schedule_flush(),
+        }
+    }
+
+    // ---- a method's contract: its params and result checked by schemas -------
+
+    /// The params of `call` failed its method's schema: the handler never
+    /// runs, and the caller gets `-32602 Invalid params` with `issues` (the
+    /// schema's findings) as the error's `data`.
+    pub fn reject_params(&mut self, call: CallId, issues: V) {
+        self.checks.remove(&call.0);
+        self.complete(call, Err(ErrorObject::standard(code::INVALID_PARAMS).with_data(issues)));
+    }
+
+    /// The result of `call` failed its method's schema: a bug of this side's,
+    /// so the caller gets `-32603` and no part of the result or the findings.
+    pub fn reject_result(&mut self, call: CallId) {
+        self.complete(call, Err(ErrorObject::new(code::INTERNAL_ERROR, "Internal error: invalid result")));
+    }
+
+    /// The params of `call` are being checked asynchronously: unless
+    /// [`Endpoint::checked`] comes first, at `deadline` the check is given up,
+    /// the call answered `-32603`, and [`Event::CheckExpired`] tells the host
+    /// (a schema that never settles must not hold the call for ever).
+    pub fn checking(&mut self, call: CallId, deadline: Deadline) {
+        if self.dispatcher.is_serving(call) {
+            self.checks.insert(call.0, deadline);
+            self.earliest = Some(self.earliest.map_or(deadline, |earliest| earliest.min(deadline)));
+        }
+    }
+
+    /// The asynchronous check of `call`'s params has finished.
+    pub fn checked(&mut self, call: CallId) {
+        self.checks.remove(&call.0);
+    }
+
+    fn expire_checks(&mut self, now: Deadline) {
+        let mut expired = Vec::new();
+        self.checks.retain(|&call, &mut at| {
+            let due = at <= now;
+            if due {
+                expired.push(CallId(call));
+            }
+            !due
+        });
+        if let Some(next) = self.checks.values().min().copied() {
+            self.earliest = Some(self.earliest.map_or(next, |earliest| earliest.min(next)));
+        }
+        for call in expired {
+            self.events.push_back(Event::CheckExpired { call });
+            let error = ErrorObject::new(code::INTERNAL_ERROR, "Internal error: params validation timed out");
+            self.complete(call, Err(error));
         }
     }
 
