@@ -50,6 +50,8 @@ run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium
 run "MCP over Streamable HTTP: the TypeScript SDK's server, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors)" \
   node --test tests/js/mcp.test.mjs
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
+run "Node: schema-checked methods (zod, valibot, hand-written), rpc.discover against the OpenRPC meta-schema, the trace hook" \
+  node --test tests/js/contracts.test.mjs
 run "Node: json-rpc-2.0 on the other side of a MessageChannel (a stranger: no batches toward it, one array per batch from it)" \
   node --test tests/js/strangers.test.mjs
 run "WebSocket: Chromium and Node peers over real sockets (reconnect, streaming, faults)" node --test tests/js/websocket.test.mjs

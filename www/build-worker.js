@@ -1,11 +1,39 @@
 // The build worker: a small real transformation of several source files
 // (line comments stripped, lines trimmed), checked for unbalanced brackets
 // first. Outputs are Uint8Arrays moved back with a transfer list; progress
-// goes out as `buildProgress` notifications, one per file.
+// goes out as `buildProgress` notifications, one per file. Its params are
+// checked by a schema (a hand-written Standard Schema, so that the page
+// needs no schema library), which `rpc.discover` also publishes.
 import init, { ErrorCode, Peer, RPCError, selfTransport, transfer } from "/pkg/wiggum_rpc.js";
 
 await init();
-const main = new Peer(selfTransport());
+const main = new Peer(selfTransport(), { openrpc: { title: "Wiggum build worker", version: "1.0.0" } });
+
+// `{ files: { [path]: source } }`, as a Standard Schema with its JSON Schema.
+const buildParams = {
+  "~standard": {
+    version: 1,
+    vendor: "wiggum-demo",
+    validate(value) {
+      const files = value?.files;
+      if (files === null || typeof files !== "object" || Array.isArray(files)) {
+        return { issues: [{ message: "files must be an object of path → source", path: ["files"] }] };
+      }
+      const issues = Object.entries(files)
+        .filter(([, source]) => typeof source !== "string")
+        .map(([path]) => ({ message: "a source must be a string", path: ["files", path] }));
+      return issues.length ? { issues } : { value };
+    },
+    jsonSchema: {
+      input: () => ({
+        type: "object",
+        properties: { files: { type: "object", additionalProperties: { type: "string" }, description: "path → source" } },
+        required: ["files"],
+      }),
+      output: () => buildParams["~standard"].jsonSchema.input(),
+    },
+  },
+};
 
 const stripComments = (source) => source.replace(/\/\/.*$/gm, "");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,4 +70,9 @@ main.method("build", async ({ files }) => {
     main.notify("buildProgress", { done: index + 1, total: entries.length, file: path });
   }
   return transfer({ outputs }, Object.values(outputs).map((bytes) => bytes.buffer));
+}, {
+  description: "Strips line comments and blank lines from each file; fails on unbalanced brackets",
+  params: buildParams,
+  returns: "{ outputs: { [path]: Uint8Array } }",
+  errors: [ErrorCode.BUILD_FAILED],
 });

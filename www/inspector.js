@@ -1,5 +1,6 @@
-// The message inspector and the numbers panel: every JSON-RPC message that
-// crosses a tapped transport becomes a row (batches as their members), and
+// The message inspector and the numbers panel: every JSON-RPC message an
+// endpoint's `trace` hook reports becomes a row (batches as their members),
+// as does each event of the endpoint's own (a timeout, a schema's verdict);
 // requests are paired with their responses to measure latency per boundary.
 
 const MAX_ROWS = 2000;
@@ -66,7 +67,6 @@ export class Inspector {
     // both sides of a peer number their calls from the same start.
     this.waiting = new Map();
     this.stats = new Map(boundaries.map((name) => [name, { calls: 0, notifications: 0, errors: 0, latencies: [] }]));
-    this.report = this.report.bind(this);
 
     filter.addEventListener("change", () => (list.dataset.filter = filter.value));
     pause.addEventListener("click", () => {
@@ -85,17 +85,43 @@ export class Inspector {
     this.renderStats();
   }
 
-  /** The `report` callback of `tap()`. */
-  report(boundary, direction, message) {
-    // Members of a batch cross together: they share one timestamp.
-    const at = performance.now();
-    if (Array.isArray(message)) {
-      const batch = { id: ++this.batches, size: message.length };
-      message.forEach((entry, index) => this.record(boundary, direction, entry, at, { ...batch, index }));
-    } else {
-      this.record(boundary, direction, message, at, null);
+  /** The `trace` option of the endpoint at `boundary`. */
+  trace(boundary) {
+    return (traced) => {
+      if (traced.direction === undefined) {
+        this.event(boundary, traced);
+      } else {
+        // Members of a batch cross together, one after the other.
+        const { batch } = traced;
+        if (batch?.index === 0) this.batches++;
+        this.record(boundary, traced.direction, traced.message, traced.time, batch && { id: this.batches, ...batch });
+      }
+      this.scheduleStats();
+    };
+  }
+
+  // Something that happened on the endpoint's side only.
+  event(boundary, { event, time, id, method, detail }) {
+    if (this.paused) {
+      this.notShown++;
+      return;
     }
-    this.scheduleStats();
+    const item = document.createElement("li");
+    Object.assign(item.dataset, { boundary, kind: "event", event });
+    if (method !== undefined) item.dataset.method = method;
+    item.classList.add("error");
+    const what = `${event} ${method ?? ""} ${id === undefined ? "" : `#${id}`}`;
+    item.append(
+      cell("seq", ""),
+      cell("time", `${((time - this.started) / 1000).toFixed(3)} s`),
+      cell("dir", `at page (${boundary})`),
+      cell("kind", "event"),
+      cell("what", what.trim()),
+      cell("latency", ""),
+      cell("batch", ""),
+      cell("detail", summarize(detail)),
+    );
+    this.append(item);
   }
 
   record(boundary, direction, entry, at, batch) {
@@ -169,7 +195,10 @@ export class Inspector {
       cell("detail", detail),
     );
     item.title = detail;
+    this.append(item);
+  }
 
+  append(item) {
     const list = this.list;
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 30;
     list.append(item);

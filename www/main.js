@@ -1,10 +1,9 @@
 // The demo page, which is the parent of the preview iframe, the main thread of
-// the build worker and Chief to the Ralph worker. Every transport is wrapped
-// in a tap, so the inspector sees each message crossing each boundary.
+// the build worker and Chief to the Ralph worker. Every endpoint has a
+// `trace` hook, so the inspector sees each message crossing each boundary.
 import init, { ErrorCode, Peer, RPCError, portTransport, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
 import { httpTransport, initializeMcp } from "/pkg/http.js";
 import { Inspector } from "./inspector.js";
-import { tap } from "./tap.js";
 
 const $ = (id) => document.getElementById(id);
 const codeNames = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
@@ -59,7 +58,8 @@ const inspector = new Inspector({
   clear: $("clear"),
   stats: $("stats"),
 });
-const watched = (transport, boundary) => tap(transport, boundary, inspector.report);
+// Each endpoint reports what crosses it to the inspector.
+const traced = (boundary) => ({ trace: inspector.trace(boundary) });
 
 // ── Preview iframe ↔ parent ────────────────────────────────────────────────
 // The iframe has no files of its own: it fetches every page from this map.
@@ -76,7 +76,7 @@ const pages = new Map([
   }],
 ]);
 
-const preview = new Peer(watched(windowTransport($("preview").contentWindow, window, location.origin), "preview"));
+const preview = new Peer(windowTransport($("preview").contentWindow, window, location.origin), traced("preview"));
 preview.method("fetch", ({ url }) => {
   const page = pages.get(url);
   // A missing page is an answer, as with HTTP: the iframe decides it failed.
@@ -133,7 +133,7 @@ $("source").addEventListener("input", () => sources.set(openFile, $("source").va
 renderTabs();
 
 const worker = new Worker("build-worker.js", { type: "module" });
-const builder = new Peer(watched(workerTransport(worker), "build"));
+const builder = new Peer(workerTransport(worker), traced("build"));
 builder.onNotify("buildProgress", ({ done, total }) => {
   $("progress").value = done / total;
   $("progress-label").textContent = `${done}/${total}`;
@@ -163,12 +163,25 @@ $("build").onclick = async () => {
   }
 };
 
+// The worker's OpenRPC document: each method with its params' JSON Schema.
+$("discover").onclick = async () => {
+  $("build-output").replaceChildren();
+  const { info, methods } = await show($("build-result"), builder.request("rpc.discover"), ({ info, methods }) =>
+    `${info.title}: ${methods.length} methods (rpc.discover, OpenRPC)`);
+  for (const { name, params, result, errors } of methods) {
+    const shown = params.map(({ name: param, schema }) => `${param}: ${JSON.stringify(schema)}`).join(", ");
+    const codes = errors.map(({ $ref }) => $ref.split("/").pop()).join(" ");
+    append($("build-output"), `(${shown}) → ${result.description ?? JSON.stringify(result.schema)}\nerrors: ${codes}`,
+      { label: name, follow: false });
+  }
+};
+
 // ── Chief ↔ Ralph ──────────────────────────────────────────────────────────
 // The port is handed over with a plain message; JSON-RPC starts after it.
 const ralphWorker = new Worker("ralph-worker.js", { type: "module" });
 const channel = new MessageChannel();
 ralphWorker.postMessage({ type: "connect", port: channel.port2 }, [channel.port2]);
-const ralph = new Peer(watched(portTransport(channel.port1), "ralph"));
+const ralph = new Peer(portTransport(channel.port1), traced("ralph"));
 
 const TASKS = [
   { title: "Add a dark-mode toggle", file: "src/App.tsx" },
@@ -258,8 +271,8 @@ $("cancel-task").onclick = () => {
 
 // ── MCP client ↔ server ───────────────────────────────────────────────────
 // The demo's server (scripts/demo-mcp.mjs) answers at /mcp, beside this page.
-const mcpTransport = watched(httpTransport("/mcp", { mcp: true }), "mcp");
-const mcp = new Peer(mcpTransport);
+const mcpTransport = httpTransport("/mcp", { mcp: true });
+const mcp = new Peer(mcpTransport, traced("mcp"));
 mcp.onNotify("notifications/progress", ({ progress, total, message }) => {
   $("mcp-progress").max = total;
   $("mcp-progress").value = progress;
@@ -284,7 +297,7 @@ const mcpReady = (async () => {
 })();
 settled(show($("mcp-result"), mcpReady, (summary) => summary));
 
-for (const id of ["navigate", "refresh", "build", "send-task"]) $(id).disabled = false;
+for (const id of ["navigate", "refresh", "build", "discover", "send-task"]) $(id).disabled = false;
 $("status").textContent = "connecting…";
 await firstRender;
 $("status").textContent = "ready";

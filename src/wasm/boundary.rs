@@ -30,7 +30,7 @@ extern "C" {
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
     #[wasm_bindgen(js_name = envelopeReader)]
-    pub fn envelope_reader(sink: &Function) -> Function;
+    pub fn envelope_reader(sink: &Function, tracer: &JsValue) -> Function;
 
     #[wasm_bindgen(js_name = allowedParams)]
     pub fn allowed_params(params: &JsValue) -> bool;
@@ -59,7 +59,7 @@ extern "C" {
     #[wasm_bindgen(js_name = streamEndMessage)]
     pub fn stream_end_message(id: &JsValue) -> JsValue;
     #[wasm_bindgen(catch)]
-    pub fn post(transport: &JsValue, text: bool, message: &JsValue) -> Result<(), JsValue>;
+    pub fn post(transport: &JsValue, text: bool, message: &JsValue, tracer: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_name = postRequest)]
     pub fn post_request(
         transport: &JsValue,
@@ -74,7 +74,7 @@ extern "C" {
     #[wasm_bindgen(catch)]
     pub fn invoke(hooks: &JsValue, handler: &Function, params: &JsValue, call: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = handlerHooks)]
-    pub fn handler_hooks(signal: &Function) -> JsValue;
+    pub fn handler_hooks(signal: &Function, tracer: &JsValue) -> JsValue;
     pub fn signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
@@ -82,6 +82,27 @@ extern "C" {
     fn error_parts(thrown: &JsValue) -> JsValue;
     pub fn encodable(value: &JsValue, as_text: bool) -> bool;
     pub fn describe(error: &JsValue) -> String;
+}
+
+#[wasm_bindgen(module = "/src/wasm/contract.js")]
+extern "C" {
+    /// The handler to register: `handler` itself, or one that checks the
+    /// schemas `info` names (contract.js).
+    pub fn contracted(name: &str, handler: &JsValue, info: &JsValue, notification: bool, hooks: &JsValue) -> JsValue;
+}
+
+#[wasm_bindgen(module = "/src/wasm/trace.js")]
+extern "C" {
+    /// An endpoint's tracer around the `trace` option (trace.js).
+    pub type Tracer;
+    #[wasm_bindgen(catch, js_name = tracer)]
+    pub fn tracer(hook: &JsValue) -> Result<Tracer, JsValue>;
+    /// A call of this side's ended without an answer.
+    #[wasm_bindgen(method)]
+    pub fn failed(this: &Tracer, event: &str, id: f64, waiter: &JsValue, detail: &JsValue);
+    /// Something happened on this side only; `id` is one of this side's calls.
+    #[wasm_bindgen(method)]
+    pub fn local(this: &Tracer, event: &str, id: &JsValue, method: &JsValue, detail: &JsValue);
 }
 
 #[wasm_bindgen]
@@ -147,6 +168,14 @@ pub mod signal {
     pub const ANNOUNCE: u32 = 9;
     /// jrpc-oo: the transport's connection (re)opened.
     pub const OPENED: u32 = 10;
+    /// Call `n`'s params are being checked by an asynchronous schema.
+    pub const CHECKING: u32 = 11;
+    /// Call `n`'s asynchronous check is over; its handler runs.
+    pub const CHECKED: u32 = 12;
+    /// Call `n`'s params failed its schema; `value` is the issues.
+    pub const INVALID_PARAMS: u32 = 13;
+    /// Call `n`'s result failed its schema.
+    pub const INVALID_RESULT: u32 = 14;
 }
 
 // glue.js names the envelope bits, the handlers' signals and the wire's
@@ -172,6 +201,17 @@ const _: () = {
             && defines(glue, b"const REJECTED = ", signal::REJECTED)
             && defines(glue, b"const CHUNK = ", signal::CHUNK),
         "glue.js: RESOLVED, REJECTED and CHUNK differ from boundary::signal"
+    );
+    let contract = include_str!("contract.js").as_bytes();
+    assert!(
+        defines(contract, b"const RESOLVED = ", signal::RESOLVED)
+            && defines(contract, b"const REJECTED = ", signal::REJECTED)
+            && defines(contract, b"const CHUNK = ", signal::CHUNK)
+            && defines(contract, b"const CHECKING = ", signal::CHECKING)
+            && defines(contract, b"const CHECKED = ", signal::CHECKED)
+            && defines(contract, b"const INVALID_PARAMS = ", signal::INVALID_PARAMS)
+            && defines(contract, b"const INVALID_RESULT = ", signal::INVALID_RESULT),
+        "contract.js: its signals differ from boundary::signal"
     );
     assert!(
         names_method(glue, READY.as_bytes())
@@ -248,6 +288,8 @@ pub mod keys {
         INTROSPECTION = "introspection",
         LIST = "list",
         DESCRIBE = "describe",
+        DISCOVER = "discover",
+        OPENRPC = "openrpc",
         RECORD = "record",
         BATCH = "batch",
         BATCHES = "batches",
@@ -255,7 +297,8 @@ pub mod keys {
         DEFAULT_TIMEOUT = "defaultTimeout",
         JRPC_OO = "jrpcOo",
         CONNECTED = "connected",
-        DIALECT = "dialect"
+        DIALECT = "dialect",
+        TRACE = "trace"
     );
 
     #[cfg(target_feature = "atomics")]

@@ -76,10 +76,10 @@ macro_rules! serves {
                 self.binding.register(name, handler, false, &info)
             }
 
-            /// Registers the handler of a notification.
+            /// Registers the handler of a notification (`info.params`: a schema its params must pass).
             #[wasm_bindgen(js_name = onNotify)]
-            pub fn on_notify(&self, name: &str, handler: JsValue) -> Result<(), JsValue> {
-                self.binding.register(name, handler, true, &JsValue::UNDEFINED)
+            pub fn on_notify(&self, name: &str, handler: JsValue, info: JsValue) -> Result<(), JsValue> {
+                self.binding.register(name, handler, true, &info)
             }
         }
     };

@@ -2,6 +2,8 @@
 // subclass, the transfer marker, the named codes, and helpers that keep the
 // per-message path to a single crossing of the wasm boundary.
 
+import { invokeChecked } from "./contract.js";
+
 // The error every failed call rejects with, and that handlers may throw.
 export class RPCError extends Error {
   constructor(code, message, data) {
@@ -79,8 +81,10 @@ const ERROR = 1 << 12;
 const TEXT = 1 << 13;
 
 // An endpoint's message handler: parses JSON text once, reads a message
-// object's envelope, and hands both to wasm in one call.
-export function envelopeReader(sink) {
+// object's envelope, and hands both to wasm in one call. With a tracer,
+// each message that is ours is traced first.
+export function envelopeReader(sink, tracer) {
+  if (tracer !== undefined) sink = tracedSink(sink, tracer);
   return (message) => {
     let text = 0;
     if (typeof message === "string") {
@@ -105,6 +109,15 @@ export function envelopeReader(sink) {
     if (params !== undefined) flags |= (kindOf(params) + 1) << PARAMS_SHIFT;
     if (result !== undefined) flags |= RESULT;
     if (error !== undefined) flags |= ERROR;
+    sink(message, flags, id, method, params, result, error);
+  };
+}
+
+function tracedSink(sink, tracer) {
+  return (message, flags, id, method, params, result, error) => {
+    const kind = flags & 7;
+    if (kind === PARSE_FAILED) tracer.local("parse-error");
+    else if (flags & (TEXT | VERSION_2) || kind === 4) tracer.in(message);
     sink(message, flags, id, method, params, result, error);
   };
 }
@@ -140,6 +153,11 @@ export function settle(promise, ok, value) {
   call.unwatch?.();
   if (ok) call.resolve(value);
   else call.reject(value);
+}
+
+// The method of a call still waiting (for the trace).
+export function methodOf(promise) {
+  return promise[CALL]?.method;
 }
 
 // Fails a call that ended on this side; the message names its method.
@@ -214,12 +232,14 @@ export function streamEndMessage(id) {
 }
 
 // Sends a message or a batch: transfer() markers in params and results are
-// unwrapped into the transfer list; text transports get JSON text. Throws
-// what the transport throws (a DataCloneError).
-export function post(transport, text, message) {
+// unwrapped into the transfer list; text transports get JSON text. A tracer
+// sees the message just before it goes (transferred buffers are detached
+// after). Throws what the transport throws (a DataCloneError).
+export function post(transport, text, message, tracer) {
   let transfer;
   if (Array.isArray(message)) for (const one of message) transfer = unwrapTransfers(one, transfer);
   else transfer = unwrapTransfers(message, transfer);
+  tracer?.out(message);
   if (text) transport.send(JSON.stringify(message));
   else if (transfer !== undefined) transport.send(message, transfer);
   else transport.send(message);
@@ -267,6 +287,10 @@ export function signalling(signal, what) {
 // declares a second parameter gets `{ signal, emit }`; its controller waits
 // in `hooks.controllers` until the handler is done.
 export function invoke(hooks, handler, params, call) {
+  if (handler.contract !== undefined) {
+    invokeChecked(hooks, handler.contract, params, call);
+    return undefined;
+  }
   let result;
   if (handler.length >= 2) {
     const controller = new AbortController();
@@ -296,9 +320,10 @@ export function invoke(hooks, handler, params, call) {
   return undefined;
 }
 
-// An endpoint's per-handler state: the controllers of handlers that take a signal.
-export function handlerHooks(signal) {
-  return { signal, controllers: new Map() };
+// An endpoint's per-handler state: the controllers of handlers that take a
+// signal, and the endpoint's tracer (if it has one).
+export function handlerHooks(signal, trace) {
+  return { signal, controllers: new Map(), trace };
 }
 
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).

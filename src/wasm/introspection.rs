@@ -1,5 +1,5 @@
-//! Introspection: `listMethods` and
-//! `describeMethods` on every server and peer, unless turned off.
+//! Introspection: `listMethods`, `describeMethods` and OpenRPC's
+//! `rpc.discover` on every server and peer, unless turned off.
 
 use alloc::rc::Rc;
 
@@ -10,14 +10,18 @@ use super::boundary::{get, keys};
 
 #[wasm_bindgen(module = "/src/wasm/introspection.js")]
 extern "C" {
-    fn introspection() -> JsValue;
+    fn introspection(options: &JsValue) -> JsValue;
 }
 
 /// Registers the two methods; from now on each method registered is recorded
 /// with what it says of itself.
-pub fn serve(binding: &Rc<Binding>) -> Result<(), JsValue> {
-    let catalog = introspection();
-    for (name, key) in [("listMethods", keys::LIST), ("describeMethods", keys::DESCRIBE)] {
+/// `openrpc` is the endpoint's option of that name (the document's `info`, a
+/// JSON Schema converter).
+pub fn serve(binding: &Rc<Binding>, openrpc: &JsValue) -> Result<(), JsValue> {
+    let catalog = introspection(openrpc);
+    for (name, key) in
+        [("listMethods", keys::LIST), ("describeMethods", keys::DESCRIBE), ("rpc.discover", keys::DISCOVER)]
+    {
         binding.register(name, get(&catalog, key), false, &JsValue::UNDEFINED)?;
     }
     *binding.introspection.borrow_mut() = Some(catalog);

@@ -1,22 +1,53 @@
-// `wiggum-rpc/remote`: calling and serving objects, `peer.remote()` and
-// `peer.expose(instance, name)`. Importing the entry adds the two methods to
-// the classes (the entry's last lines, written by the build, call
+// `wiggum-rpc/remote`: calling and serving objects and contracts,
+// `peer.remote()`, `peer.remote(contract)`, `peer.expose(instance, name)`
+// and `peer.implement(contract, handlers)`. Importing the entry adds these
+// methods to the classes (the entry's last lines, written by the build, call
 // `installRemote` with the root entry's classes); a page that never imports
-// it carries none of this. Both are sugar over `request` and `method`.
+// it carries none of this. All are sugar over `request` and `method`.
 
-/** Adds `remote()` to the calling classes and `expose()` to the serving ones. */
+/**
+ * Adds `remote()` to the calling classes, and `expose()` and `implement()`
+ * to the serving ones.
+ */
 export function installRemote({ JSONRPCClient, JSONRPCServer, Peer }) {
   for (const calls of [JSONRPCClient, Peer]) {
-    calls.prototype.remote = function remote() {
-      return remoteProxy((method, args) => this.request(method, args));
+    calls.prototype.remote = function remote(contract) {
+      if (contract === undefined) return remoteProxy((method, args) => this.request(method, args));
+      return contractClient(contract, (method, params, options) => this.request(method, params, options));
     };
   }
   for (const serves of [JSONRPCServer, Peer]) {
-    serves.prototype.expose = function expose(instance, name) {
+    serves.prototype.expose = function expose(instance, name, contract) {
       if (instance === null || typeof instance !== "object") throw new TypeError("expose: instance must be an object");
-      for (const [method, handler] of exposedMethods(instance, String(name))) this.method(method, handler);
+      for (const [method, key, handler] of exposedMethods(instance, String(name))) {
+        this.method(method, handler, contract?.[key]);
+      }
+    };
+    serves.prototype.implement = function implement(contract, handlers) {
+      for (const [method, definition] of contractEntries(contract)) {
+        const handler = handlers?.[method] ?? definition.handler;
+        if (typeof handler !== "function") throw new TypeError(`implement: no handler for ${method}`);
+        this.method(method, handler, definition);
+      }
     };
   }
+}
+
+// A contract's methods: `{ name: { params?, result?, description?, handler? } }`.
+function contractEntries(contract) {
+  if (contract === null || typeof contract !== "object") throw new TypeError("the contract must be an object");
+  return Object.entries(contract).filter(([, definition]) => definition !== null && typeof definition === "object");
+}
+
+// `peer.remote(contract)`: one function per method of the contract, taking
+// the call's params as they go on the wire (an object by name, an array by
+// position) and the per-call options.
+function contractClient(contract, request) {
+  const client = {};
+  for (const [method] of contractEntries(contract)) {
+    client[method] = (params, options) => request(method, params, options);
+  }
+  return Object.freeze(client);
 }
 
 // `peer.remote()`: `remote.add(2, 3)` calls `add` with params [2, 3];
@@ -38,7 +69,7 @@ function remoteProxy(request) {
 
 // `peer.expose(instance, name)`: the instance's public methods (own and
 // inherited, not underscore-prefixed, not Object.prototype's), as
-// [name, handler] pairs. Positional params are spread; named ones passed as one object.
+// [name, key, handler] triples. Positional params are spread; named ones passed as one object.
 function exposedMethods(instance, name) {
   const methods = [];
   const seen = new Set(["constructor"]);
@@ -48,7 +79,7 @@ function exposedMethods(instance, name) {
       seen.add(key);
       const method = instance[key];
       if (typeof method !== "function") continue;
-      methods.push([`${name}.${key}`, (params) =>
+      methods.push([`${name}.${key}`, key, (params) =>
         Array.isArray(params) ? method.apply(instance, params)
           : params === undefined ? method.call(instance) : method.call(instance, params)]);
     }

@@ -162,21 +162,125 @@ export declare const ErrorCode: Readonly<{
   REQUEST_CANCELLED: -32800;
 }>;
 
-/** What introspection (`describeMethods`) reports of a method. */
-export interface MethodInfo {
+/**
+ * A Standard Schema (v1): what zod, valibot, arktype and others implement,
+ * or a hand-written object with `~standard.validate`. Declared here so that
+ * the package depends on no schema library.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardSchemaV1.Result<Output> | Promise<StandardSchemaV1.Result<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    /** The Standard JSON Schema interface, where the library has it (used by `rpc.discover`). */
+    readonly jsonSchema?: {
+      readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+      readonly output: (options: { readonly target: string }) => Record<string, unknown>;
+    };
+  };
+}
+export declare namespace StandardSchemaV1 {
+  type Result<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<Issue> };
+  interface Issue {
+    readonly message: string;
+    readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+  }
+  type InferInput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]>["input"];
+  type InferOutput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]>["output"];
+}
+
+/** One finding of a schema, as `error.data` of a `-32602 Invalid params` answer carries it. */
+export interface SchemaIssue {
+  message: string;
+  /** Where in the params, as plain keys: `["user", "age"]`, `[0]`. */
+  path?: (string | number)[];
+}
+
+/**
+ * What a method says of itself: reported by `listMethods`, `describeMethods`
+ * and `rpc.discover`, and, where `params` or `result` is a Standard Schema,
+ * checked on every call: params that fail get `-32602` with the issues in
+ * `data` and never reach the handler, which gets the schema's output
+ * (coercions, defaults); a result that fails is answered `-32603`.
+ */
+export interface MethodInfo<
+  P extends StandardSchemaV1 | undefined = StandardSchemaV1 | undefined,
+  R extends StandardSchemaV1 | undefined = StandardSchemaV1 | undefined,
+> {
   description?: string;
-  /** Human-readable, e.g. `["level: string"]`. */
-  params?: string[];
+  /** A schema of the params, or (described only) human-readable names, e.g. `["level: string"]`. */
+  params?: P | string[];
+  /** A schema of the result. */
+  result?: R;
+  /** Human-readable, e.g. `"string[]"` (where `result` has no schema). */
   returns?: string;
+  /** The domain error codes the method answers with (listed by `rpc.discover`). */
+  errors?: number[];
+}
+
+/** What a notification handler's params are checked against. */
+export interface NotificationInfo<P extends StandardSchemaV1 | undefined = StandardSchemaV1 | undefined> {
+  /** Params that fail it are dropped (and traced), never answered. */
+  params?: P;
+}
+
+/** A record given to the `trace` option: a message that crossed the transport, or an event of this side's. */
+export type TraceRecord =
+  | {
+      direction: "in" | "out";
+      /** The message (a member of a batch is traced alone, with `batch`). */
+      message: unknown;
+      /** `performance.now()` when it crossed. */
+      time: number;
+      /** Where the member sits in its batch. */
+      batch?: { index: number; size: number };
+      /** An answer to a call of this side's: milliseconds since the call went out, and its method. */
+      rtt?: number;
+      method?: string;
+    }
+  | {
+      event: TraceEvent;
+      time: number;
+      /** The id of the call of this side's it concerns. */
+      id?: number;
+      method?: string;
+      /** The issues of a schema, the error of a refused send or a throwing schema. */
+      detail?: unknown;
+    };
+/** What happened on this side only. */
+export type TraceEvent =
+  | "timeout" | "cancel" | "destroyed" | "connection-closed" | "send-failed" | "unsendable-answer"
+  | "invalid-params" | "invalid-result" | "invalid-notification" | "schema-error" | "check-timeout"
+  | "unhandled-notification" | "parse-error";
+
+/** The `openrpc` option: what `rpc.discover` says of the server. */
+export interface OpenRPCOptions {
+  title?: string;
+  version?: string;
+  description?: string;
+  /**
+   * A schema library's converter, for schemas without the Standard JSON
+   * Schema interface (`(schema) => toJsonSchema(schema)`); draft-07 please.
+   */
+  jsonSchema?: (schema: StandardSchemaV1, io: "input" | "output") => Record<string, unknown> | undefined;
 }
 
 export interface EndpointOptions {
   /**
-   * Servers and peers answer `listMethods`
-   * and `describeMethods` (the registered methods with their `MethodInfo`)
-   * unless this is false.
+   * Servers and peers answer `listMethods`, `describeMethods` (the
+   * registered methods with their `MethodInfo`) and `rpc.discover` (an
+   * OpenRPC 1.3 document) unless this is false.
    */
   introspection?: boolean;
+  /** What `rpc.discover` says of this server. */
+  openrpc?: OpenRPCOptions;
+  /**
+   * Receives every JSON-RPC message in (after parsing) and out (once sent),
+   * with the round-trip time of answers, and this side's own events. A
+   * throwing hook is reported as an uncaught error; it changes nothing.
+   */
+  trace?: (record: TraceRecord) => void;
   /** Default per-call timeout in ms (10000). `0` or `Infinity`: no timeout. */
   timeout?: number;
   /**
@@ -241,10 +345,23 @@ export interface Calls {
   readonly pending: number;
 }
 
+/** The params a handler gets under a params schema (its output), or `unknown`. */
+export type SchemaOutput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : unknown;
+/** What a handler may return under a result schema (its input), or `unknown`. */
+export type SchemaInput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferInput<S> : unknown;
+
 /** The serving side of an endpoint: `JSONRPCServer` and `Peer`. */
 export interface Serves {
+  /** A method whose params (and result) a schema checks: the handler's types come from the schemas. */
+  method<P extends StandardSchemaV1 | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
+    name: string,
+    handler: MethodHandler<SchemaOutput<P>, SchemaInput<R>>,
+    info: MethodInfo<P, R> & ({ params: P } | { result: R }),
+  ): void;
   method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
-  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>): void;
+  onNotify<S extends StandardSchemaV1>(name: string, handler: NotificationHandler<StandardSchemaV1.InferOutput<S>>,
+    info: NotificationInfo<S> & { params: S }): void;
+  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>, info?: NotificationInfo): void;
 }
 
 /** What every endpoint has. */

@@ -49,7 +49,7 @@ fn present(value: JsValue) -> Option<JsValue> {
 }
 
 /// Whole milliseconds at or after `at` (`f64::ceil` needs std's float library).
-fn ceil_ms(at: f64) -> Deadline {
+pub(super) fn ceil_ms(at: f64) -> Deadline {
     let whole = at as Deadline;
     whole + Deadline::from((whole as f64) < at)
 }

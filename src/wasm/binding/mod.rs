@@ -24,8 +24,8 @@ use calls::settle;
 
 use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::{
-    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Endpoint, Event, Framing, Handshake, Roles,
-    TICK_MS,
+    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Endpoint, Event, Failure, Framing, Handshake,
+    Outcome, Roles, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -50,6 +50,8 @@ pub struct Binding {
     pub(super) introspection: RefCell<Option<JsValue>>,
     /// Handler signals (`handlerHooks` in glue.js).
     hooks: JsValue,
+    /// The `trace` option's tracer: `None` costs nothing per message.
+    pub(super) tracer: Option<JsValue>,
     // Callbacks handed to JS: the message sink (`on_message`) and `signal`
     // are closures owned by their JS functions, holding only a weak reference
     // back, so a late call (a timer, a handler settling after destroy) finds
@@ -79,6 +81,16 @@ struct Timers {
 
 fn now() -> Deadline {
     js::performance_now() as Deadline
+}
+
+/// The trace event of a call of this side's that ended without an answer.
+fn failure_event(failure: Failure) -> &'static str {
+    match failure {
+        Failure::Timeout { .. } => "timeout",
+        Failure::Cancelled => "cancel",
+        Failure::Destroyed => "destroyed",
+        Failure::ConnectionClosed => "connection-closed",
+    }
 }
 
 fn destroyed_error() -> JsValue {
@@ -124,6 +136,11 @@ impl Binding {
         };
         let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
+        let tracer = match option(options, keys::TRACE) {
+            hook if hook.is_undefined() => None,
+            hook => Some(JsValue::from(js::tracer(&hook)?)),
+        };
+        let traced = tracer.clone().unwrap_or(JsValue::UNDEFINED);
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
             let on_message = {
@@ -137,7 +154,7 @@ impl Binding {
                         }
                     },
                 ));
-                js::envelope_reader(&sink)
+                js::envelope_reader(&sink, &traced)
             };
             let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
                 move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
@@ -155,7 +172,8 @@ impl Binding {
                 draining: Cell::new(false),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
-                hooks: js::handler_hooks(&signal),
+                hooks: js::handler_hooks(&signal, &traced),
+                tracer,
                 on_message,
                 on_tick: js::signalling(&signal, js::signal::TICK),
                 on_deadline: js::signalling(&signal, js::signal::DEADLINE),
@@ -167,7 +185,7 @@ impl Binding {
             }
         });
         if roles.server && option(options, keys::INTROSPECTION).as_bool() != Some(false) {
-            super::introspection::serve(&binding)?;
+            super::introspection::serve(&binding, &option(options, keys::OPENRPC))?;
         }
         if jrpc_oo {
             super::jrpc_oo::serve_components(&binding)?;
@@ -213,14 +231,31 @@ impl Binding {
                     // A notification has no one to tell about a failure.
                     let _ = handler.call1(&JsValue::UNDEFINED, &self.incoming_params(params));
                 }
-                Event::Settled { waiter, outcome, .. } => settle(&waiter, outcome),
+                Event::Settled { id, waiter, outcome } => {
+                    if let (Some(tracer), Outcome::Failed(failure)) = (self.tracer(), &outcome) {
+                        tracer.failed(failure_event(*failure), id as f64, &waiter, &JsValue::UNDEFINED);
+                    }
+                    settle(&waiter, outcome)
+                }
                 Event::Chunk { waiter, chunk, .. } => js::chunk(&waiter, &chunk.unwrap_or(JsValue::UNDEFINED)),
                 Event::Cancelled { call } => {
                     let reason = js::rpc_error(code::REQUEST_CANCELLED, "Request cancelled", &JsValue::UNDEFINED);
                     js::abort_handlers(&self.hooks, &call.0.into(), &reason);
                 }
+                Event::CheckExpired { call } => {
+                    let reason =
+                        js::rpc_error(code::INTERNAL_ERROR, "Params validation timed out", &JsValue::UNDEFINED);
+                    self.trace("check-timeout", &JsValue::UNDEFINED);
+                    js::abort_handlers(&self.hooks, &call.0.into(), &reason);
+                }
                 Event::ScheduleFlush => js::queue_microtask(&self.on_flush),
-                Event::Unhandled { .. } | Event::PeerReady(_) => {}
+                Event::Unhandled { method } => {
+                    if let Some(tracer) = self.tracer() {
+                        let method = JsValue::from_str(&method);
+                        tracer.local("unhandled-notification", &JsValue::UNDEFINED, &method, &JsValue::UNDEFINED);
+                    }
+                }
+                Event::PeerReady(_) => {}
             }
         }
         self.draining.set(false);
@@ -309,6 +344,13 @@ impl Binding {
                 js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &reason);
                 self.with_core(|core| core.connection_closed());
             }
+            js::signal::CHECKING => {
+                let deadline = calls::ceil_ms(js::performance_now() + self.default_timeout);
+                self.with_core(|core| core.checking(CallId(n as u32), deadline));
+            }
+            js::signal::CHECKED => self.with_core(|core| core.checked(CallId(n as u32))),
+            js::signal::INVALID_PARAMS => self.with_core(|core| core.reject_params(CallId(n as u32), value)),
+            js::signal::INVALID_RESULT => self.with_core(|core| core.reject_result(CallId(n as u32))),
             js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),
             js::signal::ANNOUNCE => super::jrpc_oo::announce(self),
             js::signal::OPENED => super::jrpc_oo::components_changed(self),
@@ -333,9 +375,10 @@ impl Binding {
         notification: bool,
         info: &JsValue,
     ) -> Result<(), JsValue> {
-        let Ok(handler) = handler.dyn_into::<Function>() else {
+        if !handler.is_function() {
             return Err(js::type_error("handler must be a function"));
-        };
+        }
+        let handler: Function = js::contracted(name, &handler, info, notification, &self.hooks).unchecked_into();
         {
             let mut core = self.core().ok_or_else(|| js::type_error("re-entrant call"))?;
             match notification {
@@ -411,6 +454,18 @@ impl Binding {
         // lives only as long as JS holds its object.
         let unsubscribed = self.subscribed.borrow_mut().take();
         drop(unsubscribed);
+    }
+
+    /// The `trace` option's tracer, if there is one.
+    pub(super) fn tracer(&self) -> Option<&js::Tracer> {
+        self.tracer.as_ref().map(JsCast::unchecked_ref)
+    }
+
+    /// Tells the tracer, if there is one, of something that happened here.
+    pub(super) fn trace(&self, event: &str, detail: &JsValue) {
+        if let Some(tracer) = self.tracer() {
+            tracer.local(event, &JsValue::UNDEFINED, &JsValue::UNDEFINED, detail);
+        }
     }
 
     fn incoming_params(&self, params: Option<JsValue>) -> JsValue {

@@ -18,17 +18,17 @@ impl Binding {
     pub(super) fn transmit(self: &Rc<Self>, transmit: Transmit<JsValue>) {
         let text = self.text.get();
         let sent = match &transmit {
-            Transmit::Single(Message::Request { id, method, params }) => {
+            Transmit::Single(Message::Request { id, method, params }) if self.tracer.is_none() => {
                 let params = self.outgoing_params(method, params);
                 js::post_request(&self.transport, text, method, &params, *id as f64)
             }
-            Transmit::Single(Message::Response(Response { id: Some(id), payload: Ok(result) })) => {
+            Transmit::Single(Message::Response(Response { id: Some(id), payload: Ok(result) }))
+                if self.tracer.is_none() =>
+            {
                 js::post_result(&self.transport, text, id, result)
             }
-            Transmit::Single(message) => js::post(&self.transport, text, &self.message(message)),
-            Transmit::Batch(messages) => {
-                js::post(&self.transport, text, &messages.iter().map(|m| self.message(m)).collect::<Array>())
-            }
+            Transmit::Single(message) => self.post(&self.message(message)),
+            Transmit::Batch(messages) => self.post(&messages.iter().map(|m| self.message(m)).collect::<Array>().into()),
         };
         if let Err(failure) = sent {
             self.refused(transmit, &failure);
@@ -45,8 +45,9 @@ impl Binding {
                 // The only answer is the culprit, whatever a check says (a
                 // detached buffer in its transfer list fails only when sent).
                 let mended = self.message(&Message::Response(mend(response, failure)));
+                self.trace("unsendable-answer", failure);
                 // If even the mended answer cannot be sent, the channel itself is gone.
-                let _ = js::post(&self.transport, text, &mended);
+                let _ = self.post(&mended);
                 return;
             }
             Transmit::Batch(messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
@@ -63,7 +64,8 @@ impl Binding {
                     })
                     .map(|response| self.message(&Message::Response(response)))
                     .collect();
-                let _ = js::post(&self.transport, text, &mended);
+                self.trace("unsendable-answer", failure);
+                let _ = self.post(&mended.into());
                 return;
             }
             Transmit::Single(message) => vec![message],
@@ -72,13 +74,18 @@ impl Binding {
         let one_by_one = messages.len() > 1;
         for message in messages {
             let failure = match one_by_one {
-                true => js::post(&self.transport, text, &self.message(&message)).err(),
+                true => self.post(&self.message(&message)).err(),
                 false => Some(failure.clone()),
             };
             if let (Some(failure), Message::Request { id, .. }) = (failure, message) {
                 self.send_failed(id, &failure);
             }
         }
+    }
+
+    /// Posts a message or batch (traced as it goes, with a tracer).
+    fn post(&self, message: &JsValue) -> Result<(), JsValue> {
+        js::post(&self.transport, self.text.get(), message, self.tracer.as_ref().unwrap_or(&JsValue::UNDEFINED))
     }
 
     pub(super) fn message(&self, message: &Message<JsValue>) -> JsValue {
@@ -114,6 +121,9 @@ impl Binding {
 
     pub(super) fn send_failed(self: &Rc<Self>, id: u64, failure: &JsValue) {
         let Some(waiter) = self.core().and_then(|mut core| core.send_failed(id)) else { return };
+        if let Some(tracer) = self.tracer() {
+            tracer.failed("send-failed", id as f64, &waiter, failure);
+        }
         let reason = js::concat(&["Request could not be sent: ", &js::describe(failure)]);
         js::settle(&waiter, false, &js::rpc_error(code::SEND_FAILED, &reason, failure));
     }

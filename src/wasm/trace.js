@@ -1,0 +1,75 @@
+// The trace hook (the `trace` option): every JSON-RPC message in and out as
+// it crosses the transport, answers to this side's calls with their
+// round-trip time, and what happens on this side only (a timeout, a cancel,
+// an answer that could not be sent, a schema's verdict). Observation only:
+// nothing here changes what goes on the wire. An endpoint without `trace`
+// never reaches this file.
+
+import { methodOf } from "./glue.js";
+
+// The endpoint's tracer around the user's hook.
+export function tracer(hook) {
+  if (typeof hook !== "function") throw new TypeError("trace must be a function");
+  // This side's calls on the wire: id → [when it went out, its method].
+  const started = new Map();
+  const report = (record) => {
+    try {
+      hook(record);
+    } catch (error) {
+      // A throwing hook is the hook's bug; it must not unwind through wasm.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  };
+  // A batch is traced member by member, each with `batch: { index, size }`.
+  const each = (message, visit) => {
+    if (!Array.isArray(message)) visit(message, undefined);
+    else message.forEach((one, index) => visit(one, { index, size: message.length }));
+  };
+  const record = (direction, message, time, batch) =>
+    batch ? { direction, message, time, batch } : { direction, message, time };
+  return {
+    out(message) {
+      const time = performance.now();
+      each(message, (one, batch) => {
+        if (isObject(one) && typeof one.method === "string" && one.id !== undefined && one.id !== null) {
+          started.set(one.id, [time, one.method]);
+        }
+        report(record("out", one, time, batch));
+      });
+    },
+    in(message) {
+      const time = performance.now();
+      each(message, (one, batch) => {
+        const traced = record("in", one, time, batch);
+        const start = isObject(one) && one.method === undefined ? started.get(one.id) : undefined;
+        if (start !== undefined) {
+          started.delete(one.id);
+          traced.rtt = time - start[0];
+          traced.method = start[1];
+        }
+        report(traced);
+      });
+    },
+    // A call of this side's (`waiter`, numbered `id`) ended without an answer.
+    failed(event, id, waiter, detail) {
+      this.local(event, id, methodOf(waiter), detail);
+    },
+    // `id` is a call of this side's (its entry ends here) or undefined.
+    local(event, id, method, detail) {
+      const traced = { event, time: performance.now() };
+      const start = id === undefined ? undefined : started.get(id);
+      if (start !== undefined) started.delete(id);
+      if (id !== undefined) traced.id = id;
+      method ??= start?.[1];
+      if (method !== undefined) traced.method = method;
+      if (detail !== undefined) traced.detail = detail;
+      report(traced);
+    },
+  };
+}
+
+function isObject(value) {
+  return value !== null && typeof value === "object";
+}
