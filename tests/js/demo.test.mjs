@@ -128,6 +128,20 @@ test("a syntax error is BUILD_FAILED (-32001) with its diagnostics shown", async
   assert.match(response.detail, /-32001 BUILD_FAILED .*"diagnostics"/);
 });
 
+test("describe: the build worker's OpenRPC document (rpc.discover), its params as JSON Schema", async () => {
+  await page.click("#discover");
+  await page.waitForSelector('#build-result[data-state="ok"]');
+  assert.equal(await text("#build-result"), "Wiggum build worker: 4 methods (rpc.discover, OpenRPC)");
+  const methods = await listItems("#build-output");
+  assert.deepEqual(methods.map((item) => item.split(" ")[0]), ["listMethods", "describeMethods", "rpc.discover", "build"]);
+  const build = methods[3];
+  assert.match(build, /files: \{"type":"object","additionalProperties":\{"type":"string"\}/);
+  assert.match(build, /errors: INVALID_PARAMS INTERNAL_ERROR REQUEST_CANCELLED BUILD_FAILED/);
+  const { response } = await lastCall("build", "out", "rpc.discover");
+  assert.equal(response.error, false);
+  assert.match(response.detail, /"openrpc":"1\.3\.2"/);
+});
+
 test("navigate renders a page the iframe fetches from the parent, and reports it", async () => {
   await page.fill("#route", "/about");
   await page.click("#navigate");
