@@ -358,10 +358,11 @@ export interface Serves {
     handler: MethodHandler<SchemaOutput<P>, SchemaInput<R>>,
     info: MethodInfo<P, R> & ({ params: P } | { result: R }),
   ): void;
-  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo): void;
+  /** A method without schemas: its params typed by the caller of `method`, or unknown. */
+  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo<undefined, undefined>): void;
   onNotify<S extends StandardSchemaV1>(name: string, handler: NotificationHandler<StandardSchemaV1.InferOutput<S>>,
     info: NotificationInfo<S> & { params: S }): void;
-  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>, info?: NotificationInfo): void;
+  onNotify<P = unknown>(name: string, handler: NotificationHandler<P>, info?: NotificationInfo<undefined>): void;
 }
 
 /** What every endpoint has. */

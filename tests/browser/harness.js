@@ -679,6 +679,29 @@ const scenarios = {
     eq(got.length, 1, "not listening after destroy");
   },
 
+  async a_schema_checks_params_in_the_browser() {
+    // A hand-written Standard Schema that answers asynchronously, as some do.
+    const positive = { "~standard": { version: 1, vendor: "test", validate: async (value) =>
+      (Array.isArray(value) && value.every((n) => n > 0) ? { value: value.map(Number) } : { issues: [{ message: "positive numbers", path: [0] }] }) } };
+    const { port1, port2 } = new MessageChannel();
+    const traced = [];
+    const server = new lib.Peer(lib.portTransport(port1), { trace: (record) => traced.push(record) });
+    const client = new lib.Peer(lib.portTransport(port2));
+    let ran = 0;
+    server.method("sum", (numbers) => (ran++, numbers.reduce((a, b) => a + b, 0)), { params: positive });
+    try {
+      eq(await client.request("sum", [1, 2, 3]), 6, "valid params reach the handler");
+      const error = await client.request("sum", [-1]).then(() => undefined, (thrown) => thrown);
+      eq([error.code, error.message, error.data], [-32602, "Invalid params", [{ message: "positive numbers", path: [0] }]],
+        "invalid params are -32602 with the issues");
+      eq(ran, 1, "the handler ran once");
+      eq(traced.filter((record) => record.event === "invalid-params").length, 1, "the server traced the verdict");
+    } finally {
+      client.destroy();
+      server.destroy();
+    }
+  },
+
   async introspection_lists_and_describes_methods() {
     const first = new MessageChannel();
     const server = new lib.JSONRPCServer(lib.portTransport(first.port1));
@@ -693,13 +716,18 @@ const scenarios = {
     const asker = new lib.JSONRPCClient(lib.portTransport(second.port2));
     try {
       const listed = await client.request("listMethods");
-      eq(listed.map((m) => m.name), ["listMethods", "describeMethods", "add", "echo"], "every method, in order");
-      eq(listed[2], { name: "add", description: "Adds two numbers" }, "a described method");
-      eq(listed[3], { name: "echo", description: "" }, "an undescribed one");
+      eq(listed.map((m) => m.name), ["listMethods", "describeMethods", "rpc.discover", "add", "echo"],
+        "every method, in order");
+      eq(listed[3], { name: "add", description: "Adds two numbers" }, "a described method");
+      eq(listed[4], { name: "echo", description: "" }, "an undescribed one");
       const described = await client.request("describeMethods");
-      eq(described[2], { name: "add", params: ["a: number", "b: number"], returns: "number" }, "its signature");
-      eq(described[3], { name: "echo", params: [], returns: "unknown" }, "no signature given");
+      eq(described[3], { name: "add", params: ["a: number", "b: number"], returns: "number" }, "its signature");
+      eq(described[4], { name: "echo", params: [], returns: "unknown" }, "no signature given");
+      const document = await client.request("rpc.discover");
+      eq([document.openrpc, document.methods.map((m) => m.name).join()], ["1.3.2", listed.map((m) => m.name).join()],
+        "rpc.discover lists the same methods");
       await rejects(asker.request("listMethods"), -32601, "introspection: false");
+      await rejects(asker.request("rpc.discover"), -32601, "introspection: false");
       eq(await asker.request("add", [1, 2]), 3, "the quiet server still serves");
     } finally {
       for (const endpoint of [client, server, asker, quiet]) endpoint.destroy();

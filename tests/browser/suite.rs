@@ -55,6 +55,7 @@ scenarios!(
     streamed_results_chunks_then_answer,
     streamed_results_on_the_wire,
     introspection_lists_and_describes_methods,
+    a_schema_checks_params_in_the_browser,
     port_structured_clone_passthrough_and_transfer,
     uncloneable_result_fails_that_call_only,
     text_transport_gets_json_text,
