@@ -49,14 +49,23 @@ const variants = {
     return { call: (method, params) => remote[method](...params), close: () => (port1.close(), port2.close()) };
   },
   "wiggum-rpc"() {
-    const { port1, port2 } = new MessageChannel();
-    const server = new JSONRPCServer(portTransport(port1));
-    server.method("add", ([a, b]) => a + b);
-    server.method("echo", ([value]) => value);
-    const client = new JSONRPCClient(portTransport(port2));
-    return { call: (method, params) => client.request(method, params), close: () => (client.destroy(), server.destroy()) };
+    return wiggum();
+  },
+  // The cost of the `trace` hook: an empty one on both ends.
+  "wiggum-rpc, traced"() {
+    const trace = () => {};
+    return wiggum({ trace }, { trace });
   },
 };
+
+function wiggum(serverOptions, clientOptions) {
+  const { port1, port2 } = new MessageChannel();
+  const server = new JSONRPCServer(portTransport(port1), serverOptions);
+  server.method("add", ([a, b]) => a + b);
+  server.method("echo", ([value]) => value);
+  const client = new JSONRPCClient(portTransport(port2), clientOptions);
+  return { call: (method, params) => client.request(method, params), close: () => (client.destroy(), server.destroy()) };
+}
 
 const workloads = {
   async sequential({ call }, { calls }) {

@@ -133,16 +133,17 @@ try {
   const { results, runs } = await page.evaluate((options) => window.runBenchmark(options), { smoke, only, runs: runsWanted });
   if (errors.length) throw errors[0];
 
-  const variants = ["raw", "json-rpc-2.0", "comlink", "wiggum-rpc"];
+  const variants = ["raw", "json-rpc-2.0", "comlink", "wiggum-rpc", "wiggum-rpc, traced"];
   const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
   const lines = [
-    `| measure (calls/s, median of ${runs}) | ${variants.join(" | ")} | wiggum ÷ raw | wiggum ÷ json-rpc-2.0 | wiggum ÷ comlink |`,
-    `| --- | ${variants.map(() => "---:").join(" | ")} | ---: | ---: | ---: |`,
+    `| measure (calls/s, median of ${runs}) | ${variants.join(" | ")} | wiggum ÷ raw | wiggum ÷ json-rpc-2.0 | wiggum ÷ comlink | traced ÷ untraced |`,
+    `| --- | ${variants.map(() => "---:").join(" | ")} | ---: | ---: | ---: | ---: |`,
   ];
   for (const [label, byVariant] of Object.entries(results)) {
     const w = byVariant["wiggum-rpc"];
     const ratio = (other) => (w / byVariant[other]).toFixed(2);
-    lines.push(`| ${label} | ${variants.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} |`);
+    const traced = (byVariant["wiggum-rpc, traced"] / w).toFixed(2);
+    lines.push(`| ${label} | ${variants.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} | ${traced} |`);
   }
   const size = sizes(join(root, "pkg-web"), subpathFile);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
