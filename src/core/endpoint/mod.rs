@@ -31,7 +31,6 @@ use super::error::code;
 use super::error::ErrorObject;
 use super::inbound::{Envelope, Framing};
 use super::pending::{Deadline, Due, PendingTable};
-use super::table::Table;
 use super::value::{Kind, Value};
 use super::wire::{Capabilities, Message, Transmit};
 
@@ -60,8 +59,9 @@ pub struct Endpoint<V, H, W> {
     /// No call is due before this (it may be stale: earlier than needed).
     earliest: Option<Deadline>,
     /// Calls this side serves whose params are being checked against their
-    /// method's schema asynchronously, and when that check gives up.
-    checks: Table<u32, Deadline>,
+    /// method's schema asynchronously, and when that check gives up (few at
+    /// any time: a list is enough).
+    checks: Vec<(CallId, Deadline)>,
     destroyed: bool,
 }
 
@@ -83,7 +83,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             flush_scheduled: false,
             awaiting_reading: false,
             earliest: None,
-            checks: Table::default(),
+            checks: Vec::new(),
             destroyed: false,
         };
         if config.handshake != Handshake::Off {
@@ -252,7 +252,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// once its last member is done, or, toward a peer that takes split
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
-        self.checks.remove(&call.0);
+        self.checked(call);
         if let Some(id) = self.dispatcher.stream_end(call) {
             self.send(Message::StreamEnd { id }, None);
         }
@@ -268,7 +268,6 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// runs, and the caller gets `-32602 Invalid params` with `issues` (the
     /// schema's findings) as the error's `data`.
     pub fn reject_params(&mut self, call: CallId, issues: V) {
-        self.checks.remove(&call.0);
         self.complete(call, Err(ErrorObject::standard(code::INVALID_PARAMS).with_data(issues)));
     }
 
@@ -284,26 +283,27 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// (a schema that never settles must not hold the call for ever).
     pub fn checking(&mut self, call: CallId, deadline: Deadline) {
         if self.dispatcher.is_serving(call) {
-            self.checks.insert(call.0, deadline);
+            self.checked(call);
+            self.checks.push((call, deadline));
             self.earliest = Some(self.earliest.map_or(deadline, |earliest| earliest.min(deadline)));
         }
     }
 
     /// The asynchronous check of `call`'s params has finished.
     pub fn checked(&mut self, call: CallId) {
-        self.checks.remove(&call.0);
+        self.checks.retain(|(checking, _)| *checking != call);
     }
 
     fn expire_checks(&mut self, now: Deadline) {
         let mut expired = Vec::new();
-        self.checks.retain(|&call, &mut at| {
+        self.checks.retain(|&(call, at)| {
             let due = at <= now;
             if due {
-                expired.push(CallId(call));
+                expired.push(call);
             }
             !due
         });
-        if let Some(next) = self.checks.values().min().copied() {
+        if let Some(next) = self.checks.iter().map(|&(_, at)| at).min() {
             self.earliest = Some(self.earliest.map_or(next, |earliest| earliest.min(next)));
         }
         for call in expired {
