@@ -51,9 +51,10 @@ export function contracted(name, handler, info, notification, hooks) {
 }
 
 // Runs a contracted method's call `call`: the params' check, the handler on
-// the check's output, the result's check; each verdict goes to the binding
-// through `hooks.signal`. Always settles through a signal, never at once.
-export function invokeChecked(hooks, contract, params, call) {
+// the check's output, the result's check (of the value inside a transfer()
+// marker, `Transfer`); each verdict goes to the binding through
+// `hooks.signal`. Always settles through a signal, never at once.
+export function invokeChecked(hooks, contract, params, call, Transfer) {
   const controller = new AbortController();
   const signal = controller.signal;
   hooks.controllers.set(call, controller);
@@ -81,12 +82,13 @@ export function invokeChecked(hooks, contract, params, call) {
     let result = await contract.handler(value, context);
     if (result === undefined) result = null;
     if (contract.result) {
-      const verdict = await until(contract.result["~standard"].validate(result));
+      const marked = result instanceof Transfer ? result : undefined;
+      const verdict = await until(contract.result["~standard"].validate(marked ? marked.value : result));
       if (verdict.issues) {
         hooks.trace?.local("invalid-result", undefined, contract.name, issuesOf(verdict.issues));
         return [INVALID_RESULT];
       }
-      result = verdict.value;
+      result = marked ? new Transfer(verdict.value, marked.transfer) : verdict.value;
     }
     return [RESOLVED, result];
   };

@@ -288,7 +288,7 @@ export function signalling(signal, what) {
 // in `hooks.controllers` until the handler is done.
 export function invoke(hooks, handler, params, call) {
   if (handler.contract !== undefined) {
-    invokeChecked(hooks, handler.contract, params, call);
+    invokeChecked(hooks, handler.contract, params, call, Transfer);
     return undefined;
   }
   let result;

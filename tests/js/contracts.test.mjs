@@ -86,6 +86,10 @@ test("valibot: sync and async schemas, a tuple by position, a result that fails 
     result: v.object({ name: v.string(), id: v.number() }),
   });
   server.method("broken", () => ({ id: "not a number" }), { result: v.object({ id: v.number() }) });
+  server.method("bytes", () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    return lib.transfer({ bytes }, [bytes.buffer]);
+  }, { result: v.object({ bytes: v.instance(Uint8Array) }) });
   try {
     assert.deepEqual(await outcome(client.request("join", [["a", "b"]])), { result: "a b" });
     assert.deepEqual(await outcome(client.request("join", [["a", "b"], "-"])), { result: "a-b" });
@@ -96,6 +100,8 @@ test("valibot: sync and async schemas, a tuple by position, a result that fails 
     const takenName = await outcome(client.request("register", { name: "ada" }));
     assert.equal(takenName.code, ErrorCode.INVALID_PARAMS);
     assert.deepEqual(takenName.data, [{ message: "name taken", path: ["name"] }]);
+    const { result: moved } = await outcome(client.request("bytes"));
+    assert.deepEqual([...moved.bytes], [1, 2, 3], "a transfer()'s value is what the result schema checks");
     const broken = await outcome(client.request("broken"));
     assert.equal(broken.code, ErrorCode.INTERNAL_ERROR);
     assert.equal(broken.data, undefined, "neither the result nor the findings reach the caller");
