@@ -8,6 +8,7 @@
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
 //   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
 import { build } from "esbuild";
+import { SUBPATHS } from "../scripts/subpath-entries.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -58,7 +59,8 @@ function sizes(dir, skip = () => false) {
 }
 
 /** The subpath entries' files beside a build's glue: not part of the root entry. */
-const subpathFile = (path) => /\/(websocket|http|remote|stream|framing)\.(js|d\.ts|js\.map)$/.test(path);
+const subpathFile = (path) =>
+  [...SUBPATHS, "framing"].some((name) => [".js", ".d.ts", ".js.map"].some((end) => path.endsWith(`/${name}${end}`)));
 
 /**
  * The gzip size of one minified esbuild bundle of `source` (a page's
@@ -107,7 +109,7 @@ async function entrySizes() {
   const rootPage = 'import * as lib from "./pkg/wiggum_rpc.js"; globalThis.lib = lib;';
   const rootJs = await bundledSize(rootPage);
   const entries = [["`wiggum-rpc` (bundled: esbuild, minified)", wasm, rootJs]];
-  for (const name of ["websocket", "http", "remote", "stream"]) {
+  for (const name of SUBPATHS) {
     const withEntry = await bundledSize(`${rootPage} import * as entry from "./pkg/${name}.js"; globalThis.entry = entry;`);
     entries.push([`+ \`wiggum-rpc/${name}\``, 0, withEntry - rootJs]);
   }
@@ -115,7 +117,7 @@ async function entrySizes() {
   if (existsSync(web)) {
     const served = sizes(web, (path) => subpathFile(path) || /\/node\.[cm]?js$/.test(path));
     entries.push(["`wiggum-rpc/web` (no bundler: files as served)", served.wasm.gzip, served.glue.gzip]);
-    for (const name of ["websocket", "http", "remote", "stream"]) {
+    for (const name of SUBPATHS) {
       entries.push([`+ \`wiggum-rpc/web/${name}\``, 0, gzipSync(readFileSync(join(web, `${name}.js`)), { level: 9 }).length]);
     }
   }

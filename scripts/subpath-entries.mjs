@@ -2,6 +2,7 @@
 // that glue (`./wiggum_rpc.js`; in Node's CommonJS build `./wiggum_rpc.cjs`):
 //
 // - `websocket`, `http`: the WebSocket and HTTP transports (src/wasm/*.js as they are);
+// - `hub`: one server for many clients (it imports `./websocket.js` too);
 // - `remote`, `stream`: API sugar that adds methods to the root's classes.
 //   Their sources export an install function (so the browser suite can load
 //   them without a package); the entry ends by calling it with the glue's
@@ -16,7 +17,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 
-export const SUBPATHS = ["websocket", "http", "remote", "stream"];
+export const SUBPATHS = ["websocket", "http", "remote", "stream", "hub"];
 
 const INSTALLS = {
   remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer"]],
@@ -49,8 +50,8 @@ export function writeSubpathEntries(dir, format) {
     if (format === "cjs") {
       // esbuild marks the export names for Node's ES-module importers.
       code = transformSync(code, { format: "cjs", platform: "node", target: "node20", sourcefile: `${name}.js` }).code;
-      code = code.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"');
-      types = types.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"');
+      code = code.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"').replaceAll('"./websocket.js"', '"./websocket.cjs"');
+      types = types.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"').replaceAll('"./websocket.js"', '"./websocket.cjs"');
       writeFileSync(join(dir, `${name}.cjs`), code);
       writeFileSync(join(dir, `${name}.d.cts`), types);
     } else {

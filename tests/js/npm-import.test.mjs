@@ -67,19 +67,19 @@ after(() => rmSync(app, { recursive: true, force: true }));
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    "framing.d.ts", "framing.js", "http.d.ts", "http.js", "http.js.map",
+    "framing.d.ts", "framing.js", "http.d.ts", "http.js", "http.js.map", "hub.d.ts", "hub.js", "hub.js.map",
     "node", "package.json", "remote.d.ts", "remote.js", "remote.js.map", "snippets",
     "stream.d.ts", "stream.js", "stream.js.map", "web", "websocket.d.ts", "websocket.js", "websocket.js.map",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
-    "framing.d.ts", "framing.js", "http.d.ts", "http.js", "http.js.map", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
+    "framing.d.ts", "framing.js", "http.d.ts", "http.js", "http.js.map", "hub.d.ts", "hub.js", "hub.js.map", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
     "remote.d.ts", "remote.js", "remote.js.map", "snippets", "stream.d.ts", "stream.js", "stream.js.map",
     "websocket.d.ts", "websocket.js", "websocket.js.map",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
-    "framing.cjs", "framing.d.cts", "http.cjs", "http.d.cts", "remote.cjs", "remote.d.cts", "snippets", "stream.cjs", "stream.d.cts",
+    "framing.cjs", "framing.d.cts", "http.cjs", "http.d.cts", "hub.cjs", "hub.d.cts", "remote.cjs", "remote.d.cts", "snippets", "stream.cjs", "stream.d.cts",
     "websocket.cjs", "websocket.d.cts",
     "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
   ]);
@@ -153,8 +153,8 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
-    ".", "./framing", "./http", "./package.json", "./remote", "./stream", "./web", "./web/framing", "./web/http",
-    "./web/remote", "./web/stream", "./web/websocket", "./websocket",
+    ".", "./framing", "./http", "./hub", "./package.json", "./remote", "./stream", "./web", "./web/framing", "./web/http",
+    "./web/hub", "./web/remote", "./web/stream", "./web/websocket", "./websocket",
   ]);
   for (const entry of Object.keys(analysis.entrypoints)) {
     assert.deepEqual(Object.keys(analysis.entrypoints[entry].resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);

@@ -56,3 +56,23 @@ peer.on("opened", () => {});
 // @ts-expect-error a reconnected event carries its attempt, not a delay
 peer.on("reconnected", ({ delay }) => console.log(delay));
 export const connected: boolean = transport.connected;
+
+// wiggum-rpc/hub: one server for many clients.
+import { Hub } from "../../pkg-web/hub.js";
+const hub = new Hub({ timeout: 1000 });
+hub.method<[number, number], number>("add", ([a, b], { client, signal }) => {
+  const id: string = client;
+  void id;
+  void signal;
+  return a + b;
+});
+hub.onNotify<{ text: string }>("note", ({ text }, client) => void `${client}: ${text}`);
+export const everyone = hub.requestAll<string>("status").then((outcomes) => {
+  for (const [id, outcome] of Object.entries(outcomes)) {
+    if (outcome.error) void outcome.error.code;
+    else void outcome.result.toUpperCase();
+    void id;
+  }
+});
+// @ts-expect-error hubs have connection and disconnection events only
+hub.on("open", () => {});

@@ -1,0 +1,64 @@
+// Types of `wiggum-rpc/hub` (hub.js): one server for many clients.
+import type {
+  CallContext,
+  EndpointOptions,
+  MethodInfo,
+  NotificationInfo,
+  Params,
+  Peer,
+  RequestOptions,
+  RPCError,
+  RPCTransport,
+} from "./wiggum_rpc.js";
+
+/** What a hub's method handler gets beside its params: the caller's id, and the usual context. */
+export interface HubCallContext extends CallContext {
+  readonly client: string;
+}
+
+/** Anything that emits `connection` with a socket: Node's `ws` `WebSocketServer`. */
+export interface SocketServer {
+  on(event: "connection", listener: (socket: any) => void): unknown;
+  off(event: "connection", listener: (socket: any) => void): unknown;
+}
+
+/** How one client's call went, in `requestAll`'s result. */
+export type ClientOutcome<T> = { result: T; error?: undefined } | { error: RPCError; result?: undefined };
+
+/**
+ * One server for many clients: each connection gets an id and a Peer of its
+ * own; the same methods are served to all.
+ */
+export class Hub {
+  /** `options`: each client's Peer options (`timeout`, `trace`, …). */
+  constructor(options?: EndpointOptions);
+  /** The ids of the clients connected now. */
+  readonly clients: string[];
+  /** Serves `name` to every client, now and later; `context.client` is the caller's id. */
+  method<P = unknown, R = unknown>(
+    name: string,
+    handler: (params: P, context: HubCallContext) => R | Promise<R>,
+    info?: MethodInfo,
+  ): void;
+  /** Handles a notification from any client; the second argument is the client's id. */
+  onNotify<P = unknown>(name: string, handler: (params: P, client: string) => void | Promise<void>, info?: NotificationInfo): void;
+  /** A new client on `transport`; returns its id. It leaves when the transport emits `close`, or on `drop(id)`. */
+  accept(transport: RPCTransport, id?: string): string;
+  /** The client is gone: its pending calls fail, its Peer and transport are destroyed. */
+  drop(id: string): boolean;
+  /** The Peer of a client. */
+  peer(id: string): Peer | undefined;
+  /** Calls a method of one client (rejects with `CONNECTION_CLOSED` if there is no such client). */
+  request<T = unknown>(id: string, method: string, params?: Params, options?: RequestOptions): Promise<T>;
+  /** Notifies one client; false if there is no such client. */
+  notify(id: string, method: string, params?: Params): boolean;
+  /** Notifies every client. */
+  notifyAll(method: string, params?: Params): void;
+  /** Calls every client connected now; never rejects: each client's result or error, by id. */
+  requestAll<T = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<Record<string, ClientOutcome<T>>>;
+  on(event: "connection" | "disconnection", listener: (client: string) => void): () => void;
+  /** Takes every connection of a WebSocket server (`new WebSocketServer({ port })` of the `ws` package). */
+  attach(server: SocketServer): this;
+  /** Drops every client and stops taking connections (attached servers stay up). */
+  destroy(): void;
+}
