@@ -6,6 +6,7 @@ import type {
   NotificationInfo,
   Params,
   Peer,
+  PostMessageTransportOptions,
   RequestOptions,
   RPCError,
   RPCTransport,
@@ -59,6 +60,41 @@ export class Hub {
   on(event: "connection" | "disconnection", listener: (client: string) => void): () => void;
   /** Takes every connection of a WebSocket server (`new WebSocketServer({ port })` of the `ws` package). */
   attach(server: SocketServer): this;
+  /**
+   * Takes every page that connects to this SharedWorker (`scope`: its global
+   * scope). Pages that use `sharedWorkerTransport` are dropped when they go.
+   * Call it before the worker awaits anything (the first page connects as
+   * the worker starts); `ready` (the web build's `init()`) is waited for
+   * before the pages that connected early are taken.
+   */
+  listen(scope?: { addEventListener(type: "connect", listener: (event: MessageEvent) => void): void;
+    removeEventListener(type: "connect", listener: (event: MessageEvent) => void): void }, ready?: Promise<unknown>): this;
   /** Drops every client and stops taking connections (attached servers stay up). */
   destroy(): void;
 }
+
+export interface BroadcastHubOptions extends EndpointOptions {
+  /** This peer's id on the channel (a random UUID by default). */
+  id?: string;
+}
+
+/** A hub whose clients are the other peers on one BroadcastChannel, by their ids. */
+export interface BroadcastHub extends Hub {
+  /** This peer's id on the channel. */
+  readonly id: string;
+}
+
+/**
+ * The peers on one BroadcastChannel (or a channel's name) as a hub's clients:
+ * each announces its id when it joins and says goodbye on `destroy()`; calls
+ * and answers go to one peer only; `notifyAll` and `requestAll` reach every
+ * peer there now. Other traffic on the channel is left alone.
+ */
+export function broadcastHub(channel: BroadcastChannel | string, options?: BroadcastHubOptions): BroadcastHub;
+
+/**
+ * A page's transport to a SharedWorker whose hub `listen()`s: the worker's
+ * port, and a Web Lock held while the page lives, so the hub drops the page
+ * when it goes (closed, navigated away, crashed) or calls `destroy()`.
+ */
+export function sharedWorkerTransport(worker: SharedWorker, options?: PostMessageTransportOptions): RPCTransport;

@@ -58,7 +58,7 @@ peer.on("reconnected", ({ delay }) => console.log(delay));
 export const connected: boolean = transport.connected;
 
 // wiggum-rpc/hub: one server for many clients.
-import { Hub } from "../../pkg-web/hub.js";
+import { Hub, broadcastHub, sharedWorkerTransport } from "../../pkg-web/hub.js";
 const hub = new Hub({ timeout: 1000 });
 hub.method<[number, number], number>("add", ([a, b], { client, signal }) => {
   const id: string = client;
@@ -76,3 +76,11 @@ export const everyone = hub.requestAll<string>("status").then((outcomes) => {
 });
 // @ts-expect-error hubs have connection and disconnection events only
 hub.on("open", () => {});
+
+const bus = broadcastHub("bus", { id: "page-1", timeout: 500 });
+export const busId: string = bus.id;
+export const busAll = bus.requestAll<number>("count");
+declare const shared: SharedWorker;
+export const sharedPeer = new Peer(sharedWorkerTransport(shared));
+// @ts-expect-error a SharedWorker, not a Worker
+sharedWorkerTransport(new Worker("w.js"));
