@@ -10,6 +10,7 @@ import type {
   RequestOptions,
   RPCError,
   RPCTransport,
+  Transport,
 } from "./wiggum_rpc.js";
 
 /** What a hub's method handler gets beside its params: the caller's id, and the usual context. */
@@ -69,6 +70,15 @@ export class Hub {
    */
   listen(scope?: { addEventListener(type: "connect", listener: (event: MessageEvent) => void): void;
     removeEventListener(type: "connect", listener: (event: MessageEvent) => void): void }, ready?: Promise<unknown>): this;
+  /**
+   * In a service worker: serves every client page that connects with
+   * `serviceWorkerTransport`, each under its `Client` id. Call it while the
+   * worker's script first runs; `ready` (the web build's `init()`) is waited
+   * for before any message is handled. Calls are kept alive (`waitUntil`)
+   * until answered.
+   */
+  serveClients(scope?: { addEventListener(type: "message", listener: (event: any) => void): void;
+    removeEventListener(type: "message", listener: (event: any) => void): void }, ready?: Promise<unknown>): this;
   /** Drops every client and stops taking connections (attached servers stay up). */
   destroy(): void;
 }
@@ -98,3 +108,18 @@ export function broadcastHub(channel: BroadcastChannel | string, options?: Broad
  * when it goes (closed, navigated away, crashed) or calls `destroy()`.
  */
 export function sharedWorkerTransport(worker: SharedWorker, options?: PostMessageTransportOptions): RPCTransport;
+
+/** A page's transport to its service worker: `connected`, and the lifecycle events. */
+export interface ServiceWorkerTransport extends Transport {
+  /** Whether a worker instance is connected now. */
+  readonly connected: boolean;
+}
+
+/**
+ * A page's transport to its service worker (whose hub `serveClients()`):
+ * waits for an active worker, follows it when the browser stops it or it is
+ * replaced (`close`, then `open` and `reconnected` with the next instance).
+ * Calls in flight when a worker goes reject with `CONNECTION_CLOSED` (none is
+ * sent twice); calls made meanwhile wait for the next connection.
+ */
+export function serviceWorkerTransport(container?: ServiceWorkerContainer): ServiceWorkerTransport;

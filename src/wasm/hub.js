@@ -191,6 +191,54 @@ export class Hub {
     return this;
   }
 
+  /**
+   * In a service worker: serves every client page that connects with
+   * `serviceWorkerTransport`. Call it while the worker's script first runs
+   * (a service worker adds its listeners then or never), passing the web
+   * build's `init()` as `ready`. Each client's calls arrive as `message`
+   * events kept alive (`waitUntil`) until their answers are sent; answers
+   * go back over the client's own MessageChannel. This worker instance
+   * holds a Web Lock while it lives: when the browser stops it, each page
+   * learns so and connects again.
+   */
+  serveClients(scope = globalThis, ready) {
+    const lock = `${SERVICE_WORKER}/${crypto.randomUUID()}`;
+    const locks = globalThis.navigator?.locks;
+    const held = locks === undefined ? Promise.resolve() : new Promise((resolve) => {
+      locks.request(lock, () => {
+        resolve();
+        return new Promise(() => {});
+      });
+    });
+    const started = Promise.all([held, ready]);
+    const links = new Map();
+    this.on("disconnection", (client) => links.delete(client));
+    const onMessage = (event) => {
+      const kind = event.data?.[SERVICE_WORKER];
+      const client = event.source?.id;
+      if (kind === undefined || typeof client !== "string" || this.#destroyed) return;
+      event.waitUntil(started.then(() => {
+        if (kind === "connect" && event.ports[0] !== undefined) {
+          this.drop(client);
+          const link = new ClientLink(event.ports[0]);
+          links.set(client, link);
+          this.accept(link, client);
+          event.ports[0].postMessage({ [SERVICE_WORKER]: "connected", lock: locks === undefined ? undefined : lock });
+          return undefined;
+        }
+        if (kind !== "message") return undefined;
+        const link = links.get(client);
+        // A page of a stopped instance: it connects again.
+        if (link === undefined) event.source.postMessage({ [SERVICE_WORKER]: "unknown" });
+        else return link.receive(event.data.message);
+        return undefined;
+      }));
+    };
+    scope.addEventListener("message", onMessage);
+    this.#detach.push(() => scope.removeEventListener("message", onMessage));
+    return this;
+  }
+
   #acceptPage(port) {
     const id = this.accept(portTransport(port));
     // The page's first message names the lock it holds while it lives.
@@ -247,6 +295,170 @@ export function sharedWorkerTransport(worker, options) {
     destroy();
   };
   return transport;
+}
+
+// The key of what a page and its service worker say to each other: a page
+// connects (`connect`, with its MessagePort), sends each message (`message`)
+// as an event that wakes the worker; the worker answers over the port, says
+// `connected` (with the name of the Web Lock it holds while it lives), or
+// `unknown` to a page it has forgotten (it was stopped since).
+const SERVICE_WORKER = "wiggum-rpc/service-worker";
+
+/** A client page, seen from its service worker: answers go over its port. */
+class ClientLink extends Transport {
+  #port;
+  /** Request id → what resolves once its answer is sent (for `waitUntil`). */
+  #answering = new Map();
+
+  constructor(port) {
+    super();
+    this.#port = port;
+  }
+
+  send(message, transfer) {
+    this.#port.postMessage(message, transfer ?? []);
+    for (const one of Array.isArray(message) ? message : [message]) {
+      if (one?.method === undefined && one?.id !== undefined) this.#answered(one.id);
+    }
+  }
+
+  /** Hands a message over; resolves once every request in it is answered. */
+  receive(message) {
+    const waits = [];
+    for (const one of Array.isArray(message) ? message : [message]) {
+      if (typeof one?.method === "string" && one.id !== undefined && one.id !== null) {
+        waits.push(new Promise((resolve) => this.#answering.set(one.id, resolve)));
+      }
+    }
+    this.deliver(message);
+    return Promise.all(waits);
+  }
+
+  #answered(id) {
+    this.#answering.get(id)?.();
+    this.#answering.delete(id);
+  }
+
+  release() {
+    for (const resolve of this.#answering.values()) resolve();
+    this.#answering.clear();
+    this.#port.close();
+  }
+}
+
+/**
+ * A page's transport to its service worker (whose hub `serveClients()`).
+ * It waits for an active worker (`navigator.serviceWorker.ready`), hands it
+ * a MessageChannel of its own, and sends each message as an event that wakes
+ * the worker. When the worker is stopped (the browser's idle timeout, an
+ * update, `controllerchange`) the transport emits `close` (calls in flight
+ * reject with `CONNECTION_CLOSED`: none is sent twice), connects to the
+ * worker again and emits `reconnected`; calls made meanwhile wait for it.
+ */
+class ServiceWorkerTransport extends Transport {
+  handshake = "announce";
+  #container;
+  #worker;
+  #port;
+  #open = false;
+  #everOpen = false;
+  #outbox = [];
+  /** Aborted when the current connection ends: its lock wait stops. */
+  #connection;
+  #listeners;
+
+  constructor(container) {
+    super();
+    this.#container = container;
+    const onControllerChange = () => this.#lost();
+    const onMessage = ({ data }) => {
+      if (data?.[SERVICE_WORKER] === "unknown") this.#lost();
+    };
+    container.addEventListener("controllerchange", onControllerChange);
+    container.addEventListener("message", onMessage);
+    this.#listeners = () => {
+      container.removeEventListener("controllerchange", onControllerChange);
+      container.removeEventListener("message", onMessage);
+    };
+    this.#connect();
+  }
+
+  get connected() {
+    return this.#open;
+  }
+
+  send(message, transfer) {
+    if (this.destroyed) throw new Error("transport destroyed");
+    if (this.#open) this.#post(message, transfer);
+    else this.#outbox.push([message, transfer]);
+  }
+
+  #post(message, transfer) {
+    this.#worker.postMessage({ [SERVICE_WORKER]: "message", message }, transfer ?? []);
+  }
+
+  async #connect() {
+    const connection = new AbortController();
+    this.#connection = connection;
+    const registration = await this.#container.ready;
+    if (this.destroyed || connection.signal.aborted) return;
+    const worker = registration.active;
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = ({ data }) => {
+      if (port1 !== this.#port) return;
+      if (data?.[SERVICE_WORKER] === "connected") this.#opened(data.lock, connection);
+      else this.deliver(data);
+    };
+    this.#port = port1;
+    this.#worker = worker;
+    worker.postMessage({ [SERVICE_WORKER]: "connect" }, [port2]);
+  }
+
+  #opened(lock, connection) {
+    this.#open = true;
+    const outbox = this.#outbox;
+    this.#outbox = [];
+    for (const [message, transfer] of outbox) this.#post(message, transfer);
+    if (typeof lock === "string") {
+      // Granted once the worker instance that holds it is gone.
+      globalThis.navigator?.locks?.request(lock, { signal: connection.signal }, () => {
+        if (this.#connection === connection) this.#lost();
+      }).catch(() => {});
+    }
+    this.emit("open", {});
+    if (this.#everOpen) this.emit("reconnected", { attempt: 1 });
+    this.#everOpen = true;
+  }
+
+  /** The worker this page spoke to is gone: what was sent to it fails, and the next one is asked. */
+  #lost() {
+    if (this.destroyed) return;
+    const wasOpen = this.#open;
+    this.#open = false;
+    this.#connection?.abort();
+    this.#port?.close();
+    this.#port = undefined;
+    if (wasOpen) {
+      this.#outbox = [];
+      this.emit("close", { code: 1001, reason: "the service worker stopped" });
+      this.emit("reconnecting", { attempt: 1, delay: 0 });
+    }
+    this.#connect();
+  }
+
+  release() {
+    this.#listeners();
+    this.#connection?.abort();
+    this.#port?.close();
+    this.#outbox = [];
+    this.#open = false;
+  }
+}
+
+/** A page's transport to the service worker that controls it (or will): see `ServiceWorkerTransport`. */
+export function serviceWorkerTransport(container = globalThis.navigator?.serviceWorker) {
+  if (container === undefined) throw new TypeError("serviceWorkerTransport: no service workers here");
+  return new ServiceWorkerTransport(container);
 }
 
 // The envelope of every message on a broadcast channel: ours carry this key

@@ -8,7 +8,12 @@
 //   traffic on the channel is left alone;
 // - a SharedWorker whose hub serves every page (`listen()`,
 //   `sharedWorkerTransport`): each page its own client, answers only to
-//   their caller, and a page that closes dropped by the worker.
+//   their caller, and a page that closes dropped by the worker;
+// - a service worker whose hub serves its client pages (`serveClients()`,
+//   `serviceWorkerTransport`): calls answered, the worker stopped mid-call
+//   through the DevTools protocol (the call fails with CONNECTION_CLOSED,
+//   the page connects again, the next call is answered by a new instance),
+//   another library's messages on `navigator.serviceWorker` left alone.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -166,6 +171,53 @@ test("a SharedWorker serves each page as its own client, and drops a page that c
     await first.close();
     await until(second, (id) => window.left.includes(id), one);
     assert.deepEqual(await second.evaluate(() => window.peer.request("clients")), [two]);
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a service worker answers its pages, and a call after the worker was stopped mid-call is answered by the next one", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on("pageerror", (error) => pageErrors.push(`sw page: ${error}`));
+  await page.goto(`${server.url}blank.html`);
+  try {
+    await page.evaluate(async () => {
+      const root = await import("/pkg/wiggum_rpc.js");
+      await root.default();
+      const { serviceWorkerTransport } = await import("/pkg/hub.js");
+      await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
+      window.foreign = [];
+      window.events = [];
+      navigator.serviceWorker.addEventListener("message", ({ data }) => data?.foreign && window.foreign.push(data));
+      window.peer = new root.Peer(serviceWorkerTransport());
+      for (const event of ["open", "close", "reconnected"]) window.peer.on(event, () => window.events.push(event));
+    });
+    assert.equal(await page.evaluate(() => window.peer.request("add", [2, 3])), 5);
+    const client = await page.evaluate(() => window.peer.request("whoami"));
+    assert.equal(typeof client, "string");
+    const first = await page.evaluate(() => window.peer.request("instance"));
+
+    // Another library's protocol on the same channel both ways: untouched.
+    await page.evaluate(() => navigator.serviceWorker.controller?.postMessage({ foreign: "ping" })
+      ?? navigator.serviceWorker.ready.then((registration) => registration.active.postMessage({ foreign: "ping" })));
+    await page.waitForFunction(() => window.foreign.length === 1, null, { timeout: 5000 });
+    assert.deepEqual(await page.evaluate(() => window.foreign), [{ foreign: "pong", seen: "ping" }]);
+
+    // The worker is stopped while a call runs: the call fails, the next is answered by a new instance.
+    await page.evaluate(() => {
+      window.slow = window.peer.request("slow", [3000]).then((result) => result, (error) => error.code);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("ServiceWorker.enable");
+    await cdp.send("ServiceWorker.stopAllWorkers");
+    assert.equal(await page.evaluate(() => window.slow), -32095, "the call in flight failed with CONNECTION_CLOSED");
+    assert.equal(await page.evaluate(() => window.peer.request("add", [20, 22])), 42, "the next call was answered");
+    const second = await page.evaluate(() => window.peer.request("instance"));
+    assert.notEqual(second, first, "by a new instance of the worker");
+    assert.deepEqual(await page.evaluate(() => window.events), ["open", "close", "open", "reconnected"]);
     assert.deepEqual(pageErrors, []);
   } finally {
     await context.close();

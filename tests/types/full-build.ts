@@ -58,7 +58,7 @@ peer.on("reconnected", ({ delay }) => console.log(delay));
 export const connected: boolean = transport.connected;
 
 // wiggum-rpc/hub: one server for many clients.
-import { Hub, broadcastHub, sharedWorkerTransport } from "../../pkg-web/hub.js";
+import { Hub, broadcastHub, serviceWorkerTransport, sharedWorkerTransport } from "../../pkg-web/hub.js";
 const hub = new Hub({ timeout: 1000 });
 hub.method<[number, number], number>("add", ([a, b], { client, signal }) => {
   const id: string = client;
@@ -84,3 +84,13 @@ declare const shared: SharedWorker;
 export const sharedPeer = new Peer(sharedWorkerTransport(shared));
 // @ts-expect-error a SharedWorker, not a Worker
 sharedWorkerTransport(new Worker("w.js"));
+const toWorker = serviceWorkerTransport();
+export const workerPeer = new Peer(toWorker);
+export const isConnected: boolean = toWorker.connected;
+workerPeer.on("reconnected", ({ attempt }) => void attempt);
+declare const swScope: ServiceWorkerGlobalScopeLike;
+interface ServiceWorkerGlobalScopeLike {
+  addEventListener(type: "message", listener: (event: any) => void): void;
+  removeEventListener(type: "message", listener: (event: any) => void): void;
+}
+new Hub().serveClients(swScope, Promise.resolve());
