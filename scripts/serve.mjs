@@ -1,7 +1,7 @@
 // A small static server for the demo, the benchmark page and the browser
 // tests: www/ at `/`, the web build of the package at `/pkg/`, bench/ at
 // `/bench/`; with `mcp: true` (the demo), the demo's MCP server at `/mcp`
-// (demo-mcp.mjs). Loopback only. Run directly, it serves the demo until
+// (demo-mcp.mjs) and its WebSocket hub at `/ws` (demo-hub.mjs). Loopback only. Run directly, it serves the demo until
 // stopped.
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
@@ -43,6 +43,7 @@ async function resolvePath(mounts, urlPath) {
 export async function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMounts, mcp = false } = {}) {
   // Loaded only when asked for: the MCP SDK is a development dependency.
   const mcpHandler = mcp ? (await import("./demo-mcp.mjs")).demoMcpHandler() : undefined;
+  const hub = mcp ? await (await import("./demo-hub.mjs")).demoHub() : undefined;
   const server = createServer(async (request, response) => {
     const path = new URL(request.url, "http://localhost").pathname;
     if (mcpHandler && path === "/mcp") {
@@ -61,6 +62,10 @@ export async function startServer({ port = 0, host = "127.0.0.1", mounts = defau
     });
     response.end(body);
   });
+  server.on("upgrade", (request, socket, head) => {
+    if (hub && new URL(request.url, "http://localhost").pathname === "/ws") hub.upgrade(request, socket, head);
+    else socket.destroy();
+  });
   return new Promise((resolveStart, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -69,6 +74,7 @@ export async function startServer({ port = 0, host = "127.0.0.1", mounts = defau
         url: `http://${host}:${actual}/`,
         close: async () => {
           await mcpHandler?.close();
+          await hub?.close();
           server.closeAllConnections();
           await new Promise((done) => server.close(done));
         },

@@ -6,7 +6,7 @@
 const MAX_ROWS = 2000;
 
 // How each boundary's far side is named in the direction column.
-const PEERS = { preview: "iframe", build: "worker", ralph: "ralph", mcp: "MCP server" };
+const PEERS = { preview: "iframe", build: "worker", ralph: "ralph", mcp: "MCP server", server: "server", sw: "service worker" };
 
 function classify(entry) {
   if (entry === null || typeof entry !== "object") return "invalid";

@@ -3,6 +3,8 @@
 // `trace` hook, so the inspector sees each message crossing each boundary.
 import init, { ErrorCode, Peer, RPCError, portTransport, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
 import { httpTransport, initializeMcp } from "/pkg/http.js";
+import { serviceWorkerTransport } from "/pkg/hub.js";
+import { webSocketTransport } from "/pkg/websocket.js";
 import { Inspector } from "./inspector.js";
 
 const $ = (id) => document.getElementById(id);
@@ -49,7 +51,7 @@ function append(list, text, { error = false, label, follow = true } = {}) {
 await init();
 
 const inspector = new Inspector({
-  boundaries: ["preview", "build", "ralph", "mcp"],
+  boundaries: ["preview", "build", "ralph", "mcp", "server", "sw"],
   errorCodes: ErrorCode,
   list: $("log"),
   count: $("inspector-count"),
@@ -296,6 +298,64 @@ const mcpReady = (async () => {
   return `${server.serverInfo.name} (MCP ${server.protocolVersion}): ${tools.length} tools`;
 })();
 settled(show($("mcp-result"), mcpReady, (summary) => summary));
+
+// ── Page ↔ server over WebSocket ───────────────────────────────────────────
+// The demo's server (scripts/demo-hub.mjs) holds every page in one Hub at /ws.
+const stamp = () => new Date().toLocaleTimeString();
+const wsState = (state, text) => Object.assign($("ws-state"), { textContent: text }).setAttribute("data-state", state);
+const server = new Peer(
+  webSocketTransport(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`,
+    { reconnect: { initialDelay: 300, maxDelay: 2000 } }),
+  traced("server"),
+);
+server.on("open", () => {
+  wsState("open", "connected");
+  $("ws-whoami").disabled = false;
+  $("ws-restart").disabled = false;
+});
+server.on("close", ({ code }) => {
+  wsState("closed", "disconnected");
+  append($("ws-events"), `connection closed (${code})`, { label: stamp() });
+});
+server.on("reconnecting", ({ attempt, delay }) =>
+  append($("ws-events"), `reconnecting: attempt ${attempt} in ${Math.round(delay)} ms`, { label: stamp() }));
+server.on("reconnected", ({ attempt }) =>
+  append($("ws-events"), `reconnected after ${attempt} attempt${attempt === 1 ? "" : "s"}`, { label: stamp() }));
+server.onNotify("clients", ({ clients }) =>
+  append($("ws-events"), `server pushed: ${clients.length} page${clients.length === 1 ? "" : "s"} connected (${clients.join(", ")})`, { label: stamp() }));
+$("ws-whoami").onclick = () => settled(show($("ws-result"), server.request("whoami"), (id) => `the server knows this page as ${id}`));
+$("ws-restart").onclick = () =>
+  settled(show($("ws-result"), server.request("restart"), () => "the server closes every connection; this page reconnects"));
+
+// ── Page ↔ service worker ─────────────────────────────────────────────────
+// The worker (sw.js) serves every page of the demo through its Hub.
+const swState = (state, text) => Object.assign($("sw-state"), { textContent: text }).setAttribute("data-state", state);
+const serviceWorker = "serviceWorker" in navigator ? navigator.serviceWorker : undefined;
+if (serviceWorker) {
+  settled(serviceWorker.register("sw.js", { type: "module" }));
+  const worker = new Peer(serviceWorkerTransport(serviceWorker), traced("sw"));
+  worker.on("open", () => {
+    swState("open", "connected");
+    $("sw-call").disabled = false;
+    $("sw-replace").disabled = false;
+  });
+  worker.on("close", ({ reason }) => {
+    swState("closed", "worker gone");
+    append($("sw-events"), reason, { label: stamp() });
+  });
+  worker.on("reconnected", () => append($("sw-events"), "connected to the next worker", { label: stamp() }));
+  $("sw-call").onclick = () => settled(show($("sw-result"), worker.request("hello"), ({ instance, calls }) =>
+    `answered by worker ${instance} (its call ${calls})`));
+  // A page cannot stop a worker itself: unregistering it ends it, and a new one takes its place.
+  $("sw-replace").onclick = async () => {
+    $("sw-replace").disabled = true;
+    append($("sw-events"), "unregistering the worker and registering it again", { label: stamp() });
+    await (await serviceWorker.getRegistration())?.unregister();
+    await serviceWorker.register("sw.js", { type: "module" });
+  };
+} else {
+  swState("closed", "no service workers here");
+}
 
 for (const id of ["navigate", "refresh", "build", "discover", "send-task"]) $(id).disabled = false;
 $("status").textContent = "connecting…";

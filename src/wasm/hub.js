@@ -400,15 +400,20 @@ class ServiceWorkerTransport extends Transport {
   async #connect() {
     const connection = new AbortController();
     this.#connection = connection;
-    const registration = await this.#container.ready;
+    const worker = await activeWorker(this.#container);
     if (this.destroyed || connection.signal.aborted) return;
-    const worker = registration.active;
     const { port1, port2 } = new MessageChannel();
     port1.onmessage = ({ data }) => {
       if (port1 !== this.#port) return;
       if (data?.[SERVICE_WORKER] === "connected") this.#opened(data.lock, connection);
       else this.deliver(data);
     };
+    // Replaced or unregistered: it may linger a while before it stops.
+    const onStateChange = () => {
+      if (worker.state === "redundant" && this.#connection === connection) this.#lost();
+    };
+    worker.addEventListener("statechange", onStateChange);
+    connection.signal.addEventListener("abort", () => worker.removeEventListener("statechange", onStateChange));
     this.#port = port1;
     this.#worker = worker;
     worker.postMessage({ [SERVICE_WORKER]: "connect" }, [port2]);
@@ -452,6 +457,23 @@ class ServiceWorkerTransport extends Transport {
     this.#port?.close();
     this.#outbox = [];
     this.#open = false;
+  }
+}
+
+/**
+ * The active worker of this page's registration; while there is none (one
+ * is installing, or the registration is being replaced), the next one.
+ */
+async function activeWorker(container) {
+  for (;;) {
+    const registration = (await container.getRegistration()) ?? (await container.ready);
+    const { active, installing, waiting } = registration;
+    if (active !== null && active.state !== "redundant") return active;
+    const next = installing ?? waiting;
+    await new Promise((resolve) => {
+      if (next) next.addEventListener("statechange", resolve, { once: true });
+      else setTimeout(resolve, 100);
+    });
   }
 }
 

@@ -351,6 +351,45 @@ test("the MCP panel: the server's tools listed, build_site called with its progr
   assert.equal(await stat("mcp", "calls"), "3", "initialize, tools/list, tools/call");
 });
 
+test("page ↔ server: a client id from the server's hub, a restart survived by reconnecting, pushes in the inspector", async () => {
+  await page.waitForSelector('#ws-state[data-state="open"]', { timeout: 10000 });
+  await page.click("#ws-whoami");
+  await page.waitForSelector('#ws-result[data-state="ok"]');
+  const [, first] = (await text("#ws-result")).match(/^the server knows this page as (client-\d+)$/);
+  assert.ok((await listItems("#ws-events")).some((item) => item.includes(`1 page connected (${first})`)), "the server pushed the clients");
+  await page.click("#ws-restart");
+  await page.waitForFunction(() => [...document.querySelectorAll("#ws-events li")].some((item) => item.textContent.includes("reconnected")),
+    null, { timeout: 10000 });
+  const events = await listItems("#ws-events");
+  assert.ok(events.some((item) => item.includes("connection closed (1012)")), events.join("\n"));
+  assert.ok(events.some((item) => /reconnecting: attempt 1 in \d+ ms/.test(item)));
+  await page.waitForSelector('#ws-state[data-state="open"]');
+  await page.click("#ws-whoami");
+  await page.waitForFunction((first) => /client-\d+$/.test(document.querySelector("#ws-result").textContent)
+    && !document.querySelector("#ws-result").textContent.endsWith(first), first);
+  const { response } = await lastCall("server", "out", "whoami");
+  assert.equal(response.error, false);
+  assert.ok((await rows()).some((row) => row.boundary === "server" && row.kind === "notification" && row.method === "clients"));
+});
+
+test("page ↔ service worker: calls answered by the worker, and after it is stopped and replaced, by the next one", async () => {
+  await page.waitForSelector('#sw-state[data-state="open"]', { timeout: 15000 });
+  await page.click("#sw-call");
+  await page.waitForSelector('#sw-result[data-state="ok"]');
+  const [, first] = (await text("#sw-result")).match(/^answered by worker (\w+) \(its call 1\)$/);
+  await page.click("#sw-replace");
+  await page.waitForFunction(() => [...document.querySelectorAll("#sw-events li")].some((item) => item.textContent.includes("connected to the next worker")),
+    null, { timeout: 15000 });
+  await page.waitForSelector('#sw-state[data-state="open"]');
+  await page.click("#sw-call");
+  await page.waitForFunction((first) => /^answered by worker \w+ \(its call 1\)$/.test(document.querySelector("#sw-result").textContent)
+    && !document.querySelector("#sw-result").textContent.includes(first), first, { timeout: 10000 });
+  const events = await listItems("#sw-events");
+  assert.ok(events.some((item) => item.includes("the service worker stopped")), events.join("\n"));
+  const { response } = await lastCall("sw", "out", "hello");
+  assert.equal(response.error, false);
+});
+
 test("nothing logged an error and every request loaded", () => {
   assert.deepEqual(problems, []);
 });
