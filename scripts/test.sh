@@ -59,6 +59,8 @@ run "WebSocket hub: one server for many clients (Node and Chromium clients, call
   node --test tests/js/hub.test.mjs
 run "BroadcastChannel, SharedWorker and service-worker hubs in Chromium (two pages and a worker on one channel; pages on one SharedWorker, one closing; a service worker stopped mid-call)" \
   node --test tests/js/broadcast.test.mjs
+run "BroadcastChannel, SharedWorker and service-worker hubs in headless Firefox, over WebDriver (geckodriver)" \
+  node --test tests/js/firefox-hub.test.mjs
 run "WebSocket: interop with jrpc-oo's JRPCServer" node --test tests/js/jrpc-oo.test.mjs
 run "WebSocket: interop with a Python JSON-RPC server (websockets + jsonrpcserver)" node --test tests/js/plain-ws.test.mjs
 run "benchmark, smoke mode" node bench/run.mjs --smoke

@@ -363,6 +363,8 @@ class ServiceWorkerTransport extends Transport {
   #open = false;
   #everOpen = false;
   #outbox = [];
+  /** The worker this page last lost for good (replaced or unregistered). */
+  #redundant;
   /** Aborted when the current connection ends: its lock wait stops. */
   #connection;
   #listeners;
@@ -400,7 +402,7 @@ class ServiceWorkerTransport extends Transport {
   async #connect() {
     const connection = new AbortController();
     this.#connection = connection;
-    const worker = await activeWorker(this.#container);
+    const worker = await activeWorker(this.#container, this.#everOpen || this.#worker !== undefined, this.#redundant);
     if (this.destroyed || connection.signal.aborted) return;
     const { port1, port2 } = new MessageChannel();
     port1.onmessage = ({ data }) => {
@@ -410,7 +412,9 @@ class ServiceWorkerTransport extends Transport {
     };
     // Replaced or unregistered: it may linger a while before it stops.
     const onStateChange = () => {
-      if (worker.state === "redundant" && this.#connection === connection) this.#lost();
+      if (worker.state !== "redundant") return;
+      this.#redundant = worker;
+      if (this.#connection === connection) this.#lost();
     };
     worker.addEventListener("statechange", onStateChange);
     connection.signal.addEventListener("abort", () => worker.removeEventListener("statechange", onStateChange));
@@ -461,15 +465,18 @@ class ServiceWorkerTransport extends Transport {
 }
 
 /**
- * The active worker of this page's registration; while there is none (one
- * is installing, or the registration is being replaced), the next one.
+ * The active worker of this page's registration, once there is one. When
+ * reconnecting, the registration may be between an `unregister()` and the
+ * next `register()`: then there is none for a moment (and `ready` would
+ * still name the old one), and a worker that turned redundant (`gone`) is
+ * not taken again.
  */
-async function activeWorker(container) {
+async function activeWorker(container, reconnecting, gone) {
   for (;;) {
-    const registration = (await container.getRegistration()) ?? (await container.ready);
-    const { active, installing, waiting } = registration;
-    if (active !== null && active.state !== "redundant") return active;
-    const next = installing ?? waiting;
+    const registration = (await container.getRegistration()) ?? (reconnecting ? undefined : await container.ready);
+    const active = registration?.active;
+    if (active && active !== gone && active.state !== "redundant") return active;
+    const next = registration?.installing ?? registration?.waiting;
     await new Promise((resolve) => {
       if (next) next.addEventListener("statechange", resolve, { once: true });
       else setTimeout(resolve, 100);
