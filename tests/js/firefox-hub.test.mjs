@@ -2,7 +2,8 @@
 // over WebDriver (tests/js/firefox.mjs): two tabs on one BroadcastChannel,
 // two tabs on one SharedWorker (a closed tab dropped by the worker), and a
 // page with its service worker replaced mid-call by unregistering and
-// registering it again. Firefox lets the unregistered worker finish the call
+// registering it again, beside another library's messages on
+// `navigator.serviceWorker`. Firefox lets the unregistered worker finish the call
 // it has (its `waitUntil` holds it), then ends it: the page follows to the
 // new worker, which answers the next call.
 import { after, before, test } from "node:test";
@@ -97,6 +98,12 @@ test("Firefox, service worker: replaced mid-call, the call finished by the old w
     for (const event of ["open", "close", "reconnected"]) peer.on(event, () => events.push(event));
     const sum = await peer.request("add", [2, 3]);
     const first = await peer.request("instance");
+    // Another library's protocol on the same channel, both ways: answered by it alone.
+    const foreign = new Promise((resolve) => navigator.serviceWorker.addEventListener("message", ({ data }) => {
+      if (data?.foreign) resolve(data);
+    }));
+    (await navigator.serviceWorker.getRegistration()).active.postMessage({ foreign: "ping" });
+    const pong = await foreign;
     const slow = peer.request("slow", [1000]).then((result) => result, (error) => error.code);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const reconnected = new Promise((resolve) => peer.on("reconnected", resolve));
@@ -108,7 +115,14 @@ test("Firefox, service worker: replaced mid-call, the call finished by the old w
     const second = await peer.request("instance");
     peer.destroy();
     await (await navigator.serviceWorker.getRegistration())?.unregister();
-    return { sum, finished, next, changed: first !== second, events };
+    return { sum, pong, finished, next, changed: first !== second, events };
   });
-  assert.deepEqual(outcome, { sum: 5, finished: "slow done", next: 42, changed: true, events: ["open", "close", "open", "reconnected"] });
+  assert.deepEqual(outcome, {
+    sum: 5,
+    pong: { foreign: "pong", seen: "ping" },
+    finished: "slow done",
+    next: 42,
+    changed: true,
+    events: ["open", "close", "open", "reconnected"],
+  });
 });
