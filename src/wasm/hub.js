@@ -402,8 +402,9 @@ class ServiceWorkerTransport extends Transport {
   async #connect() {
     const connection = new AbortController();
     this.#connection = connection;
-    const worker = await activeWorker(this.#container, this.#everOpen || this.#worker !== undefined, this.#redundant);
-    if (this.destroyed || connection.signal.aborted) return;
+    const reconnecting = this.#everOpen || this.#worker !== undefined;
+    const worker = await activeWorker(this.#container, reconnecting, this.#redundant, connection.signal);
+    if (worker === undefined || this.destroyed || connection.signal.aborted) return;
     const { port1, port2 } = new MessageChannel();
     port1.onmessage = ({ data }) => {
       if (port1 !== this.#port) return;
@@ -469,10 +470,10 @@ class ServiceWorkerTransport extends Transport {
  * reconnecting, the registration may be between an `unregister()` and the
  * next `register()`: then there is none for a moment (and `ready` would
  * still name the old one), and a worker that turned redundant (`gone`) is
- * not taken again.
+ * not taken again. Gives up (undefined) once `signal` is aborted.
  */
-async function activeWorker(container, reconnecting, gone) {
-  for (;;) {
+async function activeWorker(container, reconnecting, gone, signal) {
+  while (!signal.aborted) {
     const registration = (await container.getRegistration()) ?? (reconnecting ? undefined : await container.ready);
     const active = registration?.active;
     if (active && active !== gone && active.state !== "redundant") return active;
@@ -482,6 +483,7 @@ async function activeWorker(container, reconnecting, gone) {
       else setTimeout(resolve, 100);
     });
   }
+  return undefined;
 }
 
 /** A page's transport to the service worker that controls it (or will): see `ServiceWorkerTransport`. */
