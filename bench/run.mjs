@@ -1,4 +1,5 @@
-// Runs the benchmark page in headless Chromium and prints, from one run,
+// Runs the benchmark page in headless Chromium, then in headless Firefox
+// (over WebDriver), and prints, from one run of each,
 // requests per second (medians of 3 runs), wiggum-rpc's ratios to the others,
 // and the package's size: the web build the page loads (its root entry), and
 // what a page pays for each entry of the npm package (pkg/, when built). A benchmark, not a
@@ -7,6 +8,7 @@
 //   node bench/run.mjs            full run
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
 //   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
+//   node bench/run.mjs --browser=chromium     one browser only (chromium or firefox)
 import { build } from "esbuild";
 import { SUBPATHS } from "../scripts/subpath-entries.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -15,6 +17,7 @@ import { gzipSync } from "node:zlib";
 import os from "node:os";
 import { startServer } from "../scripts/serve.mjs";
 import { launchChromium } from "../tests/js/browser.mjs";
+import { launchFirefox } from "../tests/js/firefox.mjs";
 
 const smoke = process.argv.includes("--smoke");
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -124,34 +127,90 @@ async function entrySizes() {
   return entries;
 }
 
-const server = await startServer();
-const browser = await launchChromium();
-try {
-  const page = await browser.newPage();
-  const errors = [];
-  page.on("pageerror", (error) => errors.push(error));
-  await page.goto(`${server.url}bench/`);
-  await page.waitForFunction(() => window.benchmarkReady === true);
-  const { results, runs } = await page.evaluate((options) => window.runBenchmark(options), { smoke, only, runs: runsWanted });
-  if (errors.length) throw errors[0];
+const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "wiggum-rpc", "wiggum-rpc, traced"];
+const MEASURES = ["sequential", "64 in flight", "1024 in flight", "1 MB payload"];
+/** A browser's results, in the page's order (WebDriver does not keep an object's key order). */
+const measured = (results) => MEASURES.filter((label) => label in results).map((label) => [label, results[label]]);
+const browsers = (option("browser") ?? "chromium,firefox").split(",");
 
-  const variants = ["raw", "json-rpc-2.0", "comlink", "wiggum-rpc", "wiggum-rpc, traced"];
+/** The benchmark page's results in Chromium, with the browser's version. */
+async function inChromium(url, options) {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(error));
+    await page.goto(url);
+    await page.waitForFunction(() => window.benchmarkReady === true);
+    const outcome = await page.evaluate((options) => window.runBenchmark(options), options);
+    if (errors.length) throw errors[0];
+    return { ...outcome, version: `Chromium ${browser.version()}` };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The same in Firefox, driven over WebDriver. */
+async function inFirefox(url, options) {
+  const firefox = await launchFirefox();
+  try {
+    const tab = await firefox.open(url);
+    const outcome = await firefox.evaluate(tab, async (options) => {
+      while (window.benchmarkReady !== true) await new Promise((resolve) => setTimeout(resolve, 50));
+      return { ...(await window.runBenchmark(options)), version: navigator.userAgent.match(/Firefox\/[\d.]+/)?.[0] };
+    }, options);
+    return outcome;
+  } finally {
+    await firefox.close();
+  }
+}
+
+function table({ results, runs }) {
   const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
   const lines = [
-    `| measure (calls/s, median of ${runs}) | ${variants.join(" | ")} | wiggum ÷ raw | wiggum ÷ json-rpc-2.0 | wiggum ÷ comlink | traced ÷ untraced |`,
-    `| --- | ${variants.map(() => "---:").join(" | ")} | ---: | ---: | ---: | ---: |`,
+    `| measure (calls/s, median of ${runs}) | ${VARIANTS.join(" | ")} | wiggum ÷ raw | wiggum ÷ json-rpc-2.0 | wiggum ÷ comlink | traced ÷ untraced |`,
+    `| --- | ${VARIANTS.map(() => "---:").join(" | ")} | ---: | ---: | ---: | ---: |`,
   ];
-  for (const [label, byVariant] of Object.entries(results)) {
+  for (const [label, byVariant] of measured(results)) {
     const w = byVariant["wiggum-rpc"];
     const ratio = (other) => (w / byVariant[other]).toFixed(2);
     const traced = (byVariant["wiggum-rpc, traced"] / w).toFixed(2);
-    lines.push(`| ${label} | ${variants.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} | ${traced} |`);
+    lines.push(`| ${label} | ${VARIANTS.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} | ${traced} |`);
   }
+  return lines.join("\n");
+}
+
+/** wiggum-rpc's ratios in each browser, side by side. */
+function sideBySide(outcomes) {
+  const names = outcomes.map(([name]) => name);
+  const lines = [
+    `| measure | ${names.map((name) => `${name}: ÷ raw | ${name}: ÷ json-rpc-2.0 | ${name}: ÷ comlink`).join(" | ")} |`,
+    `| --- | ${names.map(() => "---: | ---: | ---:").join(" | ")} |`,
+  ];
+  for (const [label] of measured(outcomes[0][1].results)) {
+    const cells = outcomes.map(([, { results }]) => {
+      const byVariant = results[label];
+      const w = byVariant["wiggum-rpc"];
+      return ["raw", "json-rpc-2.0", "comlink"].map((other) => (w / byVariant[other]).toFixed(2)).join(" | ");
+    });
+    lines.push(`| ${label} | ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+const server = await startServer();
+try {
+  const url = `${server.url}bench/`;
+  const options = { smoke, only, runs: runsWanted };
+  const outcomes = [];
+  if (browsers.includes("chromium")) outcomes.push(["Chromium", await inChromium(url, options)]);
+  if (browsers.includes("firefox")) outcomes.push(["Firefox", await inFirefox(url, options)]);
+  console.log(smoke ? "wiggum-rpc benchmark (smoke mode: too few calls to mean anything)" : "wiggum-rpc benchmark");
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}; one page, MessageChannel`);
+  for (const [name, outcome] of outcomes) console.log(`\n${name} (${outcome.version}, headless)\n\n${table(outcome)}`);
+  if (outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
   const size = sizes(join(root, "pkg-web"), subpathFile);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  console.log(smoke ? "wiggum-rpc benchmark (smoke mode: too few calls to mean anything)" : "wiggum-rpc benchmark");
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${browser.version()} headless, one page, MessageChannel\n`);
-  console.log(lines.join("\n"));
   console.log(`\n| size (release, wasm-opt -Oz) | raw | gzip |\n| --- | ---: | ---: |`);
   console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
   console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
@@ -163,6 +222,5 @@ try {
     console.log("(`wiggum-rpc/framing` is for Node: no page loads it.)");
   }
 } finally {
-  await browser.close();
   await server.close();
 }

@@ -1,6 +1,6 @@
 // Headless Firefox (Debian's firefox-esr) driven over W3C WebDriver through
-// geckodriver, for the tests that need pages of their own in Firefox (the
-// playwright-core tests drive Chromium only): `open()` a page, `evaluate`
+// geckodriver, for the tests and the benchmark that need pages of their own
+// in Firefox (playwright-core drives Chromium only): `open()` a page, `evaluate`
 // an async function in it, open more tabs, `close()` everything.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
@@ -47,6 +47,8 @@ export async function launchFirefox() {
     capabilities: { alwaysMatch: { browserName: "firefox", "moz:firefoxOptions": { ...options, args: ["-headless"] } } },
   });
   const session = `/session/${sessionId}`;
+  // Scripts may run long (the benchmark): ten minutes.
+  await call("POST", `${session}/timeouts`, { script: 600_000 });
   let current = await call("GET", `${session}/window`);
   const use = async (handle) => {
     if (handle !== current) await call("POST", `${session}/window`, { handle });
