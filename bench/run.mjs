@@ -1,5 +1,6 @@
 // Runs the benchmark page in headless Chromium, then in headless Firefox
-// (over WebDriver), and prints, from one run of each,
+// (over WebDriver), and prints, from one run of each, the cold start of a
+// worker per variant (uncached, and from the HTTP cache),
 // requests per second (medians of 3 runs), wiggum-rpc's ratios to the others,
 // and the package's size: the web build the page loads (its root entry), and
 // what a page pays for each entry of the npm package (pkg/, when built). A benchmark, not a
@@ -30,6 +31,16 @@ await build({
   bundle: true,
   format: "esm",
   outfile: join(root, "bench/dist/page.js"),
+  external: ["/pkg/*"],
+  logLevel: "warning",
+});
+// The cold-start workers, one bundle each (no variant pays for another's library).
+await build({
+  entryPoints: ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc"].map((name) => join(root, `bench/workers/${name}.js`)),
+  bundle: true,
+  minify: true,
+  format: "esm",
+  outdir: join(root, "bench/dist/workers"),
   external: ["/pkg/*"],
   logLevel: "warning",
 });
@@ -133,8 +144,12 @@ const MEASURES = ["sequential", "64 in flight", "1024 in flight", "1 MB payload"
 const measured = (results) => MEASURES.filter((label) => label in results).map((label) => [label, results[label]]);
 const browsers = (option("browser") ?? "chromium,firefox").split(",");
 
-/** The benchmark page's results in Chromium, with the browser's version. */
-async function inChromium(url, options) {
+/**
+ * The benchmark page's results in Chromium, with the browser's version, and
+ * the cold starts: from the page at `url` (nothing cached) and at `cachedUrl`
+ * (a server that lets the HTTP cache keep the scripts and the .wasm).
+ */
+async function inChromium(url, cachedUrl, options) {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -143,26 +158,54 @@ async function inChromium(url, options) {
     await page.goto(url);
     await page.waitForFunction(() => window.benchmarkReady === true);
     const outcome = await page.evaluate((options) => window.runBenchmark(options), options);
+    const uncached = await page.evaluate((starts) => window.runColdStart({ starts }), options.starts);
+    await page.goto(cachedUrl);
+    await page.waitForFunction(() => window.benchmarkReady === true);
+    const cached = await page.evaluate((starts) => window.runColdStart({ starts }), options.starts);
     if (errors.length) throw errors[0];
-    return { ...outcome, version: `Chromium ${browser.version()}` };
+    return { ...outcome, cold: { uncached, cached }, version: `Chromium ${browser.version()}` };
   } finally {
     await browser.close();
   }
 }
 
 /** The same in Firefox, driven over WebDriver. */
-async function inFirefox(url, options) {
+async function inFirefox(url, cachedUrl, options) {
   const firefox = await launchFirefox();
+  const ready = async () => {
+    while (window.benchmarkReady !== true) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
   try {
     const tab = await firefox.open(url);
-    const outcome = await firefox.evaluate(tab, async (options) => {
-      while (window.benchmarkReady !== true) await new Promise((resolve) => setTimeout(resolve, 50));
-      return { ...(await window.runBenchmark(options)), version: navigator.userAgent.match(/Firefox\/[\d.]+/)?.[0] };
-    }, options);
-    return outcome;
+    const outcome = await firefox.evaluate(tab, async (options, ready) => {
+      await new Function(`return (${ready})()`)();
+      const version = navigator.userAgent.match(/Firefox\/[\d.]+/)?.[0];
+      const benchmark = await window.runBenchmark(options);
+      return { ...benchmark, version, uncached: await window.runColdStart({ starts: options.starts }) };
+    }, options, String(ready));
+    await firefox.open(cachedUrl, tab);
+    const cached = await firefox.evaluate(tab, async (starts, ready) => {
+      await new Function(`return (${ready})()`)();
+      return window.runColdStart({ starts });
+    }, options.starts, String(ready));
+    const { uncached, ...rest } = outcome;
+    return { ...rest, cold: { uncached, cached } };
   } finally {
     await firefox.close();
   }
+}
+
+/** Cold starts: each variant's median, uncached and cached, and wiggum-rpc's distance to comlink. */
+function coldTable({ cold: { uncached, cached } }, starts) {
+  const ms = (n) => `${n.toFixed(1)} ms`;
+  const lines = [
+    `| new Worker() → first answer (median of ${starts}) | uncached | from the HTTP cache |`,
+    "| --- | ---: | ---: |",
+  ];
+  for (const variant of ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc"]) lines.push(`| ${variant} | ${ms(uncached[variant])} | ${ms(cached[variant])} |`);
+  const behind = (times) => ms(times["wiggum-rpc"] - times.comlink);
+  lines.push(`| wiggum-rpc − comlink | ${behind(uncached)} | ${behind(cached)} |`);
+  return lines.join("\n");
 }
 
 function table({ results, runs }) {
@@ -199,16 +242,19 @@ function sideBySide(outcomes) {
 }
 
 const server = await startServer();
+const cachingServer = await startServer({ cache: true });
 try {
   const url = `${server.url}bench/`;
-  const options = { smoke, only, runs: runsWanted };
+  const cachedUrl = `${cachingServer.url}bench/`;
+  const options = { smoke, only, runs: runsWanted, starts: smoke ? 2 : 10 };
   const outcomes = [];
-  if (browsers.includes("chromium")) outcomes.push(["Chromium", await inChromium(url, options)]);
-  if (browsers.includes("firefox")) outcomes.push(["Firefox", await inFirefox(url, options)]);
+  if (browsers.includes("chromium")) outcomes.push(["Chromium", await inChromium(url, cachedUrl, options)]);
+  if (browsers.includes("firefox")) outcomes.push(["Firefox", await inFirefox(url, cachedUrl, options)]);
   console.log(smoke ? "wiggum-rpc benchmark (smoke mode: too few calls to mean anything)" : "wiggum-rpc benchmark");
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}; one page, MessageChannel`);
   for (const [name, outcome] of outcomes) console.log(`\n${name} (${outcome.version}, headless)\n\n${table(outcome)}`);
   if (outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
+  for (const [name, outcome] of outcomes) console.log(`\nCold start, ${name}\n\n${coldTable(outcome, options.starts)}`);
   const size = sizes(join(root, "pkg-web"), subpathFile);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   console.log(`\n| size (release, wasm-opt -Oz) | raw | gzip |\n| --- | ---: | ---: |`);
@@ -223,4 +269,5 @@ try {
   }
 } finally {
   await server.close();
+  await cachingServer.close();
 }

@@ -39,8 +39,12 @@ async function resolvePath(mounts, urlPath) {
   return null;
 }
 
-/** Serves `mounts` ([url prefix, directory] pairs, first match wins), and `/mcp` with `mcp: true`. */
-export async function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMounts, mcp = false } = {}) {
+/**
+ * Serves `mounts` ([url prefix, directory] pairs, first match wins), and
+ * `/mcp` and `/ws` with `mcp: true`. Nothing is cached unless `cache` (the
+ * benchmark's cold start from the HTTP cache).
+ */
+export async function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMounts, mcp = false, cache = false } = {}) {
   // Loaded only when asked for: the MCP SDK is a development dependency.
   const mcpHandler = mcp ? (await import("./demo-mcp.mjs")).demoMcpHandler() : undefined;
   const hub = mcp ? await (await import("./demo-hub.mjs")).demoHub() : undefined;
@@ -58,7 +62,7 @@ export async function startServer({ port = 0, host = "127.0.0.1", mounts = defau
     }
     response.writeHead(200, {
       "content-type": types[extname(file)] ?? "application/octet-stream",
-      "cache-control": "no-store",
+      "cache-control": cache ? "max-age=3600" : "no-store",
     });
     response.end(body);
   });
