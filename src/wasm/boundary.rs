@@ -199,19 +199,12 @@ const _: () = {
     assert!(
         defines(glue, b"const RESOLVED = ", signal::RESOLVED)
             && defines(glue, b"const REJECTED = ", signal::REJECTED)
-            && defines(glue, b"const CHUNK = ", signal::CHUNK),
-        "glue.js: RESOLVED, REJECTED and CHUNK differ from boundary::signal"
-    );
-    let contract = include_str!("contract.js").as_bytes();
-    assert!(
-        defines(contract, b"const RESOLVED = ", signal::RESOLVED)
-            && defines(contract, b"const REJECTED = ", signal::REJECTED)
-            && defines(contract, b"const CHUNK = ", signal::CHUNK)
-            && defines(contract, b"const CHECKING = ", signal::CHECKING)
-            && defines(contract, b"const CHECKED = ", signal::CHECKED)
-            && defines(contract, b"const INVALID_PARAMS = ", signal::INVALID_PARAMS)
-            && defines(contract, b"const INVALID_RESULT = ", signal::INVALID_RESULT),
-        "contract.js: its signals differ from boundary::signal"
+            && defines(glue, b"const CHUNK = ", signal::CHUNK)
+            && defines(glue, b"const CHECKING = ", signal::CHECKING)
+            && defines(glue, b"const CHECKED = ", signal::CHECKED)
+            && defines(glue, b"const INVALID_PARAMS = ", signal::INVALID_PARAMS)
+            && defines(glue, b"const INVALID_RESULT = ", signal::INVALID_RESULT),
+        "glue.js: the handlers' signals differ from boundary::signal"
     );
     assert!(
         names_method(glue, READY.as_bytes())

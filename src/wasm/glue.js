@@ -2,7 +2,7 @@
 // subclass, the transfer marker, the named codes, and helpers that keep the
 // per-message path to a single crossing of the wasm boundary.
 
-import { invokeChecked } from "./contract.js";
+import { issuesOf } from "./contract.js";
 
 // The error every failed call rejects with, and that handlers may throw.
 export class RPCError extends Error {
@@ -275,29 +275,55 @@ export function postResult(transport, text, id, result) {
 const RESOLVED = 4;
 const REJECTED = 5;
 const CHUNK = 6;
+const CHECKING = 11;
+const CHECKED = 12;
+const INVALID_PARAMS = 13;
+const INVALID_RESULT = 14;
 
 // A callback that tells the endpoint `what`: for a timer, a microtask, an abort listener.
 export function signalling(signal, what) {
   return (n, value) => signal(what, n, value);
 }
 
+// The second argument of a handler that declares one, `{ signal, emit }`; its
+// controller waits in `hooks.controllers` until the handler is done.
+function handlerContext(hooks, call) {
+  const controller = new AbortController();
+  hooks.controllers.set(call, controller);
+  return { signal: controller.signal, emit: (chunk) => hooks.signal(CHUNK, call, chunk) };
+}
+
+// Reports how an asynchronous handler ended: its value as RESOLVED, or (a
+// contracted call) the signal and value `verdict` makes of it. One reaction,
+// no more: an answer that settles in its batch's turn leaves with the batch.
+function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value]) {
+  outcome.then(
+    (value) => {
+      hooks.controllers.delete(call);
+      const [what, reported] = verdict(value);
+      hooks.signal(what, call, reported);
+    },
+    (error) => {
+      hooks.controllers.delete(call);
+      hooks.signal(REJECTED, call, error);
+    },
+  );
+}
+
 // Runs a handler: returns its result (null for undefined) when it returns at
 // once, throws what it throws, or returns undefined when it returns a promise,
-// whose outcome goes to `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
-// declares a second parameter gets `{ signal, emit }`; its controller waits
-// in `hooks.controllers` until the handler is done.
+// whose outcome goes to `hooks.signal(RESOLVED or REJECTED, call, value)`. A
+// handler that declares a second parameter gets its context. A handler with
+// a contract (contract.js) always settles later, through `invokeChecked`.
 export function invoke(hooks, handler, params, call) {
   if (handler.contract !== undefined) {
-    invokeChecked(hooks, handler.contract, params, call, Transfer);
+    settleLater(hooks, call, invokeChecked(hooks, handler.contract, params, call), (signalled) => signalled);
     return undefined;
   }
   let result;
   if (handler.length >= 2) {
-    const controller = new AbortController();
-    const context = { signal: controller.signal, emit: (chunk) => hooks.signal(CHUNK, call, chunk) };
-    hooks.controllers.set(call, controller);
     try {
-      result = handler(params, context);
+      result = handler(params, handlerContext(hooks, call));
     } catch (error) {
       hooks.controllers.delete(call);
       throw error;
@@ -307,17 +333,49 @@ export function invoke(hooks, handler, params, call) {
     result = handler(params);
   }
   if (!isThenable(result)) return result === undefined ? null : result;
-  Promise.resolve(result).then(
-    (value) => {
-      hooks.controllers.delete(call);
-      hooks.signal(RESOLVED, call, value);
-    },
-    (error) => {
-      hooks.controllers.delete(call);
-      hooks.signal(REJECTED, call, error);
-    },
-  );
+  settleLater(hooks, call, Promise.resolve(result));
   return undefined;
+}
+
+// A contracted method's call: the params' check, the handler on the check's
+// output, the result's check (of the value inside a transfer() marker);
+// resolves with the signal that reports it and its value. An asynchronous
+// check is announced (CHECKING) so that the endpoint bounds it, and gives up
+// when the call is cancelled, given up or destroyed: a schema that never
+// settles does not hold the answer. The handler itself decides what a
+// cancel means to it.
+async function invokeChecked(hooks, contract, params, call) {
+  const context = handlerContext(hooks, call);
+  const stopped = new Promise((_, reject) => {
+    context.signal.addEventListener("abort", () => reject(context.signal.reason), { once: true });
+  });
+  stopped.catch(() => {});
+  const until = (verdict) => (isThenable(verdict) ? Promise.race([verdict, stopped]) : verdict);
+  let value = params;
+  if (contract.params) {
+    let verdict = contract.params["~standard"].validate(params);
+    if (isThenable(verdict)) {
+      hooks.signal(CHECKING, call);
+      verdict = await until(verdict);
+      hooks.signal(CHECKED, call);
+    }
+    if (verdict.issues) {
+      const issues = issuesOf(verdict.issues);
+      hooks.trace?.local("invalid-params", undefined, contract.name, issues);
+      return [INVALID_PARAMS, issues];
+    }
+    value = verdict.value;
+  }
+  let result = await contract.handler(value, context);
+  if (result === undefined) result = null;
+  if (!contract.result) return [RESOLVED, result];
+  const marked = result instanceof Transfer ? result : undefined;
+  const verdict = await until(contract.result["~standard"].validate(marked ? marked.value : result));
+  if (verdict.issues) {
+    hooks.trace?.local("invalid-result", undefined, contract.name, issuesOf(verdict.issues));
+    return [INVALID_RESULT];
+  }
+  return [RESOLVED, marked ? new Transfer(verdict.value, marked.transfer) : verdict.value];
 }
 
 // An endpoint's per-handler state: the controllers of handlers that take a
