@@ -21,16 +21,17 @@ export function introspection(options) {
   const infos = new Map(Object.entries(BUILT_IN));
   const list = () => [...infos].map(([name, info]) => ({ name, description: info.description ?? "" }));
   const describe = () => [...infos].map(([name, info]) =>
-    ({ name, params: paramNames(info), returns: returnsOf(info) }));
+    ({ name, params: paramNames(info, options?.jsonSchema), returns: returnsOf(info) }));
   const discover = () => openrpc(infos, options ?? {});
   return { list, describe, discover, record: (name, info) => infos.set(name, info ?? {}) };
 }
 
-function paramNames(info) {
+// `describeMethods`' params: as given, or the names `rpc.discover` gives a
+// method checked by name.
+function paramNames(info, convert) {
   if (Array.isArray(info.params)) return info.params;
-  const schema = jsonSchemaOf(info.params, "input");
-  if (schema?.type === "object" && schema.properties) return Object.keys(schema.properties);
-  return [];
+  const described = isSchema(info.params) ? paramsOf(info, convert) : undefined;
+  return described?.paramStructure === "by-name" ? described.params.map(({ name }) => name) : [];
 }
 
 function returnsOf(info) {
