@@ -10,6 +10,32 @@
 import { ErrorCode, Peer, RPCError, Transport, portTransport } from "./wiggum_rpc.js";
 import { webSocketTransport } from "./websocket.js";
 
+// Web Locks tell one context that another has gone, however it went (closed,
+// crashed, stopped): the one holds a lock named for itself while it lives,
+// the other waits for that lock.
+
+/**
+ * Holds the lock `name` until `signal` aborts (or this context ends);
+ * `onHeld` runs once it is held. False where there are no Web Locks.
+ */
+function holdLock(name, signal, onHeld) {
+  const locks = globalThis.navigator?.locks;
+  if (locks === undefined) return false;
+  locks.request(name, () => {
+    if (signal?.aborted) return undefined;
+    onHeld();
+    return new Promise((resolve) => signal?.addEventListener("abort", resolve, { once: true }));
+  });
+  return true;
+}
+
+/** Calls `onGone` once the holder of the lock `name` has gone, unless `signal` aborts first. */
+function whenGone(name, signal, onGone) {
+  globalThis.navigator?.locks?.request(name, { signal }, () => {
+    onGone();
+  }).catch(() => {});
+}
+
 export class Hub {
   /** Client id → its Peer and what removes its listeners. */
   #clients = new Map();
@@ -66,7 +92,8 @@ export class Hub {
     id = id === undefined ? `client-${++this.#next}` : String(id);
     if (this.#clients.has(id)) throw new Error(`a client ${id} is connected already`);
     const peer = new Peer(transport, this.#options);
-    const client = { peer, unwatch: undefined };
+    // `gone` ends what waits on this client (a lock wait) when it is dropped.
+    const client = { peer, unwatch: undefined, gone: new AbortController() };
     this.#clients.set(id, client);
     for (const [kind, name, handler, info] of this.#handlers) this.#serve(peer, id, kind, name, handler, info);
     try {
@@ -88,6 +115,7 @@ export class Hub {
     if (client === undefined) return false;
     this.#clients.delete(id);
     client.unwatch?.();
+    client.gone.abort();
     client.peer.destroy();
     this.#emit("disconnection", id);
     return true;
@@ -203,12 +231,10 @@ export class Hub {
    */
   serveClients(scope = globalThis, ready) {
     const lock = `${SERVICE_WORKER}/${crypto.randomUUID()}`;
-    const locks = globalThis.navigator?.locks;
-    const held = locks === undefined ? Promise.resolve() : new Promise((resolve) => {
-      locks.request(lock, () => {
-        resolve();
-        return new Promise(() => {});
-      });
+    let locked;
+    const held = new Promise((resolve) => {
+      locked = holdLock(lock, undefined, resolve);
+      if (!locked) resolve();
     });
     const started = Promise.all([held, ready]);
     const links = new Map();
@@ -223,7 +249,7 @@ export class Hub {
           const link = new ClientLink(event.ports[0]);
           links.set(client, link);
           this.accept(link, client);
-          event.ports[0].postMessage({ [SERVICE_WORKER]: "connected", lock: locks === undefined ? undefined : lock });
+          event.ports[0].postMessage({ [SERVICE_WORKER]: "connected", lock: locked ? lock : undefined });
           return undefined;
         }
         if (kind !== "message") return undefined;
@@ -246,9 +272,8 @@ export class Hub {
       const lock = data?.[PAGE_LOCK];
       if (typeof lock !== "string") return;
       port.removeEventListener("message", onLock);
-      globalThis.navigator?.locks?.request(lock, () => {
-        this.drop(id);
-      });
+      const client = this.#clients.get(id);
+      if (client !== undefined) whenGone(lock, client.gone.signal, () => this.drop(id));
     };
     port.addEventListener("message", onLock);
   }
@@ -278,20 +303,15 @@ const PAGE_LOCK = "wiggum-rpc/page-lock";
 export function sharedWorkerTransport(worker, options) {
   const port = worker.port;
   const transport = portTransport(port, options);
-  const locks = globalThis.navigator?.locks;
-  if (locks === undefined) return transport;
   const lock = `${PAGE_LOCK}/${crypto.randomUUID()}`;
-  let release;
-  const held = new Promise((resolve) => (release = resolve));
+  const leaving = new AbortController();
   // The worker hears of the lock once the page holds it: asked for
   // earlier, the lock would be the worker's at once.
-  locks.request(lock, () => {
-    if (!transport.destroyed) port.postMessage({ [PAGE_LOCK]: lock });
-    return held;
-  });
+  const locked = holdLock(lock, leaving.signal, () => port.postMessage({ [PAGE_LOCK]: lock }));
+  if (!locked) return transport;
   const destroy = transport.destroy.bind(transport);
   transport.destroy = () => {
-    release();
+    leaving.abort();
     destroy();
   };
   return transport;
@@ -430,10 +450,9 @@ class ServiceWorkerTransport extends Transport {
     this.#outbox = [];
     for (const [message, transfer] of outbox) this.#post(message, transfer);
     if (typeof lock === "string") {
-      // Granted once the worker instance that holds it is gone.
-      globalThis.navigator?.locks?.request(lock, { signal: connection.signal }, () => {
+      whenGone(lock, connection.signal, () => {
         if (this.#connection === connection) this.#lost();
-      }).catch(() => {});
+      });
     }
     this.emit("open", {});
     if (this.#everOpen) this.emit("reconnected", { attempt: 1 });
@@ -544,18 +563,9 @@ class BroadcastHub extends Hub {
     this.#bus = this.#owned ? new BroadcastChannel(channel) : channel;
     this.on("disconnection", (peer) => this.#links.delete(peer));
     this.#bus.addEventListener("message", this.#onMessage);
-    const locks = globalThis.navigator?.locks;
-    if (locks === undefined) {
-      this.#post("hello");
-      return;
-    }
     // Hello once the lock is held: before, a peer waiting for it would get it at once.
-    const leaving = this.#leaving.signal;
-    locks.request(this.#lockOf(this.id), () => {
-      if (leaving.aborted) return undefined;
-      this.#post("hello");
-      return new Promise((resolve) => leaving.addEventListener("abort", resolve, { once: true }));
-    });
+    const hello = () => this.#post("hello");
+    if (!holdLock(this.#lockOf(this.id), this.#leaving.signal, hello)) hello();
   }
 
   #lockOf(peer) {
@@ -573,10 +583,9 @@ class BroadcastHub extends Hub {
       link = new ChannelLink((message) => this.#post("message", from, message));
       this.#links.set(from, link);
       this.accept(link, from);
-      // Granted when the peer is gone, however it went.
-      globalThis.navigator?.locks?.request(this.#lockOf(from), { signal: this.#leaving.signal }, () => {
+      whenGone(this.#lockOf(from), this.#leaving.signal, () => {
         if (this.#links.get(from) === link) this.drop(from);
-      }).catch(() => {});
+      });
     }
     return link;
   }
