@@ -16,19 +16,14 @@
 //   another library's messages on `navigator.serviceWorker` left alone.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer } from "../../scripts/serve.mjs";
-import { launchChromium } from "./browser.mjs";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+import { launchChromium, startPagesServer } from "./browser.mjs";
 
 let server;
 let browser;
 const pageErrors = [];
 
 before(async () => {
-  server = await startServer({ mounts: [["/pkg/", join(root, "pkg-web")], ["/", join(root, "tests/js/pages")]] });
+  server = await startPagesServer();
   browser = await launchChromium();
 });
 
@@ -57,6 +52,7 @@ async function joinAsPage(context, id) {
     window.hub.on("connection", (peer) => window.events.push(["connection", peer]));
     window.hub.on("disconnection", (peer) => window.events.push(["disconnection", peer]));
     window.hub.method("whoami", (params, { client }) => ({ me: id, caller: client }));
+    window.hub.method("hang", () => new Promise(() => {}));
     window.hub.onNotify("news", (params, from) => window.heard.push([from, params.headline]));
   }, id);
   return page;
@@ -124,11 +120,19 @@ test("two pages and a worker on one channel: addressed calls, call-all, notify-a
     assert.deepEqual(await a.evaluate(() => window.hub.clients), ["w"]);
 
     // A peer whose page closes without a word is gone too (its lock is released).
+    // A call waiting on it fails then, and only that call.
     const c = await joinAsPage(context, "c");
     await until(a, () => window.hub.clients.length === 2);
+    await a.evaluate(() => {
+      window.toC = window.hub.request("c", "hang", [], { timeout: 30_000 }).then(() => "answered", (error) => error.code);
+      window.toW = window.hub.request("w", "whoami", [], { timeout: 30_000 });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await c.close();
     await until(a, () => window.hub.clients.length === 1);
     assert.deepEqual(await a.evaluate(() => window.events.slice(-2)), [["connection", "c"], ["disconnection", "c"]]);
+    assert.equal(await a.evaluate(() => window.toC), -32098, "the call to the vanished peer failed (DESTROYED with its link)");
+    assert.deepEqual(await a.evaluate(() => window.toW), { me: "w", caller: "a" }, "the call to another peer was answered");
     assert.deepEqual(pageErrors, []);
   } finally {
     await context.close();

@@ -27,6 +27,11 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
   });
 }
 
+/** Serves a build of the package at `/pkg/` and the test pages (tests/js/pages/) at `/`. */
+export function startPagesServer(build = "pkg-web") {
+  return startServer({ mounts: [["/pkg/", join(root, build)], ["/", join(root, "tests/js/pages")]] });
+}
+
 /**
  * A blank page in a fresh headless Chromium with a build of the package
  * loaded as `window.lib` (`pkg-web/` by default: the root entry, with
@@ -35,7 +40,7 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
  * `pageErrors` when given, from the first load on. `close()` ends both.
  */
 export async function openLibPage({ build = "pkg-web", pageErrors } = {}) {
-  const server = await startServer({ mounts: [["/pkg/", join(root, build)], ["/", join(root, "tests/js/pages")]] });
+  const server = await startPagesServer(build);
   const browser = await launchChromium();
   const page = await browser.newPage();
   if (pageErrors) page.on("pageerror", (error) => pageErrors.push(String(error)));

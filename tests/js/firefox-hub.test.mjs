@@ -8,18 +8,14 @@
 // new worker, which answers the next call.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer } from "../../scripts/serve.mjs";
+import { startPagesServer } from "./browser.mjs";
 import { launchFirefox } from "./firefox.mjs";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 let server;
 let firefox;
 
 before(async () => {
-  server = await startServer({ mounts: [["/pkg/", join(root, "pkg-web")], ["/", join(root, "tests/js/pages")]] });
+  server = await startPagesServer();
   firefox = await launchFirefox();
 });
 

@@ -4,11 +4,13 @@
 // each handler seeing its caller, notify one and all, call all with one
 // client failing and one too slow, a client dropped mid-call failing only its
 // own calls, and 200 clients coming and going while calls run, with nothing
-// left behind; then three clients in headless Chromium.
+// left behind; a client nobody here wrote (json-rpc-2.0 over a raw socket);
+// then three clients in headless Chromium.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { WebSocket, WebSocketServer } from "ws";
+import { JSONRPCServerAndClient, JSONRPCClient as StrangerClient, JSONRPCServer as StrangerServer } from "json-rpc-2.0";
 import { openLibPage } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
@@ -131,6 +133,38 @@ test("a client dropped mid-call fails only its own calls", async () => {
     assert.deepEqual(hub.clients, [staying]);
   } finally {
     for (const client of clients) client.destroy();
+    hub.destroy();
+  }
+});
+
+test("a client nobody here wrote (json-rpc-2.0 over a plain ws socket) is a client like the others, both ways", async () => {
+  const hub = new Hub().attach(wss);
+  hub.method("whoami", (params, { client }) => client);
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+  const stranger = new JSONRPCServerAndClient(
+    new StrangerServer(),
+    new StrangerClient((request) => socket.send(JSON.stringify(request))),
+  );
+  stranger.addMethod("shout", ([text]) => text.toUpperCase());
+  socket.on("message", (data) => stranger.receiveAndSend(JSON.parse(String(data))).catch(() => {}));
+  const received = [];
+  socket.on("message", (data) => received.push(JSON.parse(String(data))));
+  const ours = await connect();
+  try {
+    await until(() => hub.clients.length === 2, "two clients");
+    const [strangerId, ourId] = hub.clients;
+    assert.equal(await stranger.request("whoami"), strangerId, "its handler saw the stranger's id");
+    const outcomes = await hub.requestAll("shout", ["hi"], { timeout: 2000 });
+    assert.deepEqual(outcomes[strangerId], { result: "HI" }, "the stranger answered the call to all");
+    assert.equal(outcomes[ourId].error.code, ErrorCode.METHOD_NOT_FOUND, "ours has no shout: its own error, by id");
+    assert.ok(received.every((message) => !Array.isArray(message)), "no batch toward a peer that offered none");
+    socket.close();
+    await until(() => hub.clients.length === 1, "the stranger gone");
+    assert.deepEqual(hub.clients, [ourId]);
+  } finally {
+    socket.terminate();
+    ours.destroy();
     hub.destroy();
   }
 });

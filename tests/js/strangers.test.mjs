@@ -1,7 +1,8 @@
 // The Node build against a JSON-RPC library nobody here wrote: json-rpc-2.0
 // (npm) over Node's MessageChannel, both directions, with a spy on what each
 // side really receives. It never answers `$/ready`, so to wiggum-rpc it is a
-// stranger: one message per call, one array per batch it sends.
+// stranger: one message per call, one array per batch it sends; and what it
+// gets from a schema-checked method (-32602 with the issues) and rpc.discover.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -83,6 +84,38 @@ test("batch: true sends json-rpc-2.0 a batch it answers", async () => {
     const arrays = other.received.filter(Array.isArray);
     assert.equal(arrays.length, 1, "the first call alone, the rest of the turn as one batch");
     assert.deepEqual(arrays[0].map((m) => m.params), [[3, 4], [5, 6]]);
+  } finally {
+    ours.destroy();
+    port1.close();
+  }
+});
+
+test("json-rpc-2.0 calling a schema-checked method: -32602 with the issues, the schema's output to the handler, rpc.discover", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const other = stranger(port1);
+  const ours = new lib.Peer(lib.portTransport(port2));
+  const positive = {
+    "~standard": {
+      version: 1,
+      vendor: "test",
+      validate: (value) => (Array.isArray(value) && value.length === 2 && value.every((n) => typeof n === "number" && n > 0)
+        ? { value: value.map((n) => n * 10) }
+        : { issues: [{ message: "two positive numbers", path: [{ key: 0 }] }] }),
+    },
+  };
+  ours.method("scaledAdd", ([a, b]) => a + b, { params: positive, description: "Adds, scaled" });
+  try {
+    await sleep(20);
+    assert.equal(await other.peer.client.request("scaledAdd", [1, 2]), 30, "the handler got the schema's output");
+    const answer = await other.peer.client.requestAdvanced({ jsonrpc: "2.0", method: "scaledAdd", params: [-1, 2], id: 77 });
+    assert.deepEqual(answer, {
+      jsonrpc: "2.0",
+      id: 77,
+      error: { code: -32602, message: "Invalid params", data: [{ message: "two positive numbers", path: [0] }] },
+    });
+    const document = await other.peer.client.request("rpc.discover");
+    assert.equal(document.openrpc, "1.3.2");
+    assert.deepEqual(document.methods.find((method) => method.name === "scaledAdd").description, "Adds, scaled");
   } finally {
     ours.destroy();
     port1.close();
