@@ -302,19 +302,23 @@ settled(show($("mcp-result"), mcpReady, (summary) => summary));
 // ── Page ↔ server over WebSocket ───────────────────────────────────────────
 // The demo's server (scripts/demo-hub.mjs) holds every page in one Hub at /ws.
 const stamp = () => new Date().toLocaleTimeString();
-const wsState = (state, text) => Object.assign($("ws-state"), { textContent: text }).setAttribute("data-state", state);
+// A panel's connection state: its text, and `data-state` for styles and tests.
+const connectionState = (id, state, text) => {
+  $(id).textContent = text;
+  $(id).dataset.state = state;
+};
 const server = new Peer(
   webSocketTransport(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`,
     { reconnect: { initialDelay: 300, maxDelay: 2000 } }),
   traced("server"),
 );
 server.on("open", () => {
-  wsState("open", "connected");
+  connectionState("ws-state", "open", "connected");
   $("ws-whoami").disabled = false;
   $("ws-restart").disabled = false;
 });
 server.on("close", ({ code }) => {
-  wsState("closed", "disconnected");
+  connectionState("ws-state", "closed", "disconnected");
   append($("ws-events"), `connection closed (${code})`, { label: stamp() });
 });
 server.on("reconnecting", ({ attempt, delay }) =>
@@ -329,18 +333,17 @@ $("ws-restart").onclick = () =>
 
 // ── Page ↔ service worker ─────────────────────────────────────────────────
 // The worker (sw.js) serves every page of the demo through its Hub.
-const swState = (state, text) => Object.assign($("sw-state"), { textContent: text }).setAttribute("data-state", state);
 const serviceWorker = "serviceWorker" in navigator ? navigator.serviceWorker : undefined;
 if (serviceWorker) {
   settled(serviceWorker.register("sw.js", { type: "module" }));
   const worker = new Peer(serviceWorkerTransport(serviceWorker), traced("sw"));
   worker.on("open", () => {
-    swState("open", "connected");
+    connectionState("sw-state", "open", "connected");
     $("sw-call").disabled = false;
     $("sw-replace").disabled = false;
   });
   worker.on("close", ({ reason }) => {
-    swState("closed", "worker gone");
+    connectionState("sw-state", "closed", "worker gone");
     append($("sw-events"), reason, { label: stamp() });
   });
   worker.on("reconnected", () => append($("sw-events"), "connected to the next worker", { label: stamp() }));
@@ -354,7 +357,7 @@ if (serviceWorker) {
     await serviceWorker.register("sw.js", { type: "module" });
   };
 } else {
-  swState("closed", "no service workers here");
+  connectionState("sw-state", "closed", "no service workers here");
 }
 
 for (const id of ["navigate", "refresh", "build", "discover", "send-task"]) $(id).disabled = false;
