@@ -69,9 +69,10 @@ const browserFraming = `// \`wiggum-rpc/framing\` outside Node: there is no stdi
 const browserFramingTypes = `// \`wiggum-rpc/framing\` is for Node: outside Node it exports nothing.\nexport {};\n`;
 
 const entryFiles = SUBPATHS.flatMap((name) => [`${name}.js`, `${name}.js.map`, `${name}.d.ts`]);
-needs(webBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", ...entryFiles]);
+// The web build's glue has its snippets in it (slim-package.mjs).
+needs(webBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", ...entryFiles]);
 const web = fresh("web");
-for (const file of ["wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets", ...entryFiles]) {
+for (const file of ["wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", ...entryFiles]) {
   if (existsSync(join(webBuild, file))) cpSync(join(webBuild, file), join(web, file), { recursive: true });
 }
 
@@ -130,7 +131,7 @@ manifest.exports = {
 // The entries that add methods to the classes must not be dropped by a
 // bundler as unused imports.
 const installing = ["remote", "stream"].flatMap((name) => [`./${name}.js`, `./web/${name}.js`]);
-manifest.sideEffects = [...new Set([...(manifest.sideEffects ?? []), "./web/wiggum_rpc.js", "./web/snippets/*", ...installing])];
+manifest.sideEffects = [...new Set([...(manifest.sideEffects ?? []), "./web/wiggum_rpc.js", ...installing])];
 // require() of the ES-module snippets needs Node 20.19 or later.
 manifest.engines = { node: ">=20.19" };
 const rootFiles = subpaths.flatMap((name) => [`${name}.js`, `${name}.d.ts`]);

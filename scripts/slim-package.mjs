@@ -12,6 +12,10 @@
 //    file (in the package's `files`) so that devtools show the readable
 //    glue; the exported classes are named explicitly first, so `Peer.name`
 //    and the console still say `Peer`.
+// 3. In the web target (no bundler), the glue and its snippets in one file:
+//    a page or worker that loads the files as served then fetches one
+//    module, not one per snippet in turn (each a request, from the HTTP
+//    cache or not, before the .wasm is even asked for).
 //
 //   node scripts/slim-package.mjs <package dir>
 //
@@ -21,7 +25,7 @@
 // Every rewrite is checked: an old name must occur exactly where wasm-bindgen
 // puts it, and after the rewrite the glue may reference no export the module
 // does not have. Anything unexpected stops the build.
-import { readFileSync, writeFileSync, existsSync, readdirSync, statSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { buildSync } from "esbuild";
 
@@ -205,6 +209,24 @@ writeFileSync(wasmPath, Buffer.concat(sections));
 
 // ---- minified JS -------------------------------------------------------------
 
+// wasm-bindgen's web glue imports the snippets statically and instantiates
+// the module itself; the bundler target's module imports them by path.
+const gluePath = join(dir, "wiggum_rpc.js");
+const web = /^let wasmModule, wasmInstance, wasm;$/m.test(readFileSync(gluePath, "utf8"));
+if (web) {
+  // wasm-bindgen's imports object names the snippet module once per import
+  // (duplicate keys, each a namespace import of the same file): one of each.
+  const kept = new Set();
+  const dropped = new Set();
+  let glue = readFileSync(gluePath, "utf8").replace(/^ *("\.\/snippets\/[^"]+"): (import\d+),\n/gm, (line, key, binding) => {
+    if (!kept.has(key)) return (kept.add(key), line);
+    dropped.add(binding);
+    return "";
+  });
+  glue = glue.replace(/^import \* as (import\d+) from "[^"]+";?\n/gm, (line, binding) => (dropped.has(binding) ? "" : line));
+  for (const binding of dropped) if (new RegExp(`\\b${binding}\\b`).test(glue)) fail(`${binding} is still used after the imports object was deduplicated`);
+  writeFileSync(gluePath, glue);
+}
 const jsFiles = [];
 const walk = (folder) => {
   for (const entry of readdirSync(folder)) {
@@ -214,7 +236,9 @@ const walk = (folder) => {
   }
 };
 walk(dir);
+const snippets = join(dir, "snippets");
 for (const path of jsFiles) {
+  if (web && path.startsWith(snippets)) continue;
   let text = readFileSync(path, "utf8");
   const classes = [...text.matchAll(/^export class ([A-Za-z_$][\w$]*)/gm)].map((match) => match[1]);
   if (classes.length) {
@@ -226,18 +250,21 @@ for (const path of jsFiles) {
     entryPoints: [path],
     outfile: path,
     allowOverwrite: true,
+    bundle: web && path === gluePath,
     minify: true,
     sourcemap: true,
     format: "esm",
     logLevel: "warning",
-    // wasm-bindgen names the snippet module once per import: duplicate keys, all the same module.
-    logOverride: { "duplicate-object-key": "silent" },
   });
 }
+if (web) rmSync(snippets, { recursive: true, force: true });
 const manifestPath = join(dir, "package.json");
 const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
-if (Array.isArray(manifest.files) && !manifest.files.includes("*.js.map")) {
-  manifest.files.push("*.js.map");
-  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+if (web) {
+  // The snippets are inside the glue now; the glue keeps the side effects they had.
+  manifest.files = manifest.files?.filter((file) => file !== "snippets");
+  manifest.sideEffects = ["./wiggum_rpc.js"];
 }
+if (Array.isArray(manifest.files) && !manifest.files.includes("*.js.map")) manifest.files.push("*.js.map");
+writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 console.log(`slim-package: ${dir}: ${imports.size} imports and ${exports.size} exports renamed, ${jsFiles.length} JS files minified`);

@@ -74,10 +74,12 @@ test("the tarball holds the package and nothing else", () => {
   ]);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
     "framing.d.ts", "framing.js", "http.d.ts", "http.js", "http.js.map", "hub.d.ts", "hub.js", "hub.js.map", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
-    "remote.d.ts", "remote.js", "remote.js.map", "snippets", "stream.d.ts", "stream.js", "stream.js.map",
+    "remote.d.ts", "remote.js", "remote.js.map", "stream.d.ts", "stream.js", "stream.js.map",
     "websocket.d.ts", "websocket.js", "websocket.js.map",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
   ]);
+  // Without a bundler the glue is one module: its snippets are inside it.
+  assert.doesNotMatch(readFileSync(join(app, "node_modules/wiggum-rpc/web/wiggum_rpc.js"), "utf8"), /from\s*"\.\/snippets/);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
     "framing.cjs", "framing.d.cts", "http.cjs", "http.d.cts", "hub.cjs", "hub.d.cts", "remote.cjs", "remote.d.cts", "snippets", "stream.cjs", "stream.d.cts",
     "websocket.cjs", "websocket.d.cts",
@@ -161,8 +163,19 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   }
 });
 
-test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium; init() twice, one instance; `wiggum-rpc/web/websocket` to a Node server", async () => {
+test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium; init() twice, one instance; the page's compiled module handed to a worker; `wiggum-rpc/web/websocket` to a Node server", async () => {
   const wss = await serveMulOverWebSocket(app);
+  // The worker instantiates the module the page posts it, and fetches no .wasm of its own.
+  writeFileSync(
+    join(app, "no-bundler-worker.js"),
+    `import init, { Peer, selfTransport } from "/node_modules/wiggum-rpc/web/wiggum_rpc.js";
+const module = await new Promise((resolve) => self.addEventListener("message", ({ data }) => resolve(data), { once: true }));
+await init({ module_or_path: module });
+const peer = new Peer(selfTransport());
+peer.method("add", ([a, b]) => a + b);
+peer.method("wasmFetched", () => performance.getEntriesByType("resource").filter(({ name }) => name.endsWith(".wasm")).length);
+`,
+  );
   writeFileSync(
     join(app, "no-bundler.html"),
     `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
@@ -171,8 +184,9 @@ test("without a bundler: `wiggum-rpc/web` through an import map, a page and a po
   "wiggum-rpc/web/websocket": "/node_modules/wiggum-rpc/web/websocket.js"
 } }</script>
 <script type="module">
-  import init, { Peer, portTransport, ErrorCode } from "wiggum-rpc/web";
+  import init, { compiledModule, Peer, portTransport, workerTransport, ErrorCode } from "wiggum-rpc/web";
   import { webSocketTransport } from "wiggum-rpc/web/websocket";
+  const before = compiledModule();
   const first = await init();
   // A second init() (another module of the page, say) finds the instance there: no second one.
   const sameInstance = (await init()) === first;
@@ -182,10 +196,17 @@ test("without a bundler: `wiggum-rpc/web` through an import map, a page and a po
   server.method("add", ([a, b]) => a + b);
   const sum = await caller.request("add", [2, 3]);
   const missing = await caller.request("nope").catch((error) => error.code === ErrorCode.METHOD_NOT_FOUND);
+  const worker = new Worker("/no-bundler-worker.js", { type: "module" });
+  worker.postMessage(compiledModule());
+  const inWorker = new Peer(workerTransport(worker));
+  const module = { before: before === undefined, after: compiledModule() instanceof WebAssembly.Module,
+    workerSum: await inWorker.request("add", [4, 5]), wasmFetched: await inWorker.request("wasmFetched") };
+  inWorker.destroy();
+  worker.terminate();
   const overSocket = new Peer(webSocketTransport(new URLSearchParams(location.search).get("ws")));
   const product = await overSocket.request("mul", [6, 7]);
   overSocket.destroy();
-  window.result = { sum, missing, sameInstance, product };
+  window.result = { sum, missing, sameInstance, product, module };
 </script>\n`,
   );
   const server = await startServer({ mounts: [["/", app]] });
@@ -196,7 +217,10 @@ test("without a bundler: `wiggum-rpc/web` through an import map, a page and a po
     page.on("pageerror", (error) => problems.push(String(error)));
     await page.goto(`${server.url}no-bundler.html?ws=${wss.url}`);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 15000 });
-    assert.deepEqual(await page.evaluate(() => window.result), { sum: 5, missing: true, sameInstance: true, product: 42 });
+    assert.deepEqual(await page.evaluate(() => window.result), {
+      sum: 5, missing: true, sameInstance: true, product: 42,
+      module: { before: true, after: true, workerSum: 9, wasmFetched: 0 },
+    });
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
