@@ -1,7 +1,7 @@
 // Cold start: from `new Worker()` to the first answered call, for each
 // variant, `starts` times with a fresh worker each; the median, in ms. The
 // workers are bundled by bench/run.mjs into dist/workers/.
-import init, { JSONRPCClient, workerTransport } from "/pkg/wiggum_rpc.js";
+import init, { compiledModule, JSONRPCClient, workerTransport } from "/pkg/wiggum_rpc.js";
 import { JSONRPCClient as JrpcClient } from "json-rpc-2.0";
 import * as Comlink from "comlink";
 
@@ -25,7 +25,17 @@ const firstCall = {
     const client = new JSONRPCClient(workerTransport(worker));
     return client.request("add", [1, 2]).finally(() => client.destroy());
   },
+  "wiggum-rpc, module shared"(worker) {
+    worker.postMessage(compiledModule());
+    return firstCall["wiggum-rpc"](worker);
+  },
+  "wiggum-rpc, files as served"(worker) {
+    return firstCall["wiggum-rpc"](worker);
+  },
 };
+
+const SCRIPTS = { "wiggum-rpc, module shared": "wiggum-rpc-shared", "wiggum-rpc, files as served": "wiggum-rpc-served" };
+const script = (variant) => SCRIPTS[variant] ?? variant;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -40,7 +50,7 @@ window.runColdStart = async function runColdStart({ starts = 10 } = {}) {
     const times = [];
     for (let start = 0; start <= starts; start++) {
       const started = performance.now();
-      const worker = new Worker(`dist/workers/${variant}.js`, { type: "module" });
+      const worker = new Worker(`dist/workers/${script(variant)}.js`, { type: "module" });
       const answer = await call(worker);
       const ms = performance.now() - started;
       worker.terminate();

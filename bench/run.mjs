@@ -10,6 +10,7 @@
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
 //   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
 //   node bench/run.mjs --browser=chromium     one browser only (chromium or firefox)
+//   node bench/run.mjs --sizes    the size tables only (no browser)
 import { build } from "esbuild";
 import { SUBPATHS } from "../scripts/subpath-entries.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -34,11 +35,27 @@ await build({
   external: ["/pkg/*"],
   logLevel: "warning",
 });
-// The cold-start workers, one bundle each (no variant pays for another's library).
+// The cold-start workers, one bundle each (no variant pays for another's
+// library), wiggum-rpc's JS bundled in as a bundler would; and one that
+// loads the web build's files as served.
+const webBuild = {
+  name: "web-build",
+  setup(builder) {
+    builder.onResolve({ filter: /^\/pkg\// }, (args) => ({ path: join(root, "pkg-web", args.path.slice(5)) }));
+  },
+};
 await build({
-  entryPoints: ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc"].map((name) => join(root, `bench/workers/${name}.js`)),
+  entryPoints: ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc", "wiggum-rpc-shared"].map((name) => join(root, `bench/workers/${name}.js`)),
   bundle: true,
   minify: true,
+  format: "esm",
+  outdir: join(root, "bench/dist/workers"),
+  plugins: [webBuild],
+  logLevel: "warning",
+});
+await build({
+  entryPoints: [join(root, "bench/workers/wiggum-rpc-served.js")],
+  bundle: true,
   format: "esm",
   outdir: join(root, "bench/dist/workers"),
   external: ["/pkg/*"],
@@ -202,9 +219,11 @@ function coldTable({ cold: { uncached, cached } }, starts) {
     `| new Worker() → first answer (median of ${starts}) | uncached | from the HTTP cache |`,
     "| --- | ---: | ---: |",
   ];
-  for (const variant of ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc"]) lines.push(`| ${variant} | ${ms(uncached[variant])} | ${ms(cached[variant])} |`);
-  const behind = (times) => ms(times["wiggum-rpc"] - times.comlink);
-  lines.push(`| wiggum-rpc − comlink | ${behind(uncached)} | ${behind(cached)} |`);
+  for (const variant of Object.keys(cached)) lines.push(`| ${variant} | ${ms(uncached[variant])} | ${ms(cached[variant])} |`);
+  for (const ours of ["wiggum-rpc", "wiggum-rpc, module shared"]) {
+    const behind = (times) => ms(times[ours] - times.comlink);
+    lines.push(`| ${ours} − comlink | ${behind(uncached)} | ${behind(cached)} |`);
+  }
   return lines.join("\n");
 }
 
@@ -241,6 +260,27 @@ function sideBySide(outcomes) {
   return lines.join("\n");
 }
 
+/** The size tables: the web build's files, then what each npm entry costs a page. */
+async function printSizes() {
+  const size = sizes(join(root, "pkg-web"), subpathFile);
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  console.log(`\n| size (release, wasm-opt -Oz) | raw | gzip |\n| --- | ---: | ---: |`);
+  console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
+  console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
+  console.log(`| total | ${kb(size.total.raw)} | ${kb(size.total.gzip)} |`);
+  const entries = await entrySizes();
+  if (entries.length > 0) {
+    console.log(`\n| npm package entry: what a page pays (gzip) | .wasm | JS | total |\n| --- | ---: | ---: | ---: |`);
+    for (const [entry, wasm, js] of entries) console.log(`| ${entry} | ${kb(wasm)} | ${kb(js)} | ${kb(wasm + js)} |`);
+    console.log("(`wiggum-rpc/framing` is for Node: no page loads it.)");
+  }
+}
+
+if (process.argv.includes("--sizes")) {
+  await printSizes();
+  process.exit(0);
+}
+
 const server = await startServer();
 const cachingServer = await startServer({ cache: true });
 try {
@@ -255,18 +295,7 @@ try {
   for (const [name, outcome] of outcomes) console.log(`\n${name} (${outcome.version}, headless)\n\n${table(outcome)}`);
   if (outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
   for (const [name, outcome] of outcomes) console.log(`\nCold start, ${name}\n\n${coldTable(outcome, options.starts)}`);
-  const size = sizes(join(root, "pkg-web"), subpathFile);
-  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  console.log(`\n| size (release, wasm-opt -Oz) | raw | gzip |\n| --- | ---: | ---: |`);
-  console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
-  console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
-  console.log(`| total | ${kb(size.total.raw)} | ${kb(size.total.gzip)} |`);
-  const entries = await entrySizes();
-  if (entries.length > 0) {
-    console.log(`\n| npm package entry: what a page pays (gzip) | .wasm | JS | total |\n| --- | ---: | ---: | ---: |`);
-    for (const [entry, wasm, js] of entries) console.log(`| ${entry} | ${kb(wasm)} | ${kb(js)} | ${kb(wasm + js)} |`);
-    console.log("(`wiggum-rpc/framing` is for Node: no page loads it.)");
-  }
+  await printSizes();
 } finally {
   await server.close();
   await cachingServer.close();
