@@ -1,12 +1,13 @@
-// Cold start: from `new Worker()` to the first answered call, for each
-// variant, `starts` times with a fresh worker each; the median, in ms. The
-// workers are bundled by bench/run.mjs into dist/workers/.
-import init, { compiledModule, JSONRPCClient, workerTransport } from "/pkg/wiggum_rpc.js";
+// Cold start: from `new Worker()`, and from an iframe's creation, to the
+// first answered call, for each variant, `starts` times with a fresh worker
+// or frame each; the median, in ms. The workers and frames are bundled by
+// bench/run.mjs into dist/workers/ and dist/frames/.
+import init, { compiledModule, JSONRPCClient, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
 import { JSONRPCClient as JrpcClient } from "json-rpc-2.0";
 import * as Comlink from "comlink";
 
-/** Opens a client on a fresh worker; resolves with the first call's answer. */
-const firstCall = {
+/** How each variant makes its first call to a fresh worker; resolves with the answer. */
+const inWorker = {
   raw(worker) {
     return new Promise((resolve) => {
       worker.onmessage = ({ data }) => resolve(data.result);
@@ -27,10 +28,55 @@ const firstCall = {
   },
   "wiggum-rpc, module shared"(worker) {
     worker.postMessage(compiledModule());
-    return firstCall["wiggum-rpc"](worker);
+    return inWorker["wiggum-rpc"](worker);
   },
   "wiggum-rpc, files as served"(worker) {
-    return firstCall["wiggum-rpc"](worker);
+    return inWorker["wiggum-rpc"](worker);
+  },
+};
+
+/** Resolves once `frame` posts `word` (a window's messages are not queued for a listener to come). */
+function heard(frame, word) {
+  return new Promise((resolve) => {
+    addEventListener("message", function listener({ data, source }) {
+      if (source !== frame.contentWindow || data !== word) return;
+      removeEventListener("message", listener);
+      resolve();
+    });
+  });
+}
+
+/** The same for a fresh iframe, created (not yet loaded) when each is called. */
+const inFrame = {
+  async raw(frame) {
+    await heard(frame, "ready");
+    return new Promise((resolve) => {
+      addEventListener("message", function listener({ data, source }) {
+        if (source !== frame.contentWindow || data?.id !== 1) return;
+        removeEventListener("message", listener);
+        resolve(data.result);
+      });
+      frame.contentWindow.postMessage({ id: 1, method: "add", params: [1, 2] }, "*");
+    });
+  },
+  async comlink(frame) {
+    await heard(frame, "ready");
+    return Comlink.wrap(Comlink.windowEndpoint(frame.contentWindow)).add(1, 2);
+  },
+  async "json-rpc-2.0"(frame) {
+    await heard(frame, "ready");
+    const listener = ({ data, source }) => source === frame.contentWindow && client.receive(data);
+    const client = new JrpcClient((request) => frame.contentWindow.postMessage(request, "*"));
+    addEventListener("message", listener);
+    return client.request("add", [1, 2]).finally(() => removeEventListener("message", listener));
+  },
+  "wiggum-rpc"(frame) {
+    const client = new JSONRPCClient(windowTransport(frame.contentWindow, window, location.origin));
+    return client.request("add", [1, 2]).finally(() => client.destroy());
+  },
+  "wiggum-rpc, module shared"(frame) {
+    heard(frame, "module?").then(() => frame.contentWindow.postMessage(compiledModule(), location.origin));
+    return inFrame["wiggum-rpc"](frame);
   },
 };
 
@@ -42,22 +88,44 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** `{ [variant]: median ms }`; the first start of each is a warm-up (it fills the HTTP cache, where there is one). */
+/** `starts` timed starts (after one warm-up, which fills the HTTP cache where there is one); the median. */
+async function timed(starts, variant, once) {
+  const times = [];
+  for (let start = 0; start <= starts; start++) {
+    const started = performance.now();
+    const answer = await once();
+    const ms = performance.now() - started;
+    if (answer !== 3) throw new Error(`${variant}: wrong answer ${answer}`);
+    if (start > 0) times.push(ms);
+  }
+  return median(times);
+}
+
+/** `{ worker: { [variant]: median ms }, iframe: { [variant]: median ms } }`. */
 window.runColdStart = async function runColdStart({ starts = 10 } = {}) {
   await init();
-  const results = {};
-  for (const [variant, call] of Object.entries(firstCall)) {
-    const times = [];
-    for (let start = 0; start <= starts; start++) {
-      const started = performance.now();
+  const results = { worker: {}, iframe: {} };
+  for (const [variant, call] of Object.entries(inWorker)) {
+    results.worker[variant] = await timed(starts, variant, async () => {
       const worker = new Worker(`dist/workers/${script(variant)}.js`, { type: "module" });
-      const answer = await call(worker);
-      const ms = performance.now() - started;
-      worker.terminate();
-      if (answer !== 3) throw new Error(`${variant}: wrong answer ${answer}`);
-      if (start > 0) times.push(ms);
-    }
-    results[variant] = median(times);
+      try {
+        return await call(worker);
+      } finally {
+        worker.terminate();
+      }
+    });
+  }
+  for (const [variant, call] of Object.entries(inFrame)) {
+    results.iframe[variant] = await timed(starts, variant, async () => {
+      const frame = document.createElement("iframe");
+      frame.src = `dist/frames/${script(variant)}.html`;
+      document.body.append(frame);
+      try {
+        return await call(frame);
+      } finally {
+        frame.remove();
+      }
+    });
   }
   return results;
 };

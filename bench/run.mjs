@@ -1,6 +1,6 @@
 // Runs the benchmark page in headless Chromium, then in headless Firefox
 // (over WebDriver), and prints, from one run of each, the cold start of a
-// worker per variant (uncached, and from the HTTP cache),
+// worker and of an iframe per variant (uncached, and from the HTTP cache),
 // requests per second (medians of 3 runs), wiggum-rpc's ratios to the others,
 // and the package's size: the web build the page loads (its root entry), and
 // what a page pays for each entry of the npm package (pkg/, when built). A benchmark, not a
@@ -13,7 +13,7 @@
 //   node bench/run.mjs --sizes    the size tables only (no browser)
 import { build } from "esbuild";
 import { SUBPATHS } from "../scripts/subpath-entries.mjs";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
@@ -35,7 +35,7 @@ await build({
   external: ["/pkg/*"],
   logLevel: "warning",
 });
-// The cold-start workers, one bundle each (no variant pays for another's
+// The cold-start workers and frames, one bundle each (no variant pays for another's
 // library), wiggum-rpc's JS bundled in as a bundler would; and one that
 // loads the web build's files as served.
 const webBuild = {
@@ -44,15 +44,21 @@ const webBuild = {
     builder.onResolve({ filter: /^\/pkg\// }, (args) => ({ path: join(root, "pkg-web", args.path.slice(5)) }));
   },
 };
-await build({
-  entryPoints: ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc", "wiggum-rpc-shared"].map((name) => join(root, `bench/workers/${name}.js`)),
-  bundle: true,
-  minify: true,
-  format: "esm",
-  outdir: join(root, "bench/dist/workers"),
-  plugins: [webBuild],
-  logLevel: "warning",
-});
+const frames = ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc", "wiggum-rpc-shared"];
+for (const kind of ["workers", "frames"]) {
+  await build({
+    entryPoints: frames.map((name) => join(root, `bench/${kind}/${name}.js`)),
+    bundle: true,
+    minify: true,
+    format: "esm",
+    outdir: join(root, `bench/dist/${kind}`),
+    plugins: [webBuild],
+    logLevel: "warning",
+  });
+}
+for (const name of frames) {
+  writeFileSync(join(root, `bench/dist/frames/${name}.html`), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="${name}.js"></script>\n`);
+}
 await build({
   entryPoints: [join(root, "bench/workers/wiggum-rpc-served.js")],
   bundle: true,
@@ -212,19 +218,23 @@ async function inFirefox(url, cachedUrl, options) {
   }
 }
 
-/** Cold starts: each variant's median, uncached and cached, and wiggum-rpc's distance to comlink. */
+const COLD_VARIANTS = ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc", "wiggum-rpc, module shared", "wiggum-rpc, files as served"];
+
+/** Cold starts, worker and iframe: each variant's median, uncached and cached, and wiggum-rpc's distance to comlink. */
 function coldTable({ cold: { uncached, cached } }, starts) {
   const ms = (n) => `${n.toFixed(1)} ms`;
-  const lines = [
-    `| new Worker() → first answer (median of ${starts}) | uncached | from the HTTP cache |`,
-    "| --- | ---: | ---: |",
-  ];
-  for (const variant of Object.keys(cached)) lines.push(`| ${variant} | ${ms(uncached[variant])} | ${ms(cached[variant])} |`);
-  for (const ours of ["wiggum-rpc", "wiggum-rpc, module shared"]) {
-    const behind = (times) => ms(times[ours] - times.comlink);
-    lines.push(`| ${ours} − comlink | ${behind(uncached)} | ${behind(cached)} |`);
+  const lines = [];
+  for (const [kind, created] of [["worker", "new Worker()"], ["iframe", "iframe created"]]) {
+    lines.push(`| ${created} → first answer (median of ${starts}) | uncached | from the HTTP cache |`, "| --- | ---: | ---: |");
+    const variants = COLD_VARIANTS.filter((variant) => variant in cached[kind]);
+    for (const variant of variants) lines.push(`| ${variant} | ${ms(uncached[kind][variant])} | ${ms(cached[kind][variant])} |`);
+    for (const ours of ["wiggum-rpc", "wiggum-rpc, module shared"]) {
+      const behind = (times) => ms(times[kind][ours] - times[kind].comlink);
+      lines.push(`| ${ours} − comlink | ${behind(uncached)} | ${behind(cached)} |`);
+    }
+    lines.push("");
   }
-  return lines.join("\n");
+  return lines.join("\n").trimEnd();
 }
 
 function table({ results, runs }) {
