@@ -5,6 +5,7 @@ import init, { JSONRPCClient, JSONRPCServer, portTransport } from "/pkg/wiggum_r
 import { JSONRPCClient as JrpcClient, JSONRPCServer as JrpcServer } from "json-rpc-2.0";
 import * as Comlink from "comlink";
 import "./cold.js";
+import "./load.js";
 
 const api = {
   add: (a, b) => a + b,

@@ -173,7 +173,8 @@ const browsers = (option("browser") ?? "chromium,firefox").split(",");
  * (a server that lets the HTTP cache keep the scripts and the .wasm).
  */
 async function inChromium(url, cachedUrl, options) {
-  const browser = await launchChromium();
+  // gc() and exact heap sizes for the load measures' memory readings.
+  const browser = await launchChromium({ args: ["--js-flags=--expose-gc", "--enable-precise-memory-info"] });
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -181,6 +182,7 @@ async function inChromium(url, cachedUrl, options) {
     await page.goto(url);
     await page.waitForFunction(() => window.benchmarkReady === true);
     const outcome = await page.evaluate((options) => window.runBenchmark(options), options);
+    outcome.load = options.load && (await page.evaluate((scale) => window.runLoad({ scale }), options.scale));
     const uncached = await page.evaluate((starts) => window.runColdStart({ starts }), options.starts);
     await page.goto(cachedUrl);
     await page.waitForFunction(() => window.benchmarkReady === true);
@@ -206,6 +208,7 @@ async function inFirefox(url, cachedUrl, options) {
       const benchmark = await window.runBenchmark(options);
       return { ...benchmark, version, uncached: await window.runColdStart({ starts: options.starts }) };
     }, options, String(ready));
+    outcome.load = options.load && (await firefox.evaluate(tab, (scale) => window.runLoad({ scale }), options.scale));
     await firefox.open(cachedUrl, tab);
     const cached = await firefox.evaluate(tab, async (starts, ready) => {
       await new Function(`return (${ready})()`)();
@@ -235,6 +238,21 @@ function coldTable({ cold: { uncached, cached } }, starts) {
     lines.push("");
   }
   return lines.join("\n").trimEnd();
+}
+
+/** The load measures: time, rate, and memory before and after each. */
+function loadTable(load) {
+  const mb = (bytes) => (bytes === null ? "—" : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+  const lines = [
+    "| load (wiggum-rpc Peers, MessageChannel) | time | calls/s | wasm memory before → after | JS heap before → after | wrong answers, left pending |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const [label, { ms, before, after, wrong, pending }] of load) {
+    const calls = Number(label.match(/^[\d,]+/)?.[0].replaceAll(",", "") ?? label.match(/× (\d+)/)[1]);
+    const rate = Math.round(calls / (ms / 1000)).toLocaleString("en-US");
+    lines.push(`| ${label} | ${(ms / 1000).toFixed(2)} s | ${rate} | ${mb(before.wasm)} → ${mb(after.wasm)} | ${mb(before.heap)} → ${mb(after.heap)} | ${wrong}, ${pending} |`);
+  }
+  return lines.join("\n");
 }
 
 function table({ results, runs }) {
@@ -296,7 +314,8 @@ const cachingServer = await startServer({ cache: true });
 try {
   const url = `${server.url}bench/`;
   const cachedUrl = `${cachingServer.url}bench/`;
-  const options = { smoke, only, runs: runsWanted, starts: smoke ? 2 : 10 };
+  // The load measures at full scale, or a hundredth of it in smoke mode; not with --only.
+  const options = { smoke, only, runs: runsWanted, starts: smoke ? 2 : 10, load: !only, scale: smoke ? 0.01 : 1 };
   const outcomes = [];
   if (browsers.includes("chromium")) outcomes.push(["Chromium", await inChromium(url, cachedUrl, options)]);
   if (browsers.includes("firefox")) outcomes.push(["Firefox", await inFirefox(url, cachedUrl, options)]);
@@ -305,6 +324,7 @@ try {
   for (const [name, outcome] of outcomes) console.log(`\n${name} (${outcome.version}, headless)\n\n${table(outcome)}`);
   if (outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
   for (const [name, outcome] of outcomes) console.log(`\nCold start, ${name}\n\n${coldTable(outcome, options.starts)}`);
+  for (const [name, outcome] of outcomes) if (outcome.load) console.log(`\nUnder load, ${name}\n\n${loadTable(outcome.load)}`);
   await printSizes();
 } finally {
   await server.close();
