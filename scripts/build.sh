@@ -29,9 +29,9 @@ build() {
   shift 2
   rm -rf "$dir"
   wasm-pack build --release --target "$wasm_target" --out-dir "$dir" "$@"
+  if [ "$wasm_target" != bundler ]; then node scripts/share-module.mjs "$dir"; fi
   if [ "$wasm_target" != nodejs ]; then
     node scripts/subpath-entries.mjs "$dir" esm
-    if [ "$wasm_target" = web ]; then node scripts/share-module.mjs "$dir"; fi
     node scripts/slim-package.mjs "$dir"
   fi
 }
