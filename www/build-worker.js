@@ -6,7 +6,16 @@
 // needs no schema library), which `rpc.discover` also publishes.
 import init, { ErrorCode, Peer, RPCError, selfTransport, transfer } from "/pkg/wiggum_rpc.js";
 
-await init();
+// The page posts its compiled module first: instantiating it here needs no
+// fetch and no compile (`compiledModule()` on the page).
+const module = await new Promise((resolve) => {
+  self.addEventListener("message", function first({ data }) {
+    if (!(data instanceof WebAssembly.Module)) return;
+    self.removeEventListener("message", first);
+    resolve(data);
+  });
+});
+await init({ module_or_path: module });
 const main = new Peer(selfTransport(), { openrpc: { title: "Wiggum build worker", version: "1.0.0" } });
 
 // `{ files: { [path]: source } }`, as a Standard Schema with its JSON Schema.

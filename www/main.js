@@ -1,7 +1,7 @@
 // The demo page, which is the parent of the preview iframe, the main thread of
 // the build worker and Chief to the Ralph worker. Every endpoint has a
 // `trace` hook, so the inspector sees each message crossing each boundary.
-import init, { ErrorCode, Peer, RPCError, portTransport, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
+import init, { compiledModule, ErrorCode, Peer, RPCError, portTransport, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
 import { httpTransport, initializeMcp } from "/pkg/http.js";
 import { serviceWorkerTransport } from "/pkg/hub.js";
 import { webSocketTransport } from "/pkg/websocket.js";
@@ -134,7 +134,9 @@ $("source").value = sources.get(openFile);
 $("source").addEventListener("input", () => sources.set(openFile, $("source").value));
 renderTabs();
 
+// The worker instantiates the page's compiled module: no second fetch or compile.
 const worker = new Worker("build-worker.js", { type: "module" });
+worker.postMessage(compiledModule());
 const builder = new Peer(workerTransport(worker), traced("build"));
 builder.onNotify("buildProgress", ({ done, total }) => {
   $("progress").value = done / total;
@@ -182,7 +184,7 @@ $("discover").onclick = async () => {
 // The port is handed over with a plain message; JSON-RPC starts after it.
 const ralphWorker = new Worker("ralph-worker.js", { type: "module" });
 const channel = new MessageChannel();
-ralphWorker.postMessage({ type: "connect", port: channel.port2 }, [channel.port2]);
+ralphWorker.postMessage({ type: "connect", port: channel.port2, module: compiledModule() }, [channel.port2]);
 const ralph = new Peer(portTransport(channel.port1), traced("ralph"));
 
 const TASKS = [

@@ -4,12 +4,12 @@
 // writing a file, and stops when Chief calls `cancelTask`.
 import init, { ErrorCode, Peer, RPCError, portTransport } from "/pkg/wiggum_rpc.js";
 
-// Listening before the wasm loads: the port hand-off is a plain message, and
-// the port itself holds Chief's calls until portTransport starts it.
-const loaded = init();
+// The port hand-off is a plain message, with the page's compiled module (no
+// fetch, no compile here); the port itself holds Chief's calls until
+// portTransport starts it.
 self.addEventListener("message", async ({ data }) => {
   if (data?.type !== "connect" || !(data.port instanceof MessagePort)) return;
-  await loaded;
+  await init({ module_or_path: data.module });
   serve(new Peer(portTransport(data.port)));
 });
 
