@@ -45,7 +45,7 @@ run "types of the web build: remote<API>(), expose, stream, webSocketTransport, 
   tsc -p tests/types/tsconfig.json
 run "npm package: bundler build at the root, Node and no-bundler builds, subpath entries (pkg/)" bash scripts/build.sh bundler
 run "npm import path: pack, install, tsc (bundler, node16) over every entry, esbuild + Chromium, no bundler (wiggum-rpc/web), Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
-run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire" \
+run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire; wiggum-rpc/web's compiled module handed to a Vite-built worker" \
   node --test tests/js/bundlers.test.mjs
 run "MCP over Streamable HTTP: the TypeScript SDK's server, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors)" \
   node --test tests/js/mcp.test.mjs

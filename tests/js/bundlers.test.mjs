@@ -6,7 +6,8 @@
 // its code, a transferred Uint8Array. Then two copies of the package built
 // by different bundlers: a page and its worker, and two bundles on one page.
 // Last, a subpath entry: `wiggum-rpc/websocket` through both bundlers to a
-// Node server, and the pages that do not import it do not carry it.
+// Node server, and the pages that do not import it do not carry it. And
+// `wiggum-rpc/web` through Vite, the page handing its worker its module.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -86,6 +87,13 @@ test("Vite 8: `vite build`, served, calls a worker in Chromium", async () => {
   const outDir = join(app, "dist-vite");
   await viteBuildOf("index.html", outDir);
   await served(outDir, async (url) => assert.deepEqual(await resultAt(url), expected));
+});
+
+test("Vite 8: `wiggum-rpc/web` in a page and its worker, the page's compiled module handed over (the worker fetches no .wasm)", async () => {
+  const outDir = join(app, "dist-vite-shared");
+  await viteBuildOf("shared.html", outDir);
+  await served(outDir, async (url) =>
+    assert.deepEqual(await resultAt(`${url}shared.html`), { module: true, sum: 5, wasmFetched: 0 }));
 });
 
 test("Vite 8: the `vite` dev server, calls a worker in Chromium", async () => {
