@@ -236,9 +236,10 @@ const walk = (folder) => {
   }
 };
 walk(dir);
+// In the web target the snippets go into the glue's bundle, not on their own.
 const snippets = join(dir, "snippets");
-for (const path of jsFiles) {
-  if (web && path.startsWith(snippets)) continue;
+const minified = web ? jsFiles.filter((path) => !path.startsWith(snippets)) : jsFiles;
+for (const path of minified) {
   let text = readFileSync(path, "utf8");
   const classes = [...text.matchAll(/^export class ([A-Za-z_$][\w$]*)/gm)].map((match) => match[1]);
   if (classes.length) {
@@ -267,4 +268,4 @@ if (web) {
 }
 if (Array.isArray(manifest.files) && !manifest.files.includes("*.js.map")) manifest.files.push("*.js.map");
 writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-console.log(`slim-package: ${dir}: ${imports.size} imports and ${exports.size} exports renamed, ${jsFiles.length} JS files minified`);
+console.log(`slim-package: ${dir}: ${imports.size} imports and ${exports.size} exports renamed, ${minified.length} JS files minified${web ? " (the glue with its snippets in it)" : ""}`);
