@@ -222,12 +222,12 @@ fn methods(sent: &[Json]) -> Vec<String> {
 #[test]
 fn friends_learn_each_others_capabilities() {
     let pair = Pair::friends();
-    let both = Capabilities { batches: true, split_batch_answers: true };
+    let both = Capabilities { batches: true, split_batch_answers: true, max_batch: 1000 };
     assert_eq!(pair.a.peer, Some(both));
     assert_eq!(pair.b.peer, Some(both));
     assert_eq!(
         pair.a.sent[0],
-        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "splitBatchAnswers": true}})
+        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "splitBatchAnswers": true, "maxBatch": 1000}})
     );
     assert_eq!(pair.a.sent[1]["params"]["ack"], json!(true), "each hello is answered");
 }

@@ -50,6 +50,24 @@ pub enum BatchReplies {
     AsSettled,
 }
 
+/// Why text was refused before it was parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextRefusal {
+    /// Larger than [`Limits::max_message_bytes`](crate::core::Limits).
+    TooLarge,
+    /// Nested deeper than [`Limits::max_depth`](crate::core::Limits).
+    TooDeep,
+}
+
+impl TextRefusal {
+    pub fn message(self) -> &'static str {
+        match self {
+            TextRefusal::TooLarge => "Message too large",
+            TextRefusal::TooDeep => "Message nested too deeply",
+        }
+    }
+}
+
 /// Identifies one incoming request between [`Action::Call`] and
 /// [`Dispatcher::complete`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -130,6 +148,7 @@ pub struct Dispatcher<V, H> {
     batch_replies: BatchReplies,
     null_params_absent: bool,
     cancellation: Cancellation,
+    max_in_flight: usize,
     handlers: Table<String, Handlers<H>>,
     calls: Table<u32, InFlight<V>>,
     batches: Table<u32, Batch<V>>,
@@ -145,6 +164,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             batch_replies: BatchReplies::Whole,
             null_params_absent: false,
             cancellation: Cancellation::Lsp,
+            max_in_flight: usize::MAX,
             handlers: Table::default(),
             calls: Table::default(),
             batches: Table::default(),
@@ -170,6 +190,12 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// clients such as Emacs's jsonrpc.el, which sends `null` for `nil`.
     pub fn set_null_params_absent(&mut self, absent: bool) {
         self.null_params_absent = absent;
+    }
+
+    /// The most calls served at once; past it a request is answered
+    /// [`code::TOO_MANY_CALLS`] at once and its handler never runs.
+    pub fn set_max_in_flight(&mut self, most: usize) {
+        self.max_in_flight = most;
     }
 
     /// Which notification cancels a request (the LSP's by default).
@@ -254,6 +280,16 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             return Vec::new();
         }
         let error = ErrorObject::standard(code::PARSE_ERROR);
+        vec![Action::Send(Outgoing::Single(Response::error(None, error)))]
+    }
+
+    /// The answer to text refused before it was parsed (too large, nested
+    /// too deep): `-32600` with id null, since no id could be read.
+    pub fn receive_refused(&mut self, refusal: TextRefusal) -> Vec<Action<V, H>> {
+        if !self.roles.server {
+            return Vec::new();
+        }
+        let error = ErrorObject::new(code::INVALID_REQUEST, refusal.message());
         vec![Action::Send(Outgoing::Single(Response::error(None, error)))]
     }
 
@@ -390,6 +426,10 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                     let error = ErrorObject::standard(code::METHOD_NOT_FOUND);
                     return Some(Response::error(Some(request.id), error));
                 };
+                if self.calls.len() >= self.max_in_flight {
+                    let error = ErrorObject::new(code::TOO_MANY_CALLS, "Too many calls in flight");
+                    return Some(Response::error(Some(request.id), error));
+                }
                 let call = self.next_call_id();
                 self.calls.insert(call.0, InFlight { id: request.id, batch, streamed: false });
                 actions.push(Action::Call { call, handler, params: request.params });

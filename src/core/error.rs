@@ -54,6 +54,9 @@ pub mod code {
     pub const SESSION_EXPIRED: i64 = -32093;
     /// The caller aborted the call (LSP's `RequestCancelled`).
     pub const REQUEST_CANCELLED: i64 = -32800;
+    /// A server refused a call because the caller already has the most calls
+    /// in flight it serves for one peer (see `Limits::max_in_flight`).
+    pub const TOO_MANY_CALLS: i64 = -32092;
 
     /// The spec's message for one of its five codes ("Server error" in the
     /// reserved range, "Error" otherwise): what an error built from a bare
@@ -93,6 +96,7 @@ pub mod code {
         ("HTTP_ERROR", HTTP_ERROR),
         ("SESSION_EXPIRED", SESSION_EXPIRED),
         ("REQUEST_CANCELLED", REQUEST_CANCELLED),
+        ("TOO_MANY_CALLS", TOO_MANY_CALLS),
     ];
 }
 

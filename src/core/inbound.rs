@@ -73,7 +73,7 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
     if framing == Framing::Object && !version_2 {
         return Inbound::Foreign;
     }
-    let id_is_valid = id.as_ref().map(|(_, kind)| matches!(kind, Kind::Null | Kind::Number | Kind::String));
+    let id_is_valid = id.as_ref().map(|(id, kind)| valid_id(id, *kind));
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
     let echo = match (&id, id_is_valid) {
@@ -124,17 +124,71 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
     }
 }
 
+/// The largest integer a double holds exactly, with every integer below it (2^53 − 1).
+pub(crate) const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Whether an id may be echoed: a string, null, or a number that JSON can
+/// carry and that this side holds exactly ([`Value::is_exact_number`]), so
+/// the reply names the call that was made and no other. `NaN` and
+/// `±Infinity` (a structured clone carries them) are refused; so, in JS, is
+/// an integer past 2^53, which `JSON.parse` rounds (`9007199254740993` would
+/// come back as `…992`, another call's id).
+pub fn valid_id<V: Value>(id: &V, kind: Kind) -> bool {
+    match kind {
+        Kind::Null | Kind::String => true,
+        Kind::Number => id.is_exact_number(),
+        _ => false,
+    }
+}
+
+/// Whether a double is a number JSON carries and reads back as itself: finite,
+/// and not an integer beyond 2^53 (whose text the parse may have rounded).
+pub fn exact_double(n: f64) -> bool {
+    n.is_finite() && (n.fract() != 0.0 || n.abs() <= MAX_SAFE_INTEGER)
+}
+
 /// Reads an error object: an integer `code` and a string `message` are required.
 fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
     if error.kind() != Kind::Object {
         return None;
     }
     let code = error.member("code")?.as_number()?;
-    if code as i64 as f64 != code || !(-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&code) {
+    if !is_integer(code) {
         return None;
     }
     let message = error.member("message")?.as_text()?;
     Some(ErrorObject { code: code as i64, message, data: error.member("data") })
+}
+
+fn is_integer(n: f64) -> bool {
+    n as i64 as f64 == n && n.abs() <= MAX_SAFE_INTEGER
+}
+
+/// What a handler's thrown value answers (seed 000's server: `err.code ??
+/// -32603`). Anything with an integer `code` keeps it, with its `message`
+/// and `data`: an `RPCError`, an `Error` with the fields set, a plain
+/// object. Anything else is `-32603`: with its message (an `Error`), as its
+/// message (a string), or with itself as `data` (any other JSON value).
+pub fn thrown_error<V: Value>(thrown: &V) -> ErrorObject<V> {
+    match thrown.kind() {
+        Kind::Object => {
+            // An `Error` always has a string `message` (maybe empty, inherited).
+            let text = thrown.member("message").and_then(|m| m.as_text());
+            let code = thrown.member("code").and_then(|c| c.as_number()).filter(|&c| is_integer(c));
+            if let Some(code) = code.map(|c| c as i64) {
+                let text = text.filter(|t| !t.is_empty()).unwrap_or_else(|| code::message(code).into());
+                return ErrorObject { code, message: text, data: thrown.member("data") };
+            }
+            match text {
+                Some(text) if !text.is_empty() => ErrorObject::new(code::INTERNAL_ERROR, text),
+                Some(_) => ErrorObject::standard(code::INTERNAL_ERROR),
+                None => ErrorObject::standard(code::INTERNAL_ERROR).with_data(thrown.clone()),
+            }
+        }
+        Kind::String => ErrorObject::new(code::INTERNAL_ERROR, thrown.as_text().unwrap_or_default()),
+        Kind::Other => ErrorObject::standard(code::INTERNAL_ERROR),
+        _ => ErrorObject::standard(code::INTERNAL_ERROR).with_data(thrown.clone()),
+    }
 }
 
 pub(crate) fn invalid<V>(id: Option<V>) -> Inbound<V> {

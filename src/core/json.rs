@@ -72,6 +72,7 @@ pub fn message(message: &Message<Json>) -> Json {
                 "ack": ack,
                 "batches": capabilities.batches,
                 "splitBatchAnswers": capabilities.split_batch_answers,
+                "maxBatch": capabilities.max_batch,
             }),
         ),
     }

@@ -21,10 +21,12 @@ mod value;
 mod wire;
 
 pub use backoff::Backoff;
-pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles};
-pub use endpoint::{Batching, Config, Endpoint, Event, Failure, Handshake, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS};
+pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, TextRefusal};
+pub use endpoint::{
+    Batching, Config, Endpoint, Event, Failure, Handshake, Limits, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS,
+};
 pub use error::{code, ErrorObject};
-pub use inbound::{classify_envelope, Envelope, Framing, Inbound};
+pub use inbound::{classify_envelope, thrown_error, valid_id, Envelope, Framing, Inbound};
 pub use message::{Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};

@@ -105,17 +105,25 @@ pub struct Capabilities {
     /// It takes the answers of one of its batches in several arrays, each
     /// sent as its members settle.
     pub split_batch_answers: bool,
+    /// The longest batch it answers (0: it did not say).
+    pub max_batch: usize,
 }
 
 impl Capabilities {
     /// A peer nobody has vouched for: the spec only.
-    pub const NONE: Capabilities = Capabilities { batches: false, split_batch_answers: false };
+    pub const NONE: Capabilities = Capabilities { batches: false, split_batch_answers: false, max_batch: 0 };
 
     /// Reads the capabilities of a `$/ready` params object; members that are
     /// absent, not `true`, or unknown count as not offered.
     pub fn read<V: Value>(params: Option<&V>) -> (bool, Capabilities) {
         let flag = |name: &str| params.and_then(|p| p.member(name)).and_then(|v| v.as_bool()) == Some(true);
-        let capabilities = Capabilities { batches: flag("batches"), split_batch_answers: flag("splitBatchAnswers") };
+        let max_batch = params.and_then(|p| p.member("maxBatch")).and_then(|v| v.as_number());
+        let capabilities = Capabilities {
+            batches: flag("batches"),
+            split_batch_answers: flag("splitBatchAnswers"),
+            // A positive whole number; anything else says nothing.
+            max_batch: max_batch.filter(|n| *n >= 1.0).map_or(0, |n| n.min(u32::MAX as f64) as usize),
+        };
         (flag("ack"), capabilities)
     }
 }

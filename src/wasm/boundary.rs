@@ -51,7 +51,7 @@ extern "C" {
     #[wasm_bindgen(js_name = errorMessage)]
     pub fn error_message(id: &JsValue, code: f64, message: &str, data: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = readyMessage)]
-    pub fn ready_message(ack: bool, batches: bool, split_batch_answers: bool) -> JsValue;
+    pub fn ready_message(ack: bool, batches: bool, split_batch_answers: bool, max_batch: f64) -> JsValue;
     #[wasm_bindgen(js_name = cancelMessage)]
     pub fn cancel_message(id: f64, mcp: bool) -> JsValue;
     #[wasm_bindgen(js_name = chunkMessage)]
@@ -78,8 +78,6 @@ extern "C" {
     pub fn signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
-    #[wasm_bindgen(js_name = errorParts)]
-    fn error_parts(thrown: &JsValue) -> JsValue;
     pub fn encodable(value: &JsValue, as_text: bool) -> bool;
     pub fn describe(error: &JsValue) -> String;
 }
@@ -381,13 +379,9 @@ pub fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
     rpc_error(error.code, &error.message, error.data.as_ref().unwrap_or(&JsValue::UNDEFINED))
 }
 
-/// What a handler's thrown value becomes on the wire.
+/// What a handler's thrown value becomes on the wire (the core's rule).
 pub fn error_object_from_thrown(thrown: &JsValue) -> ErrorObject<JsValue> {
-    let parts = error_parts(thrown);
-    let code = get(&parts, keys::CODE).as_f64().unwrap_or(-32603.0) as i64;
-    let message = get(&parts, keys::MESSAGE).as_string().unwrap_or_default();
-    let data = get(&parts, keys::DATA);
-    ErrorObject { code, message, data: (!data.is_undefined()).then_some(data) }
+    crate::core::thrown_error(thrown)
 }
 
 pub fn type_error(message: &str) -> JsValue {

@@ -50,6 +50,7 @@ export const ErrorCode = Object.freeze({
   HTTP_ERROR: -32094,
   SESSION_EXPIRED: -32093,
   REQUEST_CANCELLED: -32800,
+  TOO_MANY_CALLS: -32092,
 });
 
 // ---- the JS↔wasm boundary: every crossing of the per-message path is here ----
@@ -213,8 +214,8 @@ export function errorMessage(id, code, message, data) {
 }
 
 // `$/ready`, `$/cancelRequest` (MCP: `notifications/cancelled`), `stream.chunk`, `stream.end`.
-export function readyMessage(ack, batches, splitBatchAnswers) {
-  return { jsonrpc: "2.0", method: "$/ready", params: { ack, batches, splitBatchAnswers } };
+export function readyMessage(ack, batches, splitBatchAnswers, maxBatch) {
+  return { jsonrpc: "2.0", method: "$/ready", params: { ack, batches, splitBatchAnswers, maxBatch } };
 }
 
 export function cancelMessage(id, mcp) {
@@ -391,20 +392,6 @@ export function abortHandlers(hooks, call, reason) {
     hooks.controllers.delete(running);
     controller.abort(reason);
   }
-}
-
-// What a thrown value becomes on the wire: {code, message, data?}.
-export function errorParts(thrown) {
-  // Errors from another realm (an iframe's) are not `instanceof` this one's.
-  const isError = thrown instanceof Error || Object.prototype.toString.call(thrown) === "[object Error]";
-  if (thrown instanceof RPCError || (isError && thrown.name === "RPCError" && Number.isInteger(thrown.code))) {
-    return { code: thrown.code, message: String(thrown.message), data: thrown.data };
-  }
-  if (isError) return { code: -32603, message: thrown.message || "Internal error" };
-  if (typeof thrown === "string") return { code: -32603, message: thrown };
-  const data = thrown === undefined || typeof thrown === "function" || typeof thrown === "symbol"
-    ? undefined : thrown;
-  return { code: -32603, message: "Internal error", data };
 }
 
 // Whether `value` survives the transport's encoding (a structured clone or JSON text).

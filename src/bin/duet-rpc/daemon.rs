@@ -16,8 +16,8 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use wiggum_rpc::core::framing::{encode, Decoder, Frame};
 use wiggum_rpc::core::{
-    code, json, BatchPolicy, Batching, Cancellation, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Message,
-    Response, Roles, Transmit,
+    code, json, BatchPolicy, Batching, Cancellation, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Limits,
+    Message, Response, Roles, Transmit,
 };
 
 use crate::log::Logger;
@@ -63,6 +63,8 @@ pub fn serve(logger: Logger) -> i32 {
         batch_policy: BatchPolicy::Reject,
         null_params_absent: true,
         cancellation: Cancellation::Lsp,
+        // Seed 004's 10 MB rule is the framing decoder's, before any text is parsed.
+        limits: Limits::DEFAULT,
     });
     methods::register(&mut endpoint, &logger, shutdown.clone());
     let mut decoder = Decoder::new();

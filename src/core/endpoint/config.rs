@@ -40,6 +40,35 @@ pub enum Batching {
     Never,
 }
 
+/// What one peer may ask of this side, so that a hostile or broken peer
+/// cannot stall or bloat the others sharing the page or the process. Past a
+/// limit the peer gets the spec's `-32600` (a message or batch too large, or
+/// nested too deep) or [`code::TOO_MANY_CALLS`](crate::core::code::TOO_MANY_CALLS),
+/// and its other calls go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most calls this side serves for the peer at once (a batch's
+    /// members count one each).
+    pub max_in_flight: usize,
+    /// The largest message of a text transport, in bytes of UTF-8.
+    pub max_message_bytes: usize,
+    /// The deepest nesting of arrays and objects in a text message.
+    pub max_depth: usize,
+}
+
+impl Limits {
+    /// The longest batch a server answers by default.
+    pub const MAX_BATCH: usize = 1_000;
+
+    pub const DEFAULT: Limits = Limits { max_in_flight: 10_000, max_message_bytes: 10 << 20, max_depth: 1_000 };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     pub roles: Roles,
@@ -50,6 +79,7 @@ pub struct Config {
     pub null_params_absent: bool,
     /// Which notification cancels a request, both ways (MCP has its own).
     pub cancellation: Cancellation,
+    pub limits: Limits,
 }
 
 impl Config {
@@ -58,9 +88,10 @@ impl Config {
             roles,
             handshake: Handshake::Off,
             batching: Batching::Negotiated,
-            batch_policy: BatchPolicy::Allow,
+            batch_policy: BatchPolicy::Limit(Limits::MAX_BATCH),
             null_params_absent: false,
             cancellation: Cancellation::Lsp,
+            limits: Limits::DEFAULT,
         }
     }
 }

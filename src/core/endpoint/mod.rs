@@ -18,7 +18,7 @@
 mod config;
 mod outgoing;
 
-pub use config::{Batching, Config, Event, Failure, Handshake, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS};
+pub use config::{Batching, Config, Event, Failure, Handshake, Limits, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS};
 
 use crate::prelude::*;
 
@@ -26,7 +26,7 @@ use alloc::collections::VecDeque;
 
 use outgoing::Queued;
 
-use super::dispatch::{Action, CallId, Dispatcher};
+use super::dispatch::{Action, CallId, Dispatcher, TextRefusal};
 use super::error::code;
 use super::error::ErrorObject;
 use super::inbound::{Envelope, Framing};
@@ -72,6 +72,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         dispatcher.set_batch_policy(config.batch_policy);
         dispatcher.set_null_params_absent(config.null_params_absent);
         dispatcher.set_cancellation(config.cancellation);
+        dispatcher.set_max_in_flight(config.limits.max_in_flight);
         let mut endpoint = Endpoint {
             config,
             dispatcher,
@@ -341,6 +342,28 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let ours = framing == Framing::Text || envelope.version_2;
         let actions = self.dispatcher.receive_envelope(envelope, framing);
         self.received(ours, actions);
+    }
+
+    /// The limits a host checks before it parses text (the rest are applied here).
+    pub fn limits(&self) -> Limits {
+        self.config.limits
+    }
+
+    /// Text the host did not parse because it breaks a limit.
+    pub fn receive_refused(&mut self, refusal: TextRefusal) {
+        if !self.destroyed {
+            let actions = self.dispatcher.receive_refused(refusal);
+            self.received(true, actions);
+        }
+    }
+
+    /// The transport knows the other side is there now (a frame that has
+    /// loaded): calls held for it go, toward a peer not yet known to take more
+    /// than the spec.
+    pub fn peer_present(&mut self) {
+        if !self.destroyed && self.peer.is_none() {
+            self.peer_ready(Capabilities::NONE);
+        }
     }
 
     /// Text that is not JSON.

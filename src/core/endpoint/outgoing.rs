@@ -4,7 +4,8 @@
 use super::super::dispatch::{BatchPolicy, BatchReplies, Outgoing};
 use super::super::value::Value;
 use super::super::wire::{Capabilities, Message, Transmit};
-use super::{Batching, Endpoint, Event, Handshake};
+use super::{Batching, Endpoint, Event, Handshake, Limits};
+use crate::prelude::*;
 
 /// A message waiting for the end of the turn, or for the handshake.
 pub(super) struct Queued<V> {
@@ -15,8 +16,15 @@ pub(super) struct Queued<V> {
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub(super) fn ready(&self, ack: bool) -> Message<V> {
-        let capabilities =
-            Capabilities { batches: self.dispatcher.batch_policy() != BatchPolicy::Reject, split_batch_answers: true };
+        let policy = self.dispatcher.batch_policy();
+        let capabilities = Capabilities {
+            batches: policy != BatchPolicy::Reject,
+            split_batch_answers: true,
+            max_batch: match policy {
+                BatchPolicy::Limit(most) => most,
+                _ => 0,
+            },
+        };
         Message::Ready { ack, capabilities }
     }
 
@@ -101,9 +109,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             self.mark_sent(one.call);
         }
         let several = queued.len() > 1;
-        let messages = queued.into_iter().map(|queued| queued.message);
+        let mut messages = queued.into_iter().map(|queued| queued.message);
         if several && self.batches_out() {
-            return self.transmit(Transmit::Batch(messages.collect()));
+            // No batch longer than the peer answers (ours by default, if it did not say).
+            let most = self.peer.map_or(0, |peer| peer.max_batch);
+            let most = if most == 0 { Limits::MAX_BATCH } else { most };
+            loop {
+                let mut batch: Vec<Message<V>> = messages.by_ref().take(most).collect();
+                match batch.len() {
+                    0 => return,
+                    1 => self.transmit(Transmit::Single(batch.remove(0))),
+                    _ => self.transmit(Transmit::Batch(batch)),
+                }
+            }
         }
         for message in messages {
             self.transmit(Transmit::Single(message));

@@ -113,9 +113,12 @@ impl Binding {
             Message::Cancel { id, convention } => js::cancel_message(*id as f64, *convention == Cancellation::Mcp),
             Message::Chunk { id, chunk } => js::chunk_message(id, chunk),
             Message::StreamEnd { id } => js::stream_end_message(id),
-            Message::Ready { ack, capabilities } => {
-                js::ready_message(*ack, capabilities.batches, capabilities.split_batch_answers)
-            }
+            Message::Ready { ack, capabilities } => js::ready_message(
+                *ack,
+                capabilities.batches,
+                capabilities.split_batch_answers,
+                capabilities.max_batch as f64,
+            ),
         }
     }
 
