@@ -30,7 +30,7 @@ extern "C" {
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
     #[wasm_bindgen(js_name = envelopeReader)]
-    pub fn envelope_reader(sink: &Function, tracer: &JsValue) -> Function;
+    pub fn envelope_reader(sink: &Function, tracer: &JsValue, max_bytes: f64, max_depth: f64) -> Function;
 
     #[wasm_bindgen(js_name = allowedParams)]
     pub fn allowed_params(params: &JsValue) -> bool;
@@ -139,6 +139,10 @@ pub mod flags {
     pub const ERROR: u32 = 1 << 12;
     /// It came as JSON text.
     pub const TEXT: u32 = 1 << 13;
+    /// With [`PARSE_FAILED`]: the text was not parsed, being larger than the limit.
+    pub const TOO_LARGE: u32 = 1 << 14;
+    /// With [`PARSE_FAILED`]: the text was not parsed, being nested deeper than the limit.
+    pub const TOO_DEEP: u32 = 1 << 15;
 }
 
 /// What JS tells a binding through its one callback, `signal(what, n, value)`:
@@ -178,6 +182,7 @@ pub mod signal {
 
 // glue.js names the envelope bits, the handlers' signals and the wire's
 // method names as this file and the core do: the build fails where they differ.
+#[allow(long_running_const_eval)]
 const _: () = {
     use super::types::{defines, names_method};
     use crate::core::{CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_END};
@@ -191,7 +196,9 @@ const _: () = {
             && defines(glue, b"const PARAMS_SHIFT = ", flags::PARAMS_SHIFT)
             && defines(glue, b"const RESULT = ", flags::RESULT)
             && defines(glue, b"const ERROR = ", flags::ERROR)
-            && defines(glue, b"const TEXT = ", flags::TEXT),
+            && defines(glue, b"const TEXT = ", flags::TEXT)
+            && defines(glue, b"const TOO_LARGE = ", flags::TOO_LARGE)
+            && defines(glue, b"const TOO_DEEP = ", flags::TOO_DEEP),
         "glue.js: the envelope flags differ from boundary::flags"
     );
     assert!(

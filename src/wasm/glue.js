@@ -80,15 +80,24 @@ const PARAMS_SHIFT = 8;
 const RESULT = 1 << 11;
 const ERROR = 1 << 12;
 const TEXT = 1 << 13;
+const TOO_LARGE = 1 << 14;
+const TOO_DEEP = 1 << 15;
 
 // An endpoint's message handler: parses JSON text once, reads a message
-// object's envelope, and hands both to wasm in one call. With a tracer,
-// each message that is ours is traced first.
-export function envelopeReader(sink, tracer) {
+// object's envelope, and hands both to wasm in one call. Text past the
+// endpoint's limits (`maxBytes` of UTF-8, `maxDepth` of nesting) is not
+// parsed; the core answers it. With a tracer, each message that is ours is
+// traced first.
+export function envelopeReader(sink, tracer, maxBytes, maxDepth) {
   if (tracer !== undefined) sink = tracedSink(sink, tracer);
   return (message) => {
     let text = 0;
     if (typeof message === "string") {
+      const refused = textRefused(message, maxBytes, maxDepth);
+      if (refused !== 0) {
+        sink(undefined, PARSE_FAILED | TEXT | refused);
+        return;
+      }
       try {
         message = JSON.parse(message);
       } catch {
@@ -112,6 +121,38 @@ export function envelopeReader(sink, tracer) {
     if (error !== undefined) flags |= ERROR;
     sink(message, flags, id, method, params, result, error);
   };
+}
+
+// TOO_LARGE, TOO_DEEP, or 0. Each UTF-16 unit is 1 to 3 bytes of UTF-8, so
+// only text between maxBytes / 3 and maxBytes units is counted; and text of
+// fewer than 2 × maxDepth units cannot nest that deep, so most is never scanned.
+function textRefused(text, maxBytes, maxDepth) {
+  const units = text.length;
+  if (units > maxBytes) return TOO_LARGE;
+  if (units * 3 > maxBytes && utf8Length(text) > maxBytes) return TOO_LARGE;
+  if (units <= 2 * maxDepth) return 0;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < units; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // a backslash: skip what it escapes
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) return TOO_DEEP;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return 0;
+}
+
+function utf8Length(text) {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? (i++, 4) : 3;
+  }
+  return bytes;
 }
 
 function tracedSink(sink, tracer) {

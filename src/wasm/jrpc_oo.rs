@@ -36,16 +36,6 @@ pub fn components_changed(binding: &Rc<Binding>) {
     js::queue_microtask(&binding.signalling(js::signal::ANNOUNCE));
 }
 
-/// A connection (re)opened: the new peer needs the list too.
-pub fn watch_open(binding: &Rc<Binding>) {
-    if !binding.jrpc_oo {
-        return;
-    }
-    if let Ok(remove) = binding.on("open", &binding.signalling(js::signal::OPENED)) {
-        binding.listen(js::Listening::removed_by(remove));
-    }
-}
-
 /// Tells the other side this side's methods (the `ANNOUNCE` signal).
 pub fn announce(binding: &Rc<Binding>) {
     binding.announce_due.set(false);

@@ -12,8 +12,16 @@
 // the channel is left alone. Messages that arrive before anyone subscribed
 // wait in an inbox. The `$/ready` handshake itself is the endpoint's: a
 // transport only says, in `handshake`, whether its other side may miss what
-// is sent before it listens ("hold": a window or a worker still loading) or
-// keeps it ("announce": a port queues until it is started).
+// is sent before it listens ("hold": a frame still loading, until it has
+// loaded or spoken; `open` is emitted then) or keeps it ("announce").
+//
+// Toward a worker or a frame, the other side may be wiggum-rpc still loading
+// its wasm, or another library that never says hello: so nothing waits for a
+// hello. A worker keeps what is posted to it before its script runs, and
+// this module, evaluated in a worker or a window before anything is awaited,
+// keeps JSON-RPC messages that arrive before the first endpoint listens
+// (`early`): the page may send at once. A frame still loading its document
+// would drop messages, so a window transport holds until it has loaded.
 
 /**
  * What every transport shares: the handlers of incoming messages, the inbox
@@ -103,11 +111,54 @@ export class Transport {
   }
 }
 
+/** Whether `data` may be JSON-RPC: an array, or an object with `jsonrpc: "2.0"`. */
+function isOurs(data) {
+  return Array.isArray(data) || (data !== null && typeof data === "object" && data.jsonrpc === "2.0");
+}
+
+// The messages that reached this worker or window before any transport
+// listened on it, at most EARLY_LIMIT; the transports made on it in the turn
+// the first one was made each see them (a client and a server on one worker),
+// then they are dropped.
+const EARLY_LIMIT = 1_000;
+let early = listenEarly();
+
+function listenEarly() {
+  const scope = globalThis;
+  if (typeof scope.addEventListener !== "function") return undefined;
+  const inWorker = typeof DedicatedWorkerGlobalScope === "function" && scope instanceof DedicatedWorkerGlobalScope;
+  const inWindow = typeof Window === "function" && scope instanceof Window;
+  if (!inWorker && !inWindow) return undefined;
+  const events = [];
+  const listener = (event) => {
+    if (!isOurs(event.data)) return;
+    events.push(event);
+    if (events.length >= EARLY_LIMIT) scope.removeEventListener("message", listener);
+  };
+  scope.addEventListener("message", listener);
+  return { scope, events, stop: () => scope.removeEventListener("message", listener), ending: false };
+}
+
+/** What reached `scope` before this transport listened there, handed to `listener` once. */
+function replayEarly(scope, listener) {
+  if (early === undefined || early.scope !== scope) return;
+  const taken = early;
+  if (!taken.ending) {
+    taken.ending = true;
+    taken.stop();
+    setTimeout(() => {
+      if (early === taken) early = undefined;
+    }, 0);
+  }
+  for (const event of taken.events) listener(event);
+}
+
 class PostMessageTransport extends Transport {
   #post;
   #port;
   #listenOn;
   #listener;
+  #unwatch;
 
   /** `source` and `origin` (or undefined) are what incoming messages must come from. */
   constructor(post, port, listenOn, source, origin, handshake) {
@@ -120,11 +171,31 @@ class PostMessageTransport extends Transport {
     this.#listener = (event) => {
       if (source !== undefined && event.source !== source) return;
       if (origin !== undefined && event.origin !== origin) return;
-      const data = event.data;
-      if (!Array.isArray(data) && (data === null || typeof data !== "object" || data.jsonrpc !== "2.0")) return;
-      this.deliver(data);
+      if (isOurs(event.data)) this.deliver(event.data);
     };
+    replayEarly(listenOn, this.#listener);
     listenOn.addEventListener("message", this.#listener);
+  }
+
+  /**
+   * Emits `open` once `target`, a frame of this document, has loaded (or
+   * at once, and `handshake` turns "announce", if it has already), so the
+   * endpoint sends what it held. A frame that is not ours to watch (a
+   * parent, an opener) is taken as loaded: it existed before us.
+   */
+  watchFrame(target) {
+    const frame = frameOf(target);
+    if (frame === undefined || frameLoaded(target)) {
+      this.handshake = "announce";
+      return;
+    }
+    const onLoad = () => {
+      if (!frameLoaded(target)) return;
+      this.#unwatch();
+      this.emit("open");
+    };
+    frame.addEventListener("load", onLoad);
+    this.#unwatch = () => frame.removeEventListener("load", onLoad);
   }
 
   /** Posts a message. Throws what `postMessage` throws, e.g. `DataCloneError`. */
@@ -135,6 +206,7 @@ class PostMessageTransport extends Transport {
 
   /** Removes the listener and closes an owned port. */
   release() {
+    this.#unwatch?.();
     this.#listenOn.removeEventListener("message", this.#listener);
     try {
       this.#port?.close();
@@ -142,6 +214,31 @@ class PostMessageTransport extends Transport {
       // Already closed or neutered: nothing left to release.
     }
   }
+}
+
+/** The `<iframe>` (or `<frame>`, `<object>`) of this document whose window is `target`. */
+function frameOf(target) {
+  const frames = globalThis.document?.querySelectorAll?.("iframe, frame, object") ?? [];
+  for (const frame of frames) if (frame.contentWindow === target) return frame;
+  return undefined;
+}
+
+// Whether a frame's document has loaded. One we cannot read is of another
+// origin, so it is no longer the initial about:blank: it has loaded, or it
+// fires `load` when it has (and a wiggum-rpc frame keeps what comes early).
+function frameLoaded(target) {
+  try {
+    const document = target.document;
+    return document.readyState === "complete" && !(target.location.href === "about:blank" && isInitial(document));
+  } catch {
+    return true;
+  }
+}
+
+// The initial about:blank of a frame whose navigation has not committed yet
+// (a frame really showing about:blank has a body and fired its load).
+function isInitial(document) {
+  return document.documentElement === null || document.body === null || document.body.childNodes.length === 0;
 }
 
 // The handshake a transport asks of its endpoints: `mode` unless `{ handshake: false }`.
@@ -176,7 +273,10 @@ export function windowTransport(target, source, origin, options) {
   // check still pins the window.
   const targetOrigin = expected === undefined || expected === "null" ? "*" : expected;
   const post = (message, transfer) => target.postMessage(message, targetOrigin, transfer);
-  return new PostMessageTransport(post, undefined, listenOn, target, expected, handshakeOption(options, "hold"));
+  const handshake = handshakeOption(options, "hold");
+  const transport = new PostMessageTransport(post, undefined, listenOn, target, expected, handshake);
+  if (handshake !== undefined) transport.watchFrame(target);
+  return transport;
 }
 
 /** A transport over one end of a `MessageChannel`. Starts the port; `destroy()` closes it. */
@@ -192,13 +292,17 @@ export function portTransport(port, options) {
   return transport;
 }
 
-/** The main thread's side of a dedicated `Worker`. */
+/**
+ * The main thread's side of a dedicated `Worker`. Calls go at once: a worker
+ * keeps what is posted before its script runs, and a wiggum-rpc worker what
+ * comes before its endpoint exists.
+ */
 export function workerTransport(worker, options) {
   requireObject(worker, "workerTransport: worker must be a Worker");
-  return channelTransport(worker, false, handshakeOption(options, "hold"));
+  return channelTransport(worker, false, handshakeOption(options, "announce"));
 }
 
 /** Inside a dedicated worker: talks to whoever created it, through its global scope. */
 export function selfTransport(options) {
-  return channelTransport(globalThis, false, handshakeOption(options, "hold"));
+  return channelTransport(globalThis, false, handshakeOption(options, "announce"));
 }

@@ -75,18 +75,26 @@ export interface TransportEvents {
 }
 export type TransportEvent = keyof TransportEvents;
 
+/** What one peer may ask of an endpoint (see `EndpointOptions.limits`). */
+export interface Limits {
+  /** Calls served at once for the peer (default 10,000); past it, `TOO_MANY_CALLS` (-32092). */
+  maxInFlight?: number;
+  /** The largest text message, in bytes of UTF-8 (default 10 MiB); past it, `-32600 "Message too large"`, id null. */
+  maxMessageBytes?: number;
+  /** The deepest nesting of a text message (default 1,000); past it, `-32600 "Message nested too deeply"`, id null. */
+  maxDepth?: number;
+}
+
 /** Options of the postMessage transports. */
 export interface PostMessageTransportOptions {
   /**
    * The `$/ready` handshake (default on): endpoints say hello and tell each
-   * other what they accept (batches; batch answers split as they settle).
-   * On a window or a worker, calls also wait until the other side has shown
-   * it is there, so nothing is lost while it loads; a port keeps messages
-   * until the other side starts it, so there calls go at once. `false`: no
-   * hello and no waiting, for a window or worker whose other side is not
-   * wiggum-rpc (a call that waited for a handshake that never came times
-   * out saying so). Ports need no option: a peer that never answers the
-   * hello gets the spec's one message per call.
+   * other what they accept (batches, and how long; batch answers split as
+   * they settle). Nothing waits for it: a peer that never answers gets the
+   * spec's one message per call. Calls to a worker go at once (a worker, and
+   * wiggum-rpc in it, keeps what comes before it listens); calls to a frame
+   * still loading its document wait for its `load` (or its first message).
+   * `false`: no hello, and no waiting for a frame's load.
    */
   handshake?: boolean;
 }
@@ -160,6 +168,7 @@ export declare const ErrorCode: Readonly<{
   HTTP_ERROR: -32094;
   SESSION_EXPIRED: -32093;
   REQUEST_CANCELLED: -32800;
+  TOO_MANY_CALLS: -32092;
 }>;
 
 /**
@@ -294,11 +303,15 @@ export interface EndpointOptions {
    */
   batch?: boolean;
   /**
-   * What the server side does with an incoming batch: `"allow"` (the default,
-   * as the spec requires), `"reject"` (one `-32600 "Batch requests not
-   * supported"`), or a number: batches longer than that get one `-32600`.
+   * What the server side does with an incoming batch: a number (default
+   * 1,000): batches longer than that get one `-32600 "Batch too large"`;
+   * `"allow"`: any length; `"reject"` (one `-32600 "Batch requests not
+   * supported"`). This side's own batches are cut at the length the other
+   * side announced.
    */
   batches?: "allow" | "reject" | number;
+  /** What one peer may ask of this side; past a limit it gets an error answer, and its other calls go on. */
+  limits?: Limits;
   /**
    * jrpc-oo's conventions: positional params travel as
    * `{"args": [...]}` both ways, and this side answers and sends

@@ -166,9 +166,16 @@ async function checkTransfer(endpoint, where) {
   assert(bytes instanceof Uint8Array && bytes.length === 1000 && bytes[999] === 999 % 251, `${where}: transferred result`);
 }
 
+// The browser's own Worker. The test runner replaces `Worker` with one that
+// starts a wrapper which imports the script dynamically, once the wrapper
+// runs: what is posted meanwhile reaches a worker with no listener at all,
+// which a module worker loading its script statically (as users write it)
+// never is.
+const NativeWorker = Worker.prototype.constructor;
+
 /** Starts the fixture worker; `name` carries its options (e.g. "delay=400"). */
 function startWorker(name = "") {
-  const worker = new Worker("/tests/browser/worker.js", { type: "module", name });
+  const worker = new NativeWorker("/tests/browser/worker.js", { type: "module", name });
   worker.addEventListener("error", (event) => console.error(`worker failed: ${event.message}`));
   return worker;
 }
@@ -237,6 +244,15 @@ async function bootSandboxedFrame(body) {
       resolve();
     });
   });
+  // The frame loads the library only now, long after its own load: calls
+  // would reach a frame with no listener, so wait for its endpoint's hello.
+  await within(10000, new Promise((resolve) => {
+    addEventListener("message", function hello(event) {
+      if (event.source !== frame.contentWindow || event.data?.method !== "$/ready") return;
+      removeEventListener("message", hello);
+      resolve();
+    });
+  }), "the sandboxed frame's hello");
   return frame;
 }
 
@@ -293,6 +309,63 @@ const scenarios = {
     } finally {
       client.destroy();
       server.destroy();
+    }
+  },
+
+  async odd_ids_are_refused_and_thrown_codes_kept() {
+    // Ids a structured clone carries but JSON cannot: refused, id null.
+    const { server, port, raw, destroy } = rawServer();
+    const invalid = { code: -32600, message: "Invalid Request" };
+    try {
+      for (const id of [NaN, Infinity, -Infinity, 2 ** 60]) {
+        port.postMessage({ jsonrpc: "2.0", method: "add", params: [1, 1], id });
+        eq(await raw.take(1), [{ jsonrpc: "2.0", error: invalid, id: null }], `id ${id}`);
+      }
+      // 3,000 odd messages to a server and to a Peer: no reply carries an id JSON cannot.
+      const peerChannel = new MessageChannel();
+      const peer = new lib.Peer(lib.portTransport(peerChannel.port1));
+      fixtures.serveFixtures(peer, lib);
+      const peerRaw = recorder(peerChannel.port2);
+      const odd = [NaN, Infinity, -Infinity, 2 ** 53 + 2, -0, 0.5, 1e300, "x", null, true, {}, [], undefined];
+      let sent = 0;
+      for (let i = 0; i < 3000; i++) {
+        const id = odd[i % odd.length];
+        const message = { jsonrpc: "2.0", method: i % 3 ? "add" : "nothing", params: [i, 1] };
+        if (id !== undefined) message.id = id;
+        if (i % 7 === 0) message.result = 1;
+        (i % 2 ? port : peerChannel.port2).postMessage(i % 11 === 0 ? [message] : message);
+        sent++;
+      }
+      await sleep(300);
+      const replies = [...raw.seen.splice(0), ...peerRaw.seen.splice(0)].flat();
+      assert(replies.length > 1000, `answers came (${replies.length} of ${sent} sent)`);
+      const bad = replies.filter((r) => typeof r?.id === "number" && !Number.isSafeInteger(r.id) && !(Number.isFinite(r.id) && r.id % 1 !== 0));
+      eq(bad.length, 0, `no reply with an id JSON cannot carry exactly (saw ${JSON.stringify(bad.slice(0, 3))})`);
+      peer.destroy();
+      peerChannel.port2.close();
+    } finally {
+      destroy();
+    }
+    // A thrown value with an integer code keeps it, with its message and data.
+    const pair = servedPair();
+    try {
+      pair.server.method("failsLikeTheReference", () => {
+        throw Object.assign(new Error("Build failed"), { code: -32001, data: { file: "a.ts" } });
+      });
+      pair.server.method("throwsPlain", async () => {
+        throw { code: -32004, message: "Task cancelled", data: [1] };
+      });
+      pair.server.method("throwsPlainError", () => {
+        throw new TypeError("bad input");
+      });
+      const built = await rejects(pair.client.request("failsLikeTheReference"), -32001, "an Error with code");
+      eq([built.message, built.data], ["Build failed", { file: "a.ts" }], "its message and data");
+      const plain = await rejects(pair.client.request("throwsPlain"), -32004, "a plain object");
+      eq([plain.message, plain.data], ["Task cancelled", [1]], "its message and data");
+      const other = await rejects(pair.client.request("throwsPlainError"), -32603, "anything else");
+      eq(other.message, "bad input", "keeps its message");
+    } finally {
+      pair.destroy();
     }
   },
 
@@ -402,7 +475,7 @@ const scenarios = {
       const client = new lib.JSONRPCClient(lib.portTransport(port2), { batch });
       try {
         await sleep(10);
-        eq(raw.ready.map((m) => m.params), [{ ack: false, batches: true, splitBatchAnswers: true }],
+        eq(raw.ready.map((m) => m.params), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000 }],
           `${what}: the client says hello with its capabilities`);
         if (offered) {
           raw.announce({ batches: true });
@@ -523,27 +596,26 @@ const scenarios = {
   },
 
   async reference_worker_both_directions() {
-    // Our client toward a reference worker: with the handshake off it just works;
-    // with it on, a call says why it never left instead of hanging.
-    const referenceWorker = async () => {
-      const worker = new Worker("/tests/browser/reference-worker.js", { type: "module" });
+    // Our client toward a reference worker, with no option: answered at once,
+    // whether it calls before the stranger's script has run or after.
+    const referenceWorker = async (wait) => {
+      const worker = new NativeWorker("/tests/browser/reference-worker.js", { type: "module" });
       // The test server wraps worker scripts in a loader: wait until the reference listens.
-      await within(10000, new Promise((resolve) =>
+      if (wait) await within(10000, new Promise((resolve) =>
         worker.addEventListener("message", (e) => e.data?.referenceWorkerReady && resolve())), "reference worker");
       return worker;
     };
-    const strangers = [await referenceWorker(), await referenceWorker()];
-    const client = new lib.JSONRPCClient(lib.workerTransport(strangers[0], { handshake: false }), { timeout: 3000 });
-    const waiting = new lib.JSONRPCClient(lib.workerTransport(strangers[1]), { timeout: 300 });
-    try {
-      const calls = [[1, 2], [3, 4], [5, 6]].map((p) => client.request("add", p));
-      eq(await within(5000, Promise.all(calls), "reference worker"), [3, 7, 11], "several calls per turn");
-      const error = await rejects(waiting.request("add", [1, 1]), -32099, "held for a handshake that never comes");
-      assert(error.message.includes("$/ready") && error.message.includes("handshake: false"), `says why: ${error.message}`);
-    } finally {
-      client.destroy();
-      waiting.destroy();
-      strangers.forEach((worker) => worker.terminate());
+    for (const [wait, options] of [[true, undefined], [false, undefined], [true, { handshake: false }]]) {
+      const stranger = await referenceWorker(wait);
+      const client = new lib.JSONRPCClient(lib.workerTransport(stranger, options), { timeout: 2000 });
+      try {
+        const calls = [[1, 2], [3, 4], [5, 6]].map((p) => client.request("add", p));
+        eq(await within(5000, Promise.all(calls), "reference worker"), [3, 7, 11],
+          `several calls per turn (${wait ? "loaded" : "still loading"}, ${JSON.stringify(options)})`);
+      } finally {
+        client.destroy();
+        stranger.terminate();
+      }
     }
     // The reference client toward our worker, once ours listens (it says hello).
     const ours = startWorker();
@@ -560,24 +632,40 @@ const scenarios = {
   },
 
   async reference_frame_both_directions() {
-    const frame = addFrame({ src: "/tests/browser/reference-frame.html" });
-    await within(10000, new Promise((resolve) => {
-      const listener = (event) => {
-        if (event.source === frame.contentWindow && event.data?.referenceFrameReady) {
-          window.removeEventListener("message", listener);
-          resolve();
-        }
-      };
-      window.addEventListener("message", listener);
-    }), "reference frame");
-    const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, location.origin, { handshake: false }),
-      { timeout: 3000 });
-    peer.method("add", ([a, b]) => a + b);
+    // A stranger frame, with no option: already loaded, or still loading
+    // when the calls are made (they wait for its load, never for a hello).
+    for (const loaded of [true, false]) {
+      const frame = addFrame({ src: "/tests/browser/reference-frame.html" });
+      if (loaded) {
+        await within(10000, new Promise((resolve) => {
+          const listener = (event) => {
+            if (event.source === frame.contentWindow && event.data?.referenceFrameReady) {
+              window.removeEventListener("message", listener);
+              resolve();
+            }
+          };
+          window.addEventListener("message", listener);
+        }), "reference frame");
+      }
+      const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, location.origin), { timeout: 3000 });
+      peer.method("add", ([a, b]) => a + b);
+      try {
+        const calls = [[1, 2], [3, 4], [5, 6]].map((p) => peer.request("add", p));
+        eq(await within(5000, Promise.all(calls), "reference frame server"), [3, 7, 11],
+          `our calls, several per turn (${loaded ? "loaded" : "loading"})`);
+        eq(await within(5000, peer.request("callParent"), "reference frame client"), [3, 7, 11],
+          "its three calls in one turn to our server, each answered");
+      } finally {
+        peer.destroy();
+        frame.remove();
+      }
+    }
+    // A frame that navigates while calls are held: they go to the document that loads.
+    const frame = addFrame({ src: "/tests/browser/frame.html?first" });
+    const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, location.origin), { timeout: 5000 });
+    frame.src = "/tests/browser/reference-frame.html";
     try {
-      const calls = [[1, 2], [3, 4], [5, 6]].map((p) => peer.request("add", p));
-      eq(await within(5000, Promise.all(calls), "reference frame server"), [3, 7, 11], "our calls, several per turn");
-      eq(await within(5000, peer.request("callParent"), "reference frame client"), [3, 7, 11],
-        "its three calls in one turn to our server, each answered");
+      eq(await within(8000, peer.request("add", [20, 22]), "after navigating"), 42, "answered by the frame that loaded");
     } finally {
       peer.destroy();
       frame.remove();
@@ -1075,15 +1163,27 @@ const scenarios = {
       client.destroy();
       worker.terminate();
     }
-    // Why windows and workers hold by default: without the handshake, what is
-    // sent while the worker still loads its wasm is lost.
-    const loading = startWorker("delay=400");
-    const blind = new lib.JSONRPCClient(lib.workerTransport(loading, { handshake: false }), { timeout: 1500 });
+    // Nothing waits for a hello: the worker keeps what comes before its
+    // endpoint exists, so even with the handshake off nothing is lost.
+    const loading = startWorker("delay=1000");
+    const blind = new lib.JSONRPCClient(lib.workerTransport(loading, { handshake: false }), { timeout: 5000 });
     try {
-      await rejects(blind.request("add", [1, 2]), lib.ErrorCode.REQUEST_TIMEOUT, "sent before the worker listened");
+      const calls = [blind.request("add", [1, 2]), blind.request("add", [2, 2])];
+      eq(await within(8000, Promise.all(calls), "sent before the worker listened"), [3, 4], "kept until it listened");
     } finally {
       blind.destroy();
       loading.terminate();
+    }
+    // Two endpoints on one worker (a server and a client): the early calls reach the server.
+    const two = startWorker("delay=300&two=1");
+    const early = new lib.Peer(lib.workerTransport(two), { timeout: 5000 });
+    early.method("add", ([a, b]) => a + b);
+    try {
+      eq(await within(8000, Promise.all([early.request("add", [5, 5]), early.request("askMain", [1, 1])]), "two endpoints"),
+        [10, 2], "served by the server made second, in the same turn");
+    } finally {
+      early.destroy();
+      two.terminate();
     }
   },
 

@@ -68,6 +68,7 @@ scenarios!(
     reference_client_on_a_port_calls_our_server,
     reference_worker_both_directions,
     reference_frame_both_directions,
+    odd_ids_are_refused_and_thrown_codes_kept,
 );
 
 #[wasm_bindgen_test]

@@ -25,7 +25,7 @@ use calls::settle;
 use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::{
     code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Endpoint, Event, Failure, Framing, Handshake,
-    Outcome, Roles, TICK_MS,
+    Limits, Outcome, Roles, TextRefusal, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -93,6 +93,22 @@ fn failure_event(failure: Failure) -> &'static str {
     }
 }
 
+/// The `limits` option, over the defaults: `{ maxInFlight, maxMessageBytes, maxDepth }`.
+fn limits_option(options: &JsValue) -> Limits {
+    let mut limits = Limits::DEFAULT;
+    let read = |name: &str, into: &mut usize| {
+        if let Some(most) = js::named(options, name).as_f64().filter(|n| *n >= 1.0) {
+            *into = most.min(u32::MAX as f64) as usize;
+        }
+    };
+    if options.is_object() {
+        read("maxInFlight", &mut limits.max_in_flight);
+        read("maxMessageBytes", &mut limits.max_message_bytes);
+        read("maxDepth", &mut limits.max_depth);
+    }
+    limits
+}
+
 fn destroyed_error() -> JsValue {
     js::rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED)
 }
@@ -129,11 +145,14 @@ impl Binding {
             batch_policy: match (batches.as_f64(), batches.as_string().as_deref()) {
                 (Some(limit), _) => BatchPolicy::Limit(limit.max(0.0) as usize),
                 (_, Some("reject")) => BatchPolicy::Reject,
-                _ => BatchPolicy::Allow,
+                (_, Some("allow")) => BatchPolicy::Allow,
+                _ => BatchPolicy::Limit(Limits::MAX_BATCH),
             },
             null_params_absent: false,
             cancellation: if mcp { Cancellation::Mcp } else { Cancellation::Lsp },
+            limits: limits_option(&js::named(options, "limits")),
         };
+        let limits = config.limits;
         let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
         let tracer = match option(options, keys::TRACE) {
@@ -154,7 +173,7 @@ impl Binding {
                         }
                     },
                 ));
-                js::envelope_reader(&sink, &traced)
+                js::envelope_reader(&sink, &traced, limits.max_message_bytes as f64, limits.max_depth as f64)
             };
             let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
                 move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
@@ -304,6 +323,8 @@ impl Binding {
             Framing::Object
         };
         self.with_core(|core| match bits & flags::KIND {
+            flags::PARSE_FAILED if bits & flags::TOO_LARGE != 0 => core.receive_refused(TextRefusal::TooLarge),
+            flags::PARSE_FAILED if bits & flags::TOO_DEEP != 0 => core.receive_refused(TextRefusal::TooDeep),
             flags::PARSE_FAILED => core.receive_unparsable(),
             flags::OBJECT => core.receive_envelope(js::envelope(bits, members), framing),
             _ => core.receive(&message, framing),
@@ -353,7 +374,11 @@ impl Binding {
             js::signal::INVALID_RESULT => self.with_core(|core| core.reject_result(CallId(n as u32))),
             js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),
             js::signal::ANNOUNCE => super::jrpc_oo::announce(self),
-            js::signal::OPENED => super::jrpc_oo::components_changed(self),
+            js::signal::OPENED => {
+                // The other side is there (a frame that loaded, a socket that opened).
+                self.with_core(|core| core.peer_present());
+                super::jrpc_oo::components_changed(self)
+            }
             _ => {}
         }
         JsValue::UNDEFINED
@@ -426,7 +451,9 @@ impl Binding {
         let closed = js::signalling(&self.signal, js::signal::CLOSED);
         if let Ok(remove) = self.on("close", &closed) {
             self.listen(js::Listening::removed_by(remove));
-            super::jrpc_oo::watch_open(self);
+        }
+        if let Ok(remove) = self.on("open", &self.signalling(js::signal::OPENED)) {
+            self.listen(js::Listening::removed_by(remove));
         }
     }
 
