@@ -142,9 +142,10 @@ pub fn valid_id<V: Value>(id: &V, kind: Kind) -> bool {
 }
 
 /// Whether a double is a number JSON carries and reads back as itself: finite,
-/// and not an integer beyond 2^53 (whose text the parse may have rounded).
+/// and not beyond 2^53 (every double there is an integer whose text the
+/// parse may have rounded).
 pub fn exact_double(n: f64) -> bool {
-    n.is_finite() && (n.fract() != 0.0 || n.abs() <= MAX_SAFE_INTEGER)
+    (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n)
 }
 
 /// Reads an error object: an integer `code` and a string `message` are required.
@@ -161,7 +162,7 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
 }
 
 fn is_integer(n: f64) -> bool {
-    n as i64 as f64 == n && n.abs() <= MAX_SAFE_INTEGER
+    n as i64 as f64 == n && (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n)
 }
 
 /// What a handler's thrown value answers (seed 000's server: `err.code ??

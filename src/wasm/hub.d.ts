@@ -20,8 +20,16 @@ export interface HubCallContext extends CallContext {
 
 /** Anything that emits `connection` with a socket: Node's `ws` `WebSocketServer`. */
 export interface SocketServer {
-  on(event: "connection", listener: (socket: any) => void): unknown;
-  off(event: "connection", listener: (socket: any) => void): unknown;
+  on(event: "connection", listener: (socket: any, request?: any) => void): unknown;
+  off(event: "connection", listener: (socket: any, request?: any) => void): unknown;
+}
+
+/** Who `Hub.attach` lets in (besides clients that send no Origin and the server's own pages). */
+export interface AttachOptions {
+  /** Page origins allowed to connect, compared as origins; `"*"`: any. */
+  origins?: string | string[];
+  /** Refuses (false, or throws) or names (returns the client id) a connection; may be async. */
+  authenticate?: (request: any) => unknown;
 }
 
 /** How one client's call went, in `requestAll`'s result. */
@@ -59,8 +67,12 @@ export class Hub {
   /** Calls every client connected now; never rejects: each client's result or error, by id. */
   requestAll<T = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<Record<string, ClientOutcome<T>>>;
   on(event: "connection" | "disconnection", listener: (client: string) => void): () => void;
+  /** A connection `attach()` turned away, and why. */
+  on(event: "refused", listener: (refused: { origin?: string; host?: string; status: number; reason: string }) => void): () => void;
+  /** A connection `attach()` turned away, and why. */
+  on(event: "refused", listener: (refused: { origin?: string; host?: string; status: number; reason: string }) => void): () => void;
   /** Takes every connection of a WebSocket server (`new WebSocketServer({ port })` of the `ws` package). */
-  attach(server: SocketServer): this;
+  attach(server: SocketServer, options?: AttachOptions): this;
   /**
    * Takes every page that connects to this SharedWorker (`scope`: its global
    * scope). Pages that use `sharedWorkerTransport` are dropped when they go.

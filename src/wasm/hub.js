@@ -41,7 +41,7 @@ export class Hub {
   #clients = new Map();
   /** [kind, name, handler, info] as registered, for clients that connect later. */
   #handlers = [];
-  #listeners = { connection: new Set(), disconnection: new Set() };
+  #listeners = { connection: new Set(), disconnection: new Set(), refused: new Set() };
   #options;
   #next = 0;
   #destroyed = false;
@@ -93,7 +93,7 @@ export class Hub {
     if (this.#clients.has(id)) throw new Error(`a client ${id} is connected already`);
     const peer = new Peer(transport, this.#options);
     // `gone` ends what waits on this client (a lock wait) when it is dropped.
-    const client = { peer, unwatch: undefined, gone: new AbortController() };
+    const client = { peer, transport, unwatch: undefined, gone: new AbortController() };
     this.#clients.set(id, client);
     for (const [kind, name, handler, info] of this.#handlers) this.#serve(peer, id, kind, name, handler, info);
     try {
@@ -106,16 +106,26 @@ export class Hub {
   }
 
   /**
-   * The client `id` is gone: its pending calls fail (`DESTROYED`), its Peer
-   * and transport are destroyed, `disconnection` is emitted. Returns whether
-   * it was connected.
+   * The client `id` is gone: the calls waiting on it fail with
+   * `CONNECTION_CLOSED`, as they do when its socket closes (a page that
+   * closed, a peer that left, however the hub learnt it), its Peer and
+   * transport are destroyed, `disconnection` is emitted. Returns whether it
+   * was connected.
    */
   drop(id) {
+    return this.#remove(id, true);
+  }
+
+  #remove(id, gone) {
     const client = this.#clients.get(id);
     if (client === undefined) return false;
     this.#clients.delete(id);
     client.unwatch?.();
     client.gone.abort();
+    // One meaning per code: the other side went (CONNECTION_CLOSED), not
+    // this side's destroy() (DESTROYED, when the hub itself is destroyed).
+    const { transport } = client;
+    if (gone && typeof transport?.emit === "function") transport.emit("close", { reason: "client gone" });
     client.peer.destroy();
     this.#emit("disconnection", id);
     return true;
@@ -157,7 +167,11 @@ export class Hub {
     return Object.fromEntries(ids.map((id, at) => [id, outcomes[at]]));
   }
 
-  /** `connection` / `disconnection`, with the client's id; returns what removes the listener. */
+  /**
+   * `connection` / `disconnection`, with the client's id; `refused`, with
+   * `{ origin, host, reason }` of a connection `attach()` turned away.
+   * Returns what removes the listener.
+   */
   on(event, listener) {
     const listeners = this.#listeners[event];
     if (listeners === undefined) throw new TypeError(`a hub has no ${event} event`);
@@ -165,10 +179,10 @@ export class Hub {
     return () => listeners.delete(listener);
   }
 
-  #emit(event, id) {
+  #emit(event, detail) {
     for (const listener of [...this.#listeners[event]]) {
       try {
-        listener(id);
+        listener(detail);
       } catch (error) {
         queueMicrotask(() => {
           throw error;
@@ -178,12 +192,75 @@ export class Hub {
   }
 
   /**
-   * Takes every connection of a WebSocket server (Node's `ws`
-   * `WebSocketServer`, or anything that emits `connection` with a socket).
+   * Takes the connections of a WebSocket server (Node's `ws`
+   * `WebSocketServer`, or anything that emits `connection` with a socket and
+   * its request) that belong. Browsers let any site open a socket to
+   * localhost and say which site it is in `Origin`, so by default only these
+   * get in: a client that sends no `Origin` (Node, Python, an editor:
+   * browsers always send one); a page of the server's own origin (its host
+   * and port are the request's `Host`); a page whose origin is in
+   * `options.origins` (compared as origins: case and a trailing slash do not
+   * matter; `"*"` lets every origin in). On a loopback address, a `Host`
+   * that is not `localhost`, `127.0.0.1` or `[::1]` is refused as well (DNS
+   * rebinding). `options.authenticate(request)` may then refuse (return
+   * `false` or throw) or name the client (return its id); it may be async.
+   * With `ws`, a refused connection gets HTTP 403 (401 from `authenticate`)
+   * before the upgrade; `refused` is emitted with the reason.
    */
-  attach(server) {
-    const onConnection = (socket) => {
-      if (!this.#destroyed) this.accept(webSocketTransport(socket));
+  attach(server, options = {}) {
+    const origins = options.origins === "*" ? "*" : new Set([].concat(options.origins ?? []).map(originOf));
+    const { authenticate } = options;
+    const named = new WeakMap();
+    // Why a request may not connect, or undefined when it may.
+    const admit = async (request) => {
+      const reason = refusal(request, origins);
+      if (reason !== undefined) return [403, reason];
+      if (authenticate === undefined) return undefined;
+      let id;
+      try {
+        id = await authenticate(request);
+      } catch (error) {
+        return [401, `not authenticated: ${error?.message ?? error}`];
+      }
+      if (id === false || id === null) return [401, "not authenticated"];
+      if (id !== undefined && id !== true) named.set(request, String(id));
+      return undefined;
+    };
+    const refuse = (request, [status, reason]) => {
+      const headers = request?.headers ?? {};
+      this.#emit("refused", { origin: headers.origin, host: headers.host, status, reason });
+    };
+    const wsOptions = server.options;
+    const before = wsOptions?.verifyClient;
+    if (wsOptions !== undefined && typeof wsOptions === "object") {
+      // A frame larger than a message may be is cut off by `ws` as its header
+      // arrives (close 1009), before any of it is buffered.
+      const most = this.#options?.limits?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+      const maxPayload = wsOptions.maxPayload;
+      if (!(maxPayload <= most)) {
+        wsOptions.maxPayload = most;
+        this.#detach.push(() => (wsOptions.maxPayload = maxPayload));
+      }
+      wsOptions.verifyClient = (info, done) => {
+        admit(info.req).then((refused) => {
+          if (refused === undefined) return done(true);
+          refuse(info.req, refused);
+          return done(false, refused[0], refused[1]);
+        });
+      };
+      this.#detach.push(() => (wsOptions.verifyClient = before));
+    }
+    const onConnection = async (socket, request) => {
+      // Servers without `ws`'s hook are checked here, after the upgrade.
+      if (wsOptions === undefined) {
+        const refused = await admit(request ?? {});
+        if (refused !== undefined) {
+          refuse(request, refused);
+          socket.close(1008, refused[1].slice(0, 120));
+          return;
+        }
+      }
+      if (!this.#destroyed) this.accept(webSocketTransport(socket), request && named.get(request));
     };
     server.on("connection", onConnection);
     this.#detach.push(() => server.off("connection", onConnection));
@@ -283,10 +360,51 @@ export class Hub {
     if (this.#destroyed) return;
     this.#destroyed = true;
     for (const undo of this.#detach.splice(0)) undo();
-    for (const id of this.clients) this.drop(id);
-    this.#listeners.connection.clear();
-    this.#listeners.disconnection.clear();
+    for (const id of this.clients) this.#remove(id, false);
+    for (const listeners of Object.values(this.#listeners)) listeners.clear();
   }
+}
+
+/** An origin as the URL standard serializes it (lower case, no default port, no path), or undefined. */
+function originOf(text) {
+  try {
+    const origin = new URL(String(text)).origin;
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+// The core's default `Limits::max_message_bytes`.
+const DEFAULT_MAX_MESSAGE_BYTES = 10 << 20;
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+function isLoopback(address) {
+  return address === "::1" || /^(::ffff:)?127\./.test(address ?? "");
+}
+
+/** Why a WebSocket upgrade `request` may not connect (see `Hub.attach`), or undefined. */
+function refusal(request, origins) {
+  const headers = request.headers ?? {};
+  const host = String(headers.host ?? "").toLowerCase();
+  let hostname;
+  try {
+    hostname = new URL(`http://${host}`).hostname;
+  } catch {
+    return `Host ${host} is not a host`;
+  }
+  if (isLoopback(request.socket?.localAddress) && !LOOPBACK_NAMES.has(hostname)) {
+    return `Host ${host} is not a loopback name (the server listens on loopback)`;
+  }
+  const origin = headers.origin;
+  if (origin === undefined || origins === "*") return undefined;
+  const normalized = originOf(origin);
+  if (normalized === undefined) return `Origin ${origin} is not allowed`;
+  if (origins.has(normalized)) return undefined;
+  // The server's own pages: the origin's host and port are the request's Host.
+  const own = originOf(`${normalized.slice(0, normalized.indexOf(":"))}://${host}`);
+  return own === normalized ? undefined : `Origin ${origin} is not allowed`;
 }
 
 // The key of a page's first message to a SharedWorker: the name of the Web

@@ -131,7 +131,7 @@ test("two pages and a worker on one channel: addressed calls, call-all, notify-a
     await c.close();
     await until(a, () => window.hub.clients.length === 1);
     assert.deepEqual(await a.evaluate(() => window.events.slice(-2)), [["connection", "c"], ["disconnection", "c"]]);
-    assert.equal(await a.evaluate(() => window.toC), -32098, "the call to the vanished peer failed (DESTROYED with its link)");
+    assert.equal(await a.evaluate(() => window.toC), -32095, "the call to the vanished peer failed (CONNECTION_CLOSED, as over a socket)");
     assert.deepEqual(await a.evaluate(() => window.toW), { me: "w", caller: "a" }, "the call to another peer was answered");
     assert.deepEqual(pageErrors, []);
   } finally {

@@ -200,12 +200,13 @@ test("200 clients come and go while calls run: every call answered or failed, no
 });
 
 test("Chromium: three Peers in a page on one hub, each seen as its own client", { timeout: 60_000 }, async () => {
-  const hub = new Hub().attach(wss);
+  const browser = await openLibPage();
+  // The page is served from another port: its origin must be named.
+  const hub = new Hub().attach(wss, { origins: [new URL(browser.page.url()).origin] });
   const events = [];
   hub.on("connection", (id) => events.push(["connection", id]));
   hub.on("disconnection", (id) => events.push(["disconnection", id]));
   hub.method("whoami", (params, { client }) => client);
-  const browser = await openLibPage();
   try {
     const seen = await browser.page.evaluate(async (url) => {
       const { Peer, webSocketTransport } = window.lib;
@@ -230,5 +231,93 @@ test("Chromium: three Peers in a page on one hub, each seen as its own client", 
     await browser.close();
     await until(() => hub.clients.length === 0, "the page's clients gone with the browser");
     hub.destroy();
+  }
+});
+
+test("who a hub lets in: its own pages and clients without Origin; not another site's page, nor a forged Host", { timeout: 60_000 }, async () => {
+  const { createServer, request } = await import("node:http");
+  const page = "<!doctype html><title>page</title>";
+  const serve = async () => {
+    const server = createServer((req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page));
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return server;
+  };
+  const own = await serve();
+  const other = await serve();
+  const ownUrl = `http://127.0.0.1:${own.address().port}/`;
+  const otherUrl = `http://127.0.0.1:${other.address().port}/`;
+  const ownWss = new WebSocketServer({ server: own });
+  const hub = new Hub().attach(ownWss);
+  const refused = [];
+  hub.on("refused", (detail) => refused.push(detail));
+  let handled = 0;
+  hub.method("whoami", (params, { client }) => (handled++, client));
+  const { launchChromium } = await import("./browser.mjs");
+  const browser = await launchChromium();
+  const socketUrl = `ws://127.0.0.1:${own.address().port}/`;
+  // Opens `count` sockets from a page at `pageUrl`; resolves with how each went.
+  const tryFrom = async (pageUrl, count = 1) => {
+    const tab = await browser.newPage();
+    await tab.goto(pageUrl);
+    const outcomes = await tab.evaluate(async ([url, count]) => Promise.all(Array.from({ length: count }, () =>
+      new Promise((resolve) => {
+        const socket = new WebSocket(url);
+        socket.onmessage = (event) => (resolve(JSON.parse(event.data).result), socket.close());
+        socket.onopen = () => socket.send(JSON.stringify({ jsonrpc: "2.0", method: "whoami", id: 1 }));
+        socket.onerror = () => resolve("refused");
+      }))), [socketUrl, count]);
+    await tab.close();
+    return outcomes;
+  };
+  try {
+    const [mine] = await tryFrom(ownUrl);
+    assert.match(mine, /^client-/, "the server's own page is served");
+    const theirs = await tryFrom(otherUrl, 20);
+    assert.deepEqual(theirs, Array(20).fill("refused"), "every socket of another site's page is refused");
+    await until(() => refused.length === 20, "twenty refusals");
+    assert.equal(refused[0].status, 403);
+    assert.equal(refused[0].origin, otherUrl.slice(0, -1));
+    assert.equal(handled, 1, "no handler ran for a refused page");
+    // A client that sends no Origin (Node) gets in.
+    const node = new Peer(webSocketTransport(socketUrl, { WebSocket }));
+    assert.match(await node.request("whoami"), /^client-/, "a Node client");
+    node.destroy();
+    // A forged Host (DNS rebinding) toward a loopback server: 403 before the upgrade.
+    const status = await new Promise((resolve, reject) => {
+      const forged = request({ host: "127.0.0.1", port: own.address().port, headers: {
+        host: "evil.example", connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" } });
+      forged.on("response", (res) => resolve(res.statusCode));
+      forged.on("upgrade", () => resolve(101));
+      forged.on("error", reject);
+      forged.end();
+    });
+    assert.equal(status, 403, "a forged Host is refused");
+    assert.match(refused.at(-1).reason, /loopback/);
+    // Origins compared as origins: another case and a trailing slash still match.
+    hub.destroy();
+    const listed = new Hub().attach(ownWss, { origins: [otherUrl.toUpperCase()] });
+    listed.method("whoami", (params, { client }) => client);
+    const [allowed] = await tryFrom(otherUrl);
+    assert.match(allowed, /^client-/, "a listed origin gets in");
+    listed.destroy();
+    // authenticate names the client, or refuses it.
+    const checked = new Hub().attach(ownWss, {
+      authenticate: (req) => new URL(req.url, "http://x").searchParams.get("token") === "s3cret" && "alice",
+    });
+    checked.method("whoami", (params, { client }) => client);
+    const alice = new Peer(webSocketTransport(`${socketUrl}?token=s3cret`, { WebSocket }));
+    assert.equal(await alice.request("whoami"), "alice", "the id authenticate returned");
+    alice.destroy();
+    const [stranger] = await tryFrom(ownUrl.replace(/\/$/, "/?no-token"));
+    assert.equal(stranger, "refused", "no token, no connection");
+    checked.destroy();
+  } finally {
+    hub.destroy();
+    await browser.close();
+    for (const socket of ownWss.clients) socket.terminate();
+    await new Promise((resolve) => ownWss.close(resolve));
+    await new Promise((resolve) => own.close(resolve));
+    await new Promise((resolve) => other.close(resolve));
   }
 });
