@@ -71,7 +71,18 @@ export function mcpSessions(makeServer, sessionOptions = () => ({})) {
   return handle;
 }
 
-/** The demo's `/mcp`. */
-export function demoMcpHandler() {
-  return mcpSessions(demoServer);
+/**
+ * The demo's `/mcp`, with its SDK's DNS-rebinding protection on: only the
+ * loopback names of the port it is served on (`address()`, the HTTP
+ * server's), and pages of those origins, are let in.
+ */
+export function demoMcpHandler(address) {
+  return mcpSessions(demoServer, () => {
+    const hosts = ["127.0.0.1", "localhost", "[::1]"].map((name) => `${name}:${address().port}`);
+    return {
+      enableDnsRebindingProtection: true,
+      allowedHosts: hosts,
+      allowedOrigins: hosts.map((host) => `http://${host}`),
+    };
+  });
 }

@@ -46,7 +46,7 @@ async function resolvePath(mounts, urlPath) {
  */
 export async function startServer({ port = 0, host = "127.0.0.1", mounts = defaultMounts, mcp = false, cache = false } = {}) {
   // Loaded only when asked for: the MCP SDK is a development dependency.
-  const mcpHandler = mcp ? (await import("./demo-mcp.mjs")).demoMcpHandler() : undefined;
+  const mcpHandler = mcp ? (await import("./demo-mcp.mjs")).demoMcpHandler(() => server.address()) : undefined;
   const hub = mcp ? await (await import("./demo-hub.mjs")).demoHub() : undefined;
   const server = createServer(async (request, response) => {
     const path = new URL(request.url, "http://localhost").pathname;

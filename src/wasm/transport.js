@@ -241,10 +241,18 @@ function isInitial(document) {
   return document.documentElement === null || document.body === null || document.body.childNodes.length === 0;
 }
 
-// The handshake a transport asks of its endpoints: `mode` unless `{ handshake: false }`.
+// The handshake a transport asks of its endpoints: `mode`; none with
+// `{ handshake: false }`; "hold" until the other side's hello with
+// `{ handshake: "wait" }` (for a wiggum-rpc peer that loads the package only
+// after its document has loaded, by a dynamic import).
 function handshakeOption(options, mode) {
   const handshake = options !== null && typeof options === "object" ? options.handshake : undefined;
-  return handshake === false ? undefined : mode;
+  if (handshake === false) return undefined;
+  return handshake === "wait" ? "hold" : mode;
+}
+
+function waitsForHello(options) {
+  return options !== null && typeof options === "object" && options.handshake === "wait";
 }
 
 function requireObject(value, message) {
@@ -275,7 +283,7 @@ export function windowTransport(target, source, origin, options) {
   const post = (message, transfer) => target.postMessage(message, targetOrigin, transfer);
   const handshake = handshakeOption(options, "hold");
   const transport = new PostMessageTransport(post, undefined, listenOn, target, expected, handshake);
-  if (handshake !== undefined) transport.watchFrame(target);
+  if (handshake !== undefined && !waitsForHello(options)) transport.watchFrame(target);
   return transport;
 }
 

@@ -94,9 +94,12 @@ export interface PostMessageTransportOptions {
    * spec's one message per call. Calls to a worker go at once (a worker, and
    * wiggum-rpc in it, keeps what comes before it listens); calls to a frame
    * still loading its document wait for its `load` (or its first message).
-   * `false`: no hello, and no waiting for a frame's load.
+   * `false`: no hello, and no waiting for a frame's load. `"wait"`: calls
+   * wait for the other side's hello, for a wiggum-rpc worker or frame that
+   * loads the package only later (a dynamic `import()` after its document
+   * loaded): what reaches it before would find no listener.
    */
-  handshake?: boolean;
+  handshake?: boolean | "wait";
 }
 
 /** A postMessage transport made by one of the transport functions. */

@@ -244,15 +244,6 @@ async function bootSandboxedFrame(body) {
       resolve();
     });
   });
-  // The frame loads the library only now, long after its own load: calls
-  // would reach a frame with no listener, so wait for its endpoint's hello.
-  await within(10000, new Promise((resolve) => {
-    addEventListener("message", function hello(event) {
-      if (event.source !== frame.contentWindow || event.data?.method !== "$/ready") return;
-      removeEventListener("message", hello);
-      resolve();
-    });
-  }), "the sandboxed frame's hello");
   return frame;
 }
 
@@ -1218,7 +1209,9 @@ const scenarios = {
       peer.method("echo", (params) => params);
       peer.method("fetchFromParent", ({ url }) => peer.request("fetch", { url }));
     `);
-    const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, "null"));
+    // The frame loads the library only now, long after its own load (a
+    // dynamic import): calls wait for its endpoint's hello.
+    const peer = new lib.Peer(lib.windowTransport(frame.contentWindow, window, "null", { handshake: "wait" }));
     peer.method("fetch", ({ url }) => ({ status: 200, body: `sandboxed asked for ${url}` }));
     try {
       eq(await within(10000, peer.request("whereAmI"), "sandboxed frame"), "null", "opaque origin");
