@@ -8,7 +8,7 @@ use std::rc::Rc;
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    code, json as wire, Action, Backoff, Dispatcher, Due, ErrorObject, Framing, Outgoing, PendingTable, Roles,
+    code, json as wire, Action, Backoff, Dispatcher, Due, ErrorObject, Framing, Id, Outgoing, PendingTable, Roles,
 };
 
 type Outcome = Result<Json, ErrorObject<Json>>;
@@ -325,7 +325,7 @@ fn async_batch_replies_once_every_call_completed_in_request_order() {
     let Some(Outgoing::Batch(replies)) = server.complete(calls[0].0, Ok(calls[0].1.clone())) else {
         panic!("batch reply expected")
     };
-    let ids: Vec<_> = replies.iter().map(|r| r.id.clone().unwrap()).collect();
+    let ids: Vec<_> = replies.iter().map(|r| r.id.clone().unwrap().into_value()).collect();
     assert_eq!(ids, vec![json!(1), json!(2), json!(3)]);
     assert!(server.is_clean());
     assert!(server.complete(calls[0].0, Ok(Json::Null)).is_none(), "a call completes once");
@@ -336,7 +336,7 @@ fn client_settles_only_its_own_numeric_ids() {
     let mut client: Dispatcher<Json, Handler> = Dispatcher::new(Roles::CLIENT);
     let actions = client.receive(&json!({"jsonrpc":"2.0","result":5,"id":"1"}), Framing::Object);
     let [Action::Settle { id, .. }] = actions.as_slice() else { panic!("{actions:?}") };
-    assert_eq!(PendingTable::<()>::key_of(id.as_f64().unwrap_or(f64::NAN)), None, "\"1\" is not 1");
+    assert_eq!(PendingTable::<()>::key_of(id.value().as_f64().unwrap_or(f64::NAN)), None, "\"1\" is not 1");
     assert_eq!(PendingTable::<()>::key_of(1.0), Some(1));
     assert_eq!(PendingTable::<()>::key_of(1.5), None);
     assert_eq!(PendingTable::<()>::key_of(0.0), None);
@@ -358,7 +358,7 @@ fn invalid_responses_fail_their_call() {
         let actions = client.receive(&bad, Framing::Object);
         match actions.as_slice() {
             [Action::Settle { id, outcome: Err(error) }] => {
-                assert_eq!(id, &json!(4));
+                assert_eq!(id.value(), &json!(4));
                 assert_eq!(error.code, code::INVALID_RESPONSE, "{bad}");
             }
             other => panic!("{bad}: {other:?}"),
@@ -538,7 +538,7 @@ fn batch_answers_as_they_settle() {
     let ids = |out: Vec<Outgoing<Json>>| -> Vec<Vec<Json>> {
         out.into_iter()
             .map(|o| match o {
-                Outgoing::Batch(replies) => replies.into_iter().map(|r| r.id.unwrap()).collect(),
+                Outgoing::Batch(replies) => replies.into_iter().map(|r| r.id.unwrap().into_value()).collect(),
                 Outgoing::Single(_) => panic!("a batch is answered with arrays"),
             })
             .collect()
@@ -594,8 +594,8 @@ fn a_call_in_flight_tags_its_chunks_with_its_request_id() {
         server.receive(&json!({"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":"req-9"}), Framing::Text);
     let [Action::Call { call, .. }] = actions.as_slice() else { panic!("{actions:?}") };
     assert_eq!(server.stream_end(*call), None, "no stream.end before a chunk");
-    assert_eq!(server.stream(*call), Some(json!("req-9")));
-    assert_eq!(server.stream_end(*call), Some(json!("req-9")));
+    assert_eq!(server.stream(*call).map(Id::into_value), Some(json!("req-9")));
+    assert_eq!(server.stream_end(*call).map(Id::into_value), Some(json!("req-9")));
     server.complete(*call, Ok(json!(1)));
     assert_eq!(server.stream(*call), None, "forgotten once answered");
 }

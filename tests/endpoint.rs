@@ -43,6 +43,11 @@ struct Side {
     notified: Vec<Json>,
     peer: Option<Capabilities>,
     flush_due: bool,
+    /// The transport refuses any message whose JSON holds this text (as a
+    /// structured clone refuses a function); what the core sent instead follows.
+    refuses: Option<&'static str>,
+    /// Calls the core gave back as unsendable: (id, waiter).
+    unsent: Vec<(u64, u32)>,
 }
 
 impl Side {
@@ -65,6 +70,8 @@ impl Side {
             notified: Vec::new(),
             peer: None,
             flush_due: false,
+            refuses: None,
+            unsent: Vec::new(),
         }
     }
 
@@ -73,7 +80,17 @@ impl Side {
         let mut out = Vec::new();
         while let Some(event) = self.endpoint.poll() {
             match event {
-                Event::Transmit(transmit) => out.push(wire::transmit(&transmit)),
+                Event::Transmit(transmit) => {
+                    let json = wire::transmit(&transmit);
+                    match self.refuses {
+                        Some(marker) if json.to_string().contains(marker) => {
+                            let sendable = |value: &Json| !value.to_string().contains(marker);
+                            let unsent = self.endpoint.transmit_failed(transmit, "DataCloneError", sendable);
+                            self.unsent.extend(unsent);
+                        }
+                        _ => out.push(json),
+                    }
+                }
                 Event::Invoke { call, handler, params } => match handler {
                     Handler::Echo => self.endpoint.complete(call, Ok(params.unwrap_or(Json::Null))),
                     Handler::Fail => self.endpoint.complete(call, Err(ErrorObject::new(7, "failed"))),
@@ -802,4 +819,85 @@ fn a_check_that_finishes_in_time_leaves_no_deadline_behind() {
     pair.run();
     assert_eq!(pair.a.result(1), Some(&json!("late but fine")));
     assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+// ---- what the transport refused to send -----------------------------------------
+
+#[test]
+fn an_answer_the_transport_refuses_goes_as_an_error_without_its_payload() {
+    let mut pair = Pair::friends();
+    pair.b.refuses = Some("uncloneable");
+    pair.turn(To::A, |side, now| {
+        side.call(1, "echo", json!(["uncloneable"]), None, now);
+    });
+    pair.run();
+    match pair.a.settled.get(&1) {
+        Some(Outcome::Error(error)) => {
+            assert_eq!((error.code, error.message.as_str()), (-32603, "Result could not be sent: DataCloneError"));
+            assert_eq!(error.data, None);
+        }
+        other => panic!("{other:?}"),
+    }
+    // An error whose data cannot go loses its data, keeps its code.
+    pair.b.endpoint.set_method("later", Handler::Later);
+    let id = pair.served_later(2);
+    pair.b.finish(0, Err(ErrorObject::new(-32001, "Build failed").with_data(json!("uncloneable"))));
+    pair.to_a.extend(pair.b.end_turn());
+    pair.run();
+    assert!(id > 0);
+    match pair.a.settled.get(&2) {
+        Some(Outcome::Error(error)) => assert_eq!((error.code, error.data.clone()), (-32001, None)),
+        other => panic!("{other:?}"),
+    }
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+#[test]
+fn a_refused_batch_of_answers_mends_only_the_culprit() {
+    let mut pair = Pair::friends();
+    pair.b.refuses = Some("uncloneable");
+    pair.turn(To::A, |side, now| {
+        side.call(0, "later", json!([]), None, now);
+        for (waiter, text) in [(1, "fine"), (2, "uncloneable"), (3, "also fine")] {
+            side.call(waiter, "echo", json!([text]), None, now);
+        }
+    });
+    pair.run();
+    assert_eq!(pair.a.result(1), Some(&json!(["fine"])));
+    assert_eq!(pair.a.result(3), Some(&json!(["also fine"])));
+    assert!(matches!(pair.a.settled.get(&2), Some(Outcome::Error(e)) if e.code == -32603), "{:?}", pair.a.settled);
+}
+
+#[test]
+fn a_refused_batch_of_calls_goes_again_one_by_one_and_only_the_culprit_fails() {
+    let mut pair = Pair::friends();
+    pair.a.refuses = Some("uncloneable");
+    pair.turn(To::A, |side, now| {
+        side.call(0, "later", json!([]), None, now);
+        for (waiter, text) in [(1, "fine"), (2, "uncloneable"), (3, "also fine")] {
+            side.call(waiter, "echo", json!([text]), None, now);
+        }
+        side.endpoint.notify(json!("note"), Some(json!(["uncloneable"])));
+    });
+    let unsent: Vec<u32> = pair.a.unsent.iter().map(|&(_, waiter)| waiter).collect();
+    assert_eq!(unsent, [2], "the culprit's call is given back, and only it");
+    pair.run();
+    assert_eq!(pair.a.result(1), Some(&json!(["fine"])));
+    assert_eq!(pair.a.result(3), Some(&json!(["also fine"])));
+    assert!(pair.b.notified.is_empty(), "an unsendable notification is dropped");
+    let later = pair.b.later.len();
+    assert_eq!(later, 1, "the first call went alone, and was served");
+}
+
+#[test]
+fn an_answer_the_channel_refuses_whatever_it_holds_is_dropped_not_retried_for_ever() {
+    let mut pair = Pair::friends();
+    // A closed channel: it refuses everything, the mended error included.
+    pair.b.refuses = Some("jsonrpc");
+    pair.turn(To::A, |side, now| {
+        side.call(1, "echo", json!([1]), None, now);
+    });
+    pair.run();
+    assert!(pair.a.settled.is_empty(), "nothing reached the caller (its timeout will answer)");
+    assert!(pair.b.endpoint.is_idle());
 }

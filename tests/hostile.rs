@@ -7,7 +7,7 @@
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
     code, json as wire, thrown_error, Action, BatchPolicy, Batching, Config, Dispatcher, Endpoint, ErrorObject, Event,
-    Framing, Handshake, Kind, Limits, Outgoing, Roles, TextRefusal, Transmit, Value,
+    Framing, Handshake, Id, Kind, Limits, Outgoing, Roles, TextRefusal, Transmit, Value,
 };
 
 /// A structured clone's value, as far as the envelope rules read it: unlike
@@ -267,4 +267,20 @@ fn a_server_refusing_batches_says_so() {
         wire::transmit(&hello)["params"],
         json!({"ack": false, "batches": false, "splitBatchAnswers": true, "maxBatch": 0})
     );
+}
+
+#[test]
+fn an_id_is_made_only_from_what_the_spec_allows() {
+    let read = |value: Json| {
+        let kind = value.kind();
+        Id::read(value, kind)
+    };
+    for valid in [json!(null), json!(0), json!(-7), json!(0.5), json!(""), json!("1"), json!(9007199254740993u64)] {
+        assert_eq!(read(valid.clone()).map(Id::into_value), Some(valid.clone()), "{valid}: kept as it came");
+    }
+    for invalid in [json!(true), json!({}), json!([1]), json!(1e300)] {
+        assert!(read(invalid.clone()).is_none(), "{invalid}");
+    }
+    assert_ne!(read(json!(1)), read(json!("1")), "1 and \"1\" are different ids");
+    assert!(Id::read(Cloned::Number(f64::NAN), Kind::Number).is_none());
 }

@@ -6,7 +6,7 @@ use crate::prelude::*;
 
 use super::error::{code, ErrorObject};
 use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
-use super::message::Response;
+use super::message::{Id, Response};
 use super::table::Table;
 use super::value::{Kind, Value};
 use super::wire::{Cancellation, READY, STREAM_CHUNK, STREAM_END};
@@ -90,7 +90,7 @@ pub enum Action<V, H> {
     /// Run a notification handler; nothing goes back.
     Notify { handler: H, params: Option<V> },
     /// Settle the caller's pending call `id` with this outcome.
-    Settle { id: V, outcome: Result<V, ErrorObject<V>> },
+    Settle { id: Id<V>, outcome: Result<V, ErrorObject<V>> },
     /// A notification nobody handles: dropped without a reply, as the spec
     /// says; reported so that a host may log it.
     Unhandled { method: String },
@@ -113,7 +113,7 @@ struct Handlers<H> {
 }
 
 struct InFlight<V> {
-    id: V,
+    id: Id<V>,
     batch: Option<(u32, usize)>,
     /// Its handler sent chunks: `stream.end` goes before the answer.
     streamed: bool,
@@ -244,7 +244,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 
     /// A chunk is going out for the call: returns the id to tag it with
     /// (`None` once the call has been answered: a chunk then belongs to nothing).
-    pub fn stream(&mut self, call: CallId) -> Option<V> {
+    pub fn stream(&mut self, call: CallId) -> Option<Id<V>> {
         let in_flight = self.calls.get_mut(&call.0)?;
         in_flight.streamed = true;
         Some(in_flight.id.clone())
@@ -252,7 +252,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 
     /// The id of a call that sent chunks, when its answer is about to go:
     /// its `stream.end` goes first.
-    pub fn stream_end(&self, call: CallId) -> Option<V> {
+    pub fn stream_end(&self, call: CallId) -> Option<Id<V>> {
         self.calls.get(&call.0).filter(|in_flight| in_flight.streamed).map(|in_flight| in_flight.id.clone())
     }
 
@@ -457,7 +457,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 if cancels {
                     let id =
                         notification.params.as_ref().and_then(|params| params.member(self.cancellation.id_member()));
-                    let call = id.and_then(|id| self.calls.iter().find(|(_, c)| c.id == id).map(|(&k, _)| k));
+                    let call = id.and_then(|id| self.calls.iter().find(|(_, c)| *c.id.value() == id).map(|(&k, _)| k));
                     if let Some(call) = call {
                         actions.push(Action::Cancel { call: CallId(call) });
                     }

@@ -2,7 +2,7 @@
 //! and which error answers it when it is not a valid message.
 
 use super::error::{code, ErrorObject};
-use super::message::{Notification, Request, Response};
+use super::message::{Id, Notification, Request, Response};
 use super::value::{Kind, Value};
 
 /// How the transport frames messages, which decides what counts as ours.
@@ -28,7 +28,7 @@ pub enum Inbound<V> {
     /// Shaped like a response but breaking the rules; the call waiting on `id`
     /// (if any) must fail with `error` rather than hang.
     InvalidResponse {
-        id: Option<V>,
+        id: Option<Id<V>>,
         error: ErrorObject<V>,
     },
     /// Not JSON-RPC: ignored and left for other listeners on the channel.
@@ -73,13 +73,10 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
     if framing == Framing::Object && !version_2 {
         return Inbound::Foreign;
     }
-    let id_is_valid = id.as_ref().map(|(id, kind)| valid_id(id, *kind));
+    let present = id.is_some();
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
-    let echo = match (&id, id_is_valid) {
-        (Some((id, _)), Some(true)) => Some(id.clone()),
-        _ => None,
-    };
+    let echo = id.and_then(|(id, kind)| Id::read(id, kind));
     if !version_2 {
         return invalid(echo);
     }
@@ -92,10 +89,10 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
             return invalid(echo);
         }
         let params = params.map(|(params, _)| params);
-        return match (id, id_is_valid) {
-            (None, _) => Inbound::Notification(Notification { method, params }),
-            (Some((id, _)), Some(true)) => Inbound::Request(Request { id, method, params }),
-            _ => invalid(None),
+        return match (present, echo) {
+            (false, _) => Inbound::Notification(Notification { method, params }),
+            (true, Some(id)) => Inbound::Request(Request { id, method, params }),
+            (true, None) => invalid(None),
         };
     }
 
@@ -192,6 +189,6 @@ pub fn thrown_error<V: Value>(thrown: &V) -> ErrorObject<V> {
     }
 }
 
-pub(crate) fn invalid<V>(id: Option<V>) -> Inbound<V> {
+pub(crate) fn invalid<V>(id: Option<Id<V>>) -> Inbound<V> {
     Inbound::Invalid(Response::error(id, ErrorObject::standard(code::INVALID_REQUEST)))
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value as Json};
 
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
-use super::message::Response;
+use super::message::{Id, Response};
 use super::wire::{Message, Transmit, READY, STREAM_CHUNK, STREAM_END};
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
@@ -20,7 +20,7 @@ pub fn response(response: &Response<Json>) -> Json {
         Ok(result) => message.insert("result".into(), result.clone()),
         Err(error) => message.insert("error".into(), error_object(error)),
     };
-    message.insert("id".into(), response.id.clone().unwrap_or(Json::Null));
+    message.insert("id".into(), response.id.clone().map_or(Json::Null, Id::into_value));
     Json::Object(message)
 }
 
@@ -64,8 +64,8 @@ pub fn message(message: &Message<Json>) -> Json {
             params.insert(convention.id_member().into(), json!(id));
             notification(convention.method(), params.into())
         }
-        Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id, "chunk": chunk })),
-        Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id })),
+        Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id.value(), "chunk": chunk })),
+        Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id.value() })),
         Message::Ready { ack, capabilities } => notification(
             READY,
             json!({

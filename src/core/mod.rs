@@ -27,7 +27,7 @@ pub use endpoint::{
 };
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, thrown_error, valid_id, Envelope, Framing, Inbound};
-pub use message::{Notification, Request, Response};
+pub use message::{Id, Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
 pub use wire::{

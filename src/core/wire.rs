@@ -6,7 +6,7 @@
 
 use crate::prelude::*;
 
-use super::message::Response;
+use super::message::{Id, Response};
 use super::value::Value;
 
 /// The LSP's cancellation notification: `{"id": <the request's id>}`.
@@ -74,12 +74,12 @@ pub enum Message<V> {
     },
     /// `stream.chunk` of the request `id` (the caller's id, echoed).
     Chunk {
-        id: V,
+        id: Id<V>,
         chunk: V,
     },
     /// `stream.end` of the request `id`.
     StreamEnd {
-        id: V,
+        id: Id<V>,
     },
     /// `$/ready`: hello (`ack: false`) or its answer.
     Ready {

@@ -190,12 +190,6 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         true
     }
 
-    /// The host could not send the call `id`: it is removed, and its waiter
-    /// handed back for the host to fail with the reason it knows.
-    pub fn send_failed(&mut self, id: u64) -> Option<W> {
-        self.calls.remove(id).map(|call| call.waiter)
-    }
-
     /// A clock reading, when a timer fires: calls waiting for a reading get
     /// their deadline, and every call due by `now` settles with a timeout.
     pub fn handle_timeout(&mut self, now: Deadline) {
@@ -390,7 +384,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         Ok(result) => Outcome::Result(result),
                         Err(error) => Outcome::Error(error),
                     };
-                    if let Some((id, call)) = self.own_call(&id).and_then(|id| Some((id, self.calls.remove(id)?))) {
+                    if let Some((id, call)) =
+                        self.own_call(id.value()).and_then(|id| Some((id, self.calls.remove(id)?)))
+                    {
                         self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
                     }
                 }

@@ -2,6 +2,8 @@
 //! turn's messages, and when they go out alone or as one batch.
 
 use super::super::dispatch::{BatchPolicy, BatchReplies, Outgoing};
+use super::super::error::{code, ErrorObject};
+use super::super::message::Response;
 use super::super::value::Value;
 use super::super::wire::{Capabilities, Message, Transmit};
 use super::{Batching, Endpoint, Event, Handshake, Limits};
@@ -144,6 +146,95 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub(super) fn transmit(&mut self, transmit: Transmit<V>) {
         self.events.push_back(Event::Transmit(transmit));
     }
+}
+
+impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
+    /// The transport refused what an [`Event::Transmit`] handed over (a
+    /// value it cannot clone or encode, a channel gone), for `reason`;
+    /// `sendable` says whether the transport can carry a payload. What goes
+    /// instead:
+    ///
+    /// - an answer goes again without what it cannot carry: a result becomes
+    ///   `-32603 "Result could not be sent: <reason>"`, an error loses its
+    ///   `data`, so its caller learns why instead of timing out; in a batch
+    ///   of answers, the ones `sendable` refuses (all, if it refuses none: a
+    ///   buffer in a transfer list fails only when sent); one with nothing
+    ///   left to take away is dropped, since the channel itself refused it;
+    /// - a batch of calls and notifications goes again one message at a
+    ///   time, so that only the culprit fails;
+    /// - a lone call is taken off the pending calls: its id and waiter are
+    ///   returned, for the host to fail it with the transport's reason;
+    /// - anything else (a notification, a cancel, a chunk, a hello) is dropped.
+    pub fn transmit_failed(
+        &mut self,
+        transmit: Transmit<V>,
+        reason: &str,
+        sendable: impl Fn(&V) -> bool,
+    ) -> Option<(u64, W)> {
+        match transmit {
+            Transmit::Single(Message::Response(response)) => {
+                if let Some(mended) = mend(response, reason) {
+                    self.transmit(Transmit::Single(Message::Response(mended)));
+                }
+                None
+            }
+            Transmit::Single(Message::Request { id, .. }) => self.calls.remove(id).map(|call| (id, call.waiter)),
+            Transmit::Single(_) => None,
+            Transmit::Batch(messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
+                let responses = messages.into_iter().filter_map(|m| match m {
+                    Message::Response(response) => Some(response),
+                    _ => None,
+                });
+                let responses: Vec<Response<V>> = responses.collect();
+                let carried = |response: &Response<V>| match &response.payload {
+                    Ok(result) => sendable(result),
+                    Err(error) => error.data.as_ref().is_none_or(&sendable),
+                };
+                let blame_all = responses.iter().all(carried);
+                let mut changed = false;
+                let mended: Vec<Message<V>> = responses
+                    .into_iter()
+                    .map(|response| {
+                        if !blame_all && carried(&response) {
+                            return response;
+                        }
+                        match mend(response.clone(), reason) {
+                            Some(mended) => {
+                                changed = true;
+                                mended
+                            }
+                            None => response,
+                        }
+                    })
+                    .map(Message::Response)
+                    .collect();
+                if changed {
+                    self.transmit(Transmit::Batch(mended));
+                }
+                None
+            }
+            Transmit::Batch(messages) => {
+                for message in messages {
+                    self.transmit(Transmit::Single(message));
+                }
+                None
+            }
+        }
+    }
+}
+
+/// An answer without what a transport could not carry; `None` when nothing is left to take away.
+fn mend<V>(response: Response<V>, reason: &str) -> Option<Response<V>> {
+    let error = match response.payload {
+        Ok(_) => {
+            let mut message = String::from("Result could not be sent: ");
+            message.push_str(reason);
+            ErrorObject::new(code::INTERNAL_ERROR, message)
+        }
+        Err(ErrorObject { data: None, .. }) => return None,
+        Err(error) => ErrorObject::new(error.code, error.message),
+    };
+    Some(Response { id: response.id, payload: Err(error) })
 }
 
 fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {

@@ -111,7 +111,7 @@ pub(super) fn settle(waiter: &JsValue, outcome: Outcome<JsValue>) {
         Outcome::Failed(Failure::Timeout { sent: false }) => js::fail(
             waiter,
             code::REQUEST_TIMEOUT as f64,
-            "Request timed out before the other side answered the $/ready handshake (if it is not wiggum-rpc, create its transport with { handshake: false })",
+            "Request timed out before it could be sent: the frame never loaded (or, with { handshake: \"wait\" }, never said hello)",
             &undefined,
         ),
         Outcome::Failed(Failure::Cancelled) => js::fail(waiter, code::REQUEST_CANCELLED as f64, "Request aborted", &undefined),
