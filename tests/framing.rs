@@ -160,3 +160,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_refused_frame_is_answered_with_the_same_bytes_everywhere() {
+    use wiggum_rpc::core::framing::refusal_body;
+    use wiggum_rpc::core::ErrorObject;
+    let error = ErrorObject::<()>::new(-32600, "Message \"larger\" than 10 MB\n\\");
+    let body = refusal_body(&error);
+    let parsed: serde_json::Value = serde_json::from_str(&body).expect("JSON text");
+    assert_eq!(
+        parsed,
+        serde_json::json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Message \"larger\" than 10 MB\n\\"},"id":null})
+    );
+}

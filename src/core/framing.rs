@@ -197,6 +197,24 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|window| window == needle)
 }
 
+/// The answer to a refused frame, as JSON text: an error response with id
+/// null (no id could be read). Written here, without a JSON library, so that
+/// every host of the framing (the daemon, the JS stream transport) sends the
+/// same bytes.
+pub fn refusal_body(error: &ErrorObject<()>) -> String {
+    let mut body = format!("{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":{},\"message\":\"", error.code);
+    for c in error.message.chars() {
+        match c {
+            '"' => body.push_str("\\\""),
+            '\\' => body.push_str("\\\\"),
+            c if (c as u32) < 0x20 => body.push_str(&format!("\\u{:04x}", c as u32)),
+            c => body.push(c),
+        }
+    }
+    body.push_str("\"},\"id\":null}");
+    body
+}
+
 /// Frames a message body: `Content-Length: N\r\n\r\n` then the UTF-8 bytes.
 pub fn encode(body: &str) -> Vec<u8> {
     let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();

@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::boundary::keys;
-use crate::core::framing::{encode, Decoder, Frame};
+use crate::core::framing::{encode, refusal_body, Decoder, Frame};
 use crate::core::ErrorObject;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -177,15 +177,7 @@ impl Streams {
 
     /// Answers a refused frame with its error, id null.
     fn refuse(&self, error: &ErrorObject<()>) {
-        let message = js_sys::JSON::stringify(&JsValue::from_str(&error.message))
-            .ok()
-            .and_then(|quoted| quoted.as_string())
-            .unwrap_or_else(|| "\"Invalid Request\"".to_owned());
-        let mut body = String::from("{\"jsonrpc\":\"2.0\",\"error\":{\"code\":");
-        body.push_str(&error.code.to_string());
-        body.push_str(",\"message\":");
-        body.push_str(&message);
-        body.push_str("},\"id\":null}");
+        let body = refusal_body(error);
         let _ = self.writable.write(&Uint8Array::from(encode(&body).as_slice()));
     }
 }

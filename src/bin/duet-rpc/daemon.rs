@@ -14,10 +14,10 @@ use std::time::Duration;
 use serde_json::Value as Json;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
-use wiggum_rpc::core::framing::{encode, Decoder, Frame};
+use wiggum_rpc::core::framing::{encode, refusal_body, Decoder, Frame};
 use wiggum_rpc::core::{
     code, json, BatchPolicy, Batching, Cancellation, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Limits,
-    Message, Response, Roles, Transmit,
+    Roles,
 };
 
 use crate::log::Logger;
@@ -153,9 +153,7 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
         Frame::Error(error) => {
             // The framing refused the bytes before any JSON-RPC was read.
             logger.warn(&format!("refused a frame: {}", error.message));
-            let error = ErrorObject { code: error.code, message: error.message, data: None };
-            let refused = Transmit::Single(Message::Response(Response::error(None, error)));
-            write(&json::transmit(&refused).to_string(), logger);
+            write(&refusal_body(&error), logger);
         }
     }
     // One frame is one turn: what the endpoint queued for the end of it goes now.
