@@ -901,3 +901,29 @@ fn an_answer_the_channel_refuses_whatever_it_holds_is_dropped_not_retried_for_ev
     assert!(pair.a.settled.is_empty(), "nothing reached the caller (its timeout will answer)");
     assert!(pair.b.endpoint.is_idle());
 }
+
+// ---- dialects ------------------------------------------------------------------
+
+#[test]
+fn the_mcp_dialect_never_batches_and_cancels_its_own_way() {
+    let friend = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mcp = Config { handshake: Handshake::Announce, batching: Batching::Always, ..Config::new(Roles::PEER) }
+        .with_dialect(wiggum_rpc::core::Dialect::Mcp);
+    let mut pair = Pair::new(mcp, friend);
+    pair.run();
+    let before = pair.a.sent.len();
+    let mut id = 0;
+    pair.turn(To::A, |side, now| {
+        id = side.call(1, "later", json!([]), None, now).unwrap();
+        side.call(2, "later", json!([]), None, now);
+        side.call(3, "later", json!([]), None, now);
+    });
+    assert_eq!(methods(&pair.a.sent[before..]), ["later", "later", "later"], "never a batch, even asked for one");
+    pair.run();
+    pair.turn(To::A, |side, _| {
+        side.endpoint.cancel(id);
+    });
+    let cancel = pair.a.sent.last().unwrap();
+    assert_eq!(cancel["method"], json!("notifications/cancelled"));
+    assert_eq!(cancel["params"]["requestId"], json!(id));
+}

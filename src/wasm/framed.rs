@@ -5,7 +5,6 @@
 use crate::prelude::*;
 
 use alloc::rc::{Rc, Weak};
-use alloc::string::ToString;
 use core::cell::RefCell;
 
 use js_sys::{Array, Function, Object, Uint8Array};

@@ -82,7 +82,26 @@ pub struct Config {
     pub limits: Limits,
 }
 
+/// A protocol built on JSON-RPC 2.0 whose conventions change what goes on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// JSON-RPC 2.0 and this library's extensions.
+    Plain,
+    /// The Model Context Protocol (2025-06-18 and later): never a batch (that
+    /// revision removed them), and cancellation by `notifications/cancelled`
+    /// with `requestId`, both ways.
+    Mcp,
+}
+
 impl Config {
+    /// This configuration under `dialect`'s conventions.
+    pub fn with_dialect(self, dialect: Dialect) -> Self {
+        match dialect {
+            Dialect::Plain => self,
+            Dialect::Mcp => Config { batching: Batching::Never, cancellation: Cancellation::Mcp, ..self },
+        }
+    }
+
     pub fn new(roles: Roles) -> Self {
         Config {
             roles,

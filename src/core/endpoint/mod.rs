@@ -18,7 +18,9 @@
 mod config;
 mod outgoing;
 
-pub use config::{Batching, Config, Event, Failure, Handshake, Limits, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS};
+pub use config::{
+    Batching, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS,
+};
 
 use crate::prelude::*;
 

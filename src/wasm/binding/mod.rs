@@ -24,8 +24,8 @@ use calls::settle;
 
 use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::{
-    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Endpoint, Event, Failure, Framing, Handshake,
-    Limits, Outcome, Roles, TextRefusal, TICK_MS,
+    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Dialect, Endpoint, Event, Failure, Framing,
+    Handshake, Limits, Outcome, Roles, TextRefusal, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -125,9 +125,11 @@ impl Binding {
             .or_else(|| get(&transport, keys::DEFAULT_TIMEOUT).as_f64())
             .unwrap_or(DEFAULT_TIMEOUT_MS);
         let batches = option(options, keys::BATCHES);
-        // An MCP transport: MCP's cancellation, and never a batch (its
-        // 2025-06-18 revision forbids them).
-        let mcp = get(&transport, keys::DIALECT).as_string().as_deref() == Some("mcp");
+        // An MCP transport says so: its conventions are the core's `Dialect::Mcp`.
+        let dialect = match get(&transport, keys::DIALECT).as_string().as_deref() {
+            Some("mcp") => Dialect::Mcp,
+            _ => Dialect::Plain,
+        };
         let config = Config {
             roles,
             // The transport says whether its other side may still be loading.
@@ -137,7 +139,6 @@ impl Binding {
                 _ => Handshake::Off,
             },
             batching: match option(options, keys::BATCH).as_bool() {
-                _ if mcp => Batching::Never,
                 Some(true) => Batching::Always,
                 Some(false) => Batching::Never,
                 None => Batching::Negotiated,
@@ -149,9 +150,10 @@ impl Binding {
                 _ => BatchPolicy::Limit(Limits::MAX_BATCH),
             },
             null_params_absent: false,
-            cancellation: if mcp { Cancellation::Mcp } else { Cancellation::Lsp },
+            cancellation: Cancellation::Lsp,
             limits: limits_option(&js::named(options, "limits")),
-        };
+        }
+        .with_dialect(dialect);
         let limits = config.limits;
         let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
