@@ -30,7 +30,7 @@ extern "C" {
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
     #[wasm_bindgen(js_name = envelopeReader)]
-    pub fn envelope_reader(sink: &Function, tracer: &JsValue, max_bytes: f64, max_depth: f64) -> Function;
+    pub fn envelope_reader(sink: &Function, max_bytes: f64, max_depth: f64) -> Function;
 
     #[wasm_bindgen(js_name = allowedParams)]
     pub fn allowed_params(params: &JsValue) -> bool;
@@ -95,6 +95,13 @@ extern "C" {
     pub type Tracer;
     #[wasm_bindgen(catch, js_name = tracer)]
     pub fn tracer(hook: &JsValue) -> Result<Tracer, JsValue>;
+    /// This side's call `id` to `method` is going out.
+    #[wasm_bindgen(method)]
+    pub fn sent(this: &Tracer, id: f64, method: &JsValue);
+    /// A message came in; `calls`: which of this side's calls it (or each
+    /// member of its batch) answers, as the core read it.
+    #[wasm_bindgen(method)]
+    pub fn received(this: &Tracer, message: &JsValue, calls: &JsValue);
     /// A call of this side's ended without an answer.
     #[wasm_bindgen(method)]
     pub fn failed(this: &Tracer, event: &str, id: f64, waiter: &JsValue, detail: &JsValue);
@@ -128,6 +135,8 @@ pub mod flags {
     pub const KIND: u32 = 7;
     /// The kind of a message object: its envelope comes read.
     pub const OBJECT: u32 = 5;
+    /// The kind of a batch.
+    pub const ARRAY: u32 = 4;
     pub const PARSE_FAILED: u32 = 7;
     pub const VERSION_2: u32 = 1 << 3;
     /// Bits 4-6: the id's kind + 1 (0: absent).

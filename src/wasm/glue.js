@@ -86,10 +86,8 @@ const TOO_DEEP = 1 << 15;
 // An endpoint's message handler: parses JSON text once, reads a message
 // object's envelope, and hands both to wasm in one call. Text past the
 // endpoint's limits (`maxBytes` of UTF-8, `maxDepth` of nesting) is not
-// parsed; the core answers it. With a tracer, each message that is ours is
-// traced first.
-export function envelopeReader(sink, tracer, maxBytes, maxDepth) {
-  if (tracer !== undefined) sink = tracedSink(sink, tracer);
+// parsed; the core answers it.
+export function envelopeReader(sink, maxBytes, maxDepth) {
   return (message) => {
     let text = 0;
     if (typeof message === "string") {
@@ -153,15 +151,6 @@ function utf8Length(text) {
     bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? (i++, 4) : 3;
   }
   return bytes;
-}
-
-function tracedSink(sink, tracer) {
-  return (message, flags, id, method, params, result, error) => {
-    const kind = flags & 7;
-    if (kind === PARSE_FAILED) tracer.local("parse-error");
-    else if (flags & (TEXT | VERSION_2) || kind === 4) tracer.in(message);
-    sink(message, flags, id, method, params, result, error);
-  };
 }
 
 // ---- calls of this side's ----

@@ -2,8 +2,10 @@
 // it crosses the transport, answers to this side's calls with their
 // round-trip time, and what happens on this side only (a timeout, a cancel,
 // an answer that could not be sent, a schema's verdict). Observation only:
-// nothing here changes what goes on the wire. An endpoint without `trace`
-// never reaches this file.
+// nothing here changes what goes on the wire, and nothing here reads what a
+// message is: the endpoint says which of its calls went out (`sent`) and
+// which an incoming message answers (`received`). An endpoint without
+// `trace` never reaches this file.
 
 import { methodOf } from "./glue.js";
 
@@ -30,22 +32,24 @@ export function tracer(hook) {
   const record = (direction, message, time, batch) =>
     batch ? { direction, message, time, batch } : { direction, message, time };
   return {
+    // This side's call `id` to `method` is going out now.
+    sent(id, method) {
+      started.set(id, [performance.now(), method]);
+    },
     out(message) {
       const time = performance.now();
-      each(message, (one, batch) => {
-        if (isObject(one) && typeof one.method === "string" && one.id !== undefined && one.id !== null) {
-          started.set(one.id, [time, one.method]);
-        }
-        report(record("out", one, time, batch));
-      });
+      each(message, (one, batch) => report(record("out", one, time, batch)));
     },
-    in(message) {
+    // `calls`: the call of this side's the message answers (for a batch, an
+    // array with one per member), as the endpoint read it, or undefined.
+    received(message, calls) {
       const time = performance.now();
       each(message, (one, batch) => {
         const traced = record("in", one, time, batch);
-        const start = isObject(one) && one.method === undefined ? started.get(one.id) : undefined;
+        const call = batch === undefined ? calls : calls?.[batch.index];
+        const start = call === undefined ? undefined : started.get(call);
         if (start !== undefined) {
-          started.delete(one.id);
+          started.delete(call);
           traced.rtt = time - start[0];
           traced.method = start[1];
         }
@@ -68,8 +72,4 @@ export function tracer(hook) {
       report(traced);
     },
   };
-}
-
-function isObject(value) {
-  return value !== null && typeof value === "object";
 }

@@ -31,7 +31,8 @@ use outgoing::Queued;
 use super::dispatch::{Action, CallId, Dispatcher, TextRefusal};
 use super::error::code;
 use super::error::ErrorObject;
-use super::inbound::{Envelope, Framing};
+use super::inbound::{classify_envelope, Envelope, Framing, Inbound};
+use super::message::Response;
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
 use super::wire::{Capabilities, Message, Transmit};
@@ -420,6 +421,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if ours && self.peer.is_none() {
             // Whatever it sent, the other side is there; what it accepts stays unknown.
             self.peer_ready(Capabilities::NONE);
+        }
+    }
+
+    /// Which of this side's calls a message answers, as this endpoint reads
+    /// it (`None`: it answers none): for a host that reports the traffic, so
+    /// that it never classifies a message itself.
+    pub fn answers(&self, envelope: Envelope<V>, framing: Framing) -> Option<u64> {
+        if !self.config.roles.client {
+            return None;
+        }
+        match classify_envelope(envelope, framing) {
+            Inbound::Response(Response { id: Some(id), .. }) | Inbound::InvalidResponse { id: Some(id), .. } => {
+                self.own_call(id.value())
+            }
+            _ => None,
         }
     }
 

@@ -23,9 +23,10 @@ mod send;
 use calls::settle;
 
 use super::boundary::{self as js, flags, get, keys, option};
+use crate::core::Value;
 use crate::core::{
-    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Dialect, Endpoint, Event, Failure, Framing,
-    Handshake, Limits, Outcome, Roles, TextRefusal, TICK_MS,
+    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure,
+    Framing, Handshake, Limits, Outcome, Roles, TextRefusal, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -175,7 +176,7 @@ impl Binding {
                         }
                     },
                 ));
-                js::envelope_reader(&sink, &traced, limits.max_message_bytes as f64, limits.max_depth as f64)
+                js::envelope_reader(&sink, limits.max_message_bytes as f64, limits.max_depth as f64)
             };
             let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
                 move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
@@ -324,6 +325,9 @@ impl Binding {
         } else {
             Framing::Object
         };
+        if self.tracer.is_some() {
+            self.trace_in(&message, bits, &members, framing);
+        }
         self.with_core(|core| match bits & flags::KIND {
             flags::PARSE_FAILED if bits & flags::TOO_LARGE != 0 => core.receive_refused(TextRefusal::TooLarge),
             flags::PARSE_FAILED if bits & flags::TOO_DEEP != 0 => core.receive_refused(TextRefusal::TooDeep),
@@ -331,6 +335,35 @@ impl Binding {
             flags::OBJECT => core.receive_envelope(js::envelope(bits, members), framing),
             _ => core.receive(&message, framing),
         });
+    }
+
+    /// Traces what came in, if it is ours, with the calls of this side's it
+    /// answers as the core reads it (for their round-trip times).
+    fn trace_in(&self, message: &JsValue, bits: u32, members: &[JsValue; 5], framing: Framing) {
+        let Some(tracer) = self.tracer() else { return };
+        let Ok(core) = self.core.try_borrow() else { return };
+        let call = |envelope| core.answers(envelope, framing).map_or(JsValue::UNDEFINED, |id| (id as f64).into());
+        match bits & flags::KIND {
+            flags::PARSE_FAILED => {
+                let undefined = JsValue::UNDEFINED;
+                tracer.local("parse-error", &undefined, &undefined, &undefined);
+            }
+            flags::OBJECT if bits & (flags::TEXT | flags::VERSION_2) != 0 => {
+                tracer.received(message, &call(js::envelope(bits, members.clone())));
+            }
+            flags::ARRAY => {
+                // Every member of a batch is ours, whatever the framing.
+                let calls: Array = message
+                    .elements()
+                    .iter()
+                    .map(|one| core.answers(Envelope::read(one), Framing::Text))
+                    .map(|id| id.map_or(JsValue::UNDEFINED, |id| (id as f64).into()))
+                    .collect();
+                tracer.received(message, &calls);
+            }
+            _ if bits & flags::TEXT != 0 => tracer.received(message, &JsValue::UNDEFINED),
+            _ => {}
+        }
     }
 
     fn invoke(self: &Rc<Self>, call: CallId, handler: &Function, params: Option<JsValue>) {

@@ -14,6 +14,17 @@ impl Binding {
     /// Sends what the core asked to. The two messages of every round trip
     /// are built and sent in one crossing each; the rest are built, then posted.
     pub(super) fn transmit(self: &Rc<Self>, transmit: Transmit<JsValue>) {
+        if let Some(tracer) = self.tracer() {
+            let sent = |message: &Message<JsValue>| {
+                if let Message::Request { id, method, .. } = message {
+                    tracer.sent(*id as f64, method);
+                }
+            };
+            match &transmit {
+                Transmit::Single(message) => sent(message),
+                Transmit::Batch(messages) => messages.iter().for_each(sent),
+            }
+        }
         let text = self.text.get();
         let sent = match &transmit {
             Transmit::Single(Message::Request { id, method, params }) if self.tracer.is_none() => {
