@@ -927,3 +927,26 @@ fn the_mcp_dialect_never_batches_and_cancels_its_own_way() {
     assert_eq!(cancel["method"], json!("notifications/cancelled"));
     assert_eq!(cancel["params"]["requestId"], json!(id));
 }
+
+#[test]
+fn the_endpoint_says_which_of_its_calls_a_message_answers() {
+    use wiggum_rpc::core::Envelope;
+    let mut pair = Pair::friends();
+    let id = pair.served_later(1);
+    let answers = |side: &Side, message: Json| side.endpoint.answers(Envelope::read(&message), Framing::Object);
+    assert_eq!(answers(&pair.a, json!({"jsonrpc": "2.0", "result": 1, "id": id})), Some(id));
+    assert_eq!(
+        answers(&pair.a, json!({"jsonrpc": "2.0", "error": "malformed", "id": id})),
+        Some(id),
+        "a bad answer too"
+    );
+    assert_eq!(answers(&pair.a, json!({"jsonrpc": "2.0", "result": 1, "id": id.to_string()})), None, "\"1\" is not 1");
+    assert_eq!(
+        answers(&pair.a, json!({"jsonrpc": "2.0", "method": "echo", "id": id})),
+        None,
+        "a request answers nothing"
+    );
+    assert_eq!(answers(&pair.a, json!({"result": 1, "id": id})), None, "not JSON-RPC on a shared channel");
+    let server = Side::new(Config::new(Roles::SERVER));
+    assert_eq!(answers(&server, json!({"jsonrpc": "2.0", "result": 1, "id": id})), None, "a server has no calls");
+}
