@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
     code, json as wire, Action, Backoff, Dispatcher, Due, ErrorObject, Framing, Id, Outgoing, PendingTable, Roles,
+    TextRefusal,
 };
 
 type Outcome = Result<Json, ErrorObject<Json>>;
@@ -56,7 +57,7 @@ fn spec_server() -> Dispatcher<Json, Handler> {
 fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
     let actions = match wire::parse(text) {
         Some(value) => server.receive(&value, Framing::Text),
-        None => server.receive_unparsable(),
+        None => server.receive_refused(TextRefusal::NotJson),
     };
     let mut sent = Vec::new();
     for action in actions {

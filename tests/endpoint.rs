@@ -839,12 +839,10 @@ fn an_answer_the_transport_refuses_goes_as_an_error_without_its_payload() {
         other => panic!("{other:?}"),
     }
     // An error whose data cannot go loses its data, keeps its code.
-    pair.b.endpoint.set_method("later", Handler::Later);
-    let id = pair.served_later(2);
+    pair.served_later(2);
     pair.b.finish(0, Err(ErrorObject::new(-32001, "Build failed").with_data(json!("uncloneable"))));
     pair.to_a.extend(pair.b.end_turn());
     pair.run();
-    assert!(id > 0);
     match pair.a.settled.get(&2) {
         Some(Outcome::Error(error)) => assert_eq!((error.code, error.data.clone()), (-32001, None)),
         other => panic!("{other:?}"),
@@ -852,17 +850,27 @@ fn an_answer_the_transport_refuses_goes_as_an_error_without_its_payload() {
     assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
 }
 
-#[test]
-fn a_refused_batch_of_answers_mends_only_the_culprit() {
-    let mut pair = Pair::friends();
-    pair.b.refuses = Some("uncloneable");
+/// In one turn of A's: a `later` call (it goes alone), then three `echo`
+/// calls (waiters 1 to 3) whose second carries "uncloneable", and `also`:
+/// between friends, the three go as one batch and are answered as one.
+fn burst_with_a_culprit(pair: &mut Pair, also: impl FnOnce(&mut Side)) {
     pair.turn(To::A, |side, now| {
         side.call(0, "later", json!([]), None, now);
         for (waiter, text) in [(1, "fine"), (2, "uncloneable"), (3, "also fine")] {
             side.call(waiter, "echo", json!([text]), None, now);
         }
+        also(side);
     });
+}
+
+#[test]
+fn a_refused_batch_of_answers_mends_only_the_culprit() {
+    let mut pair = Pair::friends();
+    pair.b.refuses = Some("uncloneable");
+    burst_with_a_culprit(&mut pair, |_| {});
     pair.run();
+    let batches: Vec<usize> = pair.b.sent.iter().filter_map(|m| m.as_array().map(Vec::len)).collect();
+    assert_eq!(batches, [3], "the mended batch went as one array");
     assert_eq!(pair.a.result(1), Some(&json!(["fine"])));
     assert_eq!(pair.a.result(3), Some(&json!(["also fine"])));
     assert!(matches!(pair.a.settled.get(&2), Some(Outcome::Error(e)) if e.code == -32603), "{:?}", pair.a.settled);
@@ -872,21 +880,14 @@ fn a_refused_batch_of_answers_mends_only_the_culprit() {
 fn a_refused_batch_of_calls_goes_again_one_by_one_and_only_the_culprit_fails() {
     let mut pair = Pair::friends();
     pair.a.refuses = Some("uncloneable");
-    pair.turn(To::A, |side, now| {
-        side.call(0, "later", json!([]), None, now);
-        for (waiter, text) in [(1, "fine"), (2, "uncloneable"), (3, "also fine")] {
-            side.call(waiter, "echo", json!([text]), None, now);
-        }
-        side.endpoint.notify(json!("note"), Some(json!(["uncloneable"])));
-    });
+    burst_with_a_culprit(&mut pair, |side| side.endpoint.notify(json!("note"), Some(json!(["uncloneable"]))));
     let unsent: Vec<u32> = pair.a.unsent.iter().map(|&(_, waiter)| waiter).collect();
     assert_eq!(unsent, [2], "the culprit's call is given back, and only it");
     pair.run();
     assert_eq!(pair.a.result(1), Some(&json!(["fine"])));
     assert_eq!(pair.a.result(3), Some(&json!(["also fine"])));
     assert!(pair.b.notified.is_empty(), "an unsendable notification is dropped");
-    let later = pair.b.later.len();
-    assert_eq!(later, 1, "the first call went alone, and was served");
+    assert_eq!(pair.b.later.len(), 1, "the first call went alone, and was served");
 }
 
 #[test]
@@ -894,11 +895,17 @@ fn an_answer_the_channel_refuses_whatever_it_holds_is_dropped_not_retried_for_ev
     let mut pair = Pair::friends();
     // A closed channel: it refuses everything, the mended error included.
     pair.b.refuses = Some("jsonrpc");
+    // A lone answer, then a batch of answers none of which a check blames.
     pair.turn(To::A, |side, now| {
-        side.call(1, "echo", json!([1]), None, now);
+        side.call(9, "echo", json!([1]), None, now);
     });
     pair.run();
+    burst_with_a_culprit(&mut pair, |_| {});
+    pair.run();
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("late"))));
+    pair.run();
     assert!(pair.a.settled.is_empty(), "nothing reached the caller (its timeout will answer)");
+    assert!(pair.b.sent.iter().all(|m| m["method"] == json!("$/ready")), "nothing left B but its hello");
     assert!(pair.b.endpoint.is_idle());
 }
 

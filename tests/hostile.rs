@@ -181,10 +181,12 @@ fn a_batch_past_the_default_limit_gets_one_invalid_request() {
 }
 
 #[test]
-fn text_refused_before_parsing_gets_invalid_request_with_id_null() {
-    for (refusal, message) in
-        [(TextRefusal::TooLarge, "Message too large"), (TextRefusal::TooDeep, "Message nested too deeply")]
-    {
+fn text_not_read_gets_its_error_with_id_null() {
+    for (refusal, code, message) in [
+        (TextRefusal::NotJson, -32700, "Parse error"),
+        (TextRefusal::TooLarge, -32600, "Message too large"),
+        (TextRefusal::TooDeep, -32600, "Message nested too deeply"),
+    ] {
         let mut endpoint: Endpoint<Json, (), u32> = Endpoint::new(Config::new(Roles::PEER));
         endpoint.receive_refused(refusal);
         let sent: Vec<Json> = std::iter::from_fn(|| endpoint.poll())
@@ -193,9 +195,13 @@ fn text_refused_before_parsing_gets_invalid_request_with_id_null() {
                 _ => None,
             })
             .collect();
-        assert_eq!(sent, [json!({"jsonrpc":"2.0","error":{"code":-32600,"message":message},"id":null})]);
+        assert_eq!(sent, [json!({"jsonrpc":"2.0","error":{"code":code,"message":message},"id":null})]);
+        // A client alone answers nothing: the text was not a request of its peer's.
+        let mut client: Endpoint<Json, (), u32> = Endpoint::new(Config::new(Roles::CLIENT));
+        client.receive_refused(refusal);
+        let answered = std::iter::from_fn(|| client.poll()).any(|event| matches!(event, Event::Transmit(_)));
+        assert!(!answered, "{refusal:?}");
     }
-    assert_eq!(Limits::DEFAULT.max_message_bytes, 10 << 20);
 }
 
 /// Sends `calls` calls in one turn toward a peer that announced `max_batch`;

@@ -50,9 +50,11 @@ pub enum BatchReplies {
     AsSettled,
 }
 
-/// Why text was refused before it was parsed.
+/// Why text was not read as a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextRefusal {
+    /// It is not JSON.
+    NotJson,
     /// Larger than [`Limits::max_message_bytes`](crate::core::Limits).
     TooLarge,
     /// Nested deeper than [`Limits::max_depth`](crate::core::Limits).
@@ -60,10 +62,12 @@ pub enum TextRefusal {
 }
 
 impl TextRefusal {
-    pub fn message(self) -> &'static str {
+    /// Its answer: `-32700` for text that is not JSON, `-32600` for a limit.
+    pub fn error<V>(self) -> ErrorObject<V> {
         match self {
-            TextRefusal::TooLarge => "Message too large",
-            TextRefusal::TooDeep => "Message nested too deeply",
+            TextRefusal::NotJson => ErrorObject::standard(code::PARSE_ERROR),
+            TextRefusal::TooLarge => ErrorObject::new(code::INVALID_REQUEST, "Message too large"),
+            TextRefusal::TooDeep => ErrorObject::new(code::INVALID_REQUEST, "Message nested too deeply"),
         }
     }
 }
@@ -274,23 +278,13 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         self.handlers.clear();
     }
 
-    /// The answer to text that is not JSON: `-32700` with id null.
-    pub fn receive_unparsable(&mut self) -> Vec<Action<V, H>> {
-        if !self.roles.server {
-            return Vec::new();
-        }
-        let error = ErrorObject::standard(code::PARSE_ERROR);
-        vec![Action::Send(Outgoing::Single(Response::error(None, error)))]
-    }
-
-    /// The answer to text refused before it was parsed (too large, nested
-    /// too deep): `-32600` with id null, since no id could be read.
+    /// The answer to text that was not read (not JSON, or past a limit):
+    /// an error with id null, since no id could be read.
     pub fn receive_refused(&mut self, refusal: TextRefusal) -> Vec<Action<V, H>> {
         if !self.roles.server {
             return Vec::new();
         }
-        let error = ErrorObject::new(code::INVALID_REQUEST, refusal.message());
-        vec![Action::Send(Outgoing::Single(Response::error(None, error)))]
+        vec![Action::Send(Outgoing::Single(Response::error(None, refusal.error())))]
     }
 
     /// Classifies an incoming value and returns what to do about it.

@@ -2,7 +2,7 @@
 //! and which error answers it when it is not a valid message.
 
 use super::error::{code, ErrorObject};
-use super::message::{Id, Notification, Request, Response};
+use super::message::{exact_double, Id, Notification, Request, Response};
 use super::value::{Kind, Value};
 
 /// How the transport frames messages, which decides what counts as ours.
@@ -35,6 +35,21 @@ pub enum Inbound<V> {
     Foreign,
 }
 
+/// A message's `id` member, as classification needs it.
+#[derive(Clone, Debug)]
+pub enum IdMember<V> {
+    Absent,
+    Valid(Id<V>),
+    /// Present, but not a value an id may be (an object, `NaN`, …).
+    Invalid,
+}
+
+impl<V> From<Option<Id<V>>> for IdMember<V> {
+    fn from(id: Option<Id<V>>) -> Self {
+        id.map_or(IdMember::Invalid, IdMember::Valid)
+    }
+}
+
 /// The members of one message object that classification looks at, each with
 /// its kind. A host that can read them all at once (the wasm layer does, in one
 /// call into JS) builds it directly; [`Envelope::read`] asks a [`Value`].
@@ -42,7 +57,7 @@ pub enum Inbound<V> {
 pub struct Envelope<V> {
     /// Whether `jsonrpc` is exactly `"2.0"`.
     pub version_2: bool,
-    pub id: Option<(V, Kind)>,
+    pub id: IdMember<V>,
     pub method: Option<V>,
     pub params: Option<(V, Kind)>,
     pub result: Option<V>,
@@ -58,7 +73,10 @@ impl<V: Value> Envelope<V> {
         };
         Envelope {
             version_2: object.member("jsonrpc").is_some_and(|v| v.is_version_2()),
-            id: object.member("id").map(with_kind),
+            id: object.member("id").map_or(IdMember::Absent, |id| {
+                let kind = id.kind();
+                Id::read(id, kind).into()
+            }),
             method: object.member("method"),
             params: object.member("params").map(with_kind),
             result: object.member("result"),
@@ -73,10 +91,13 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
     if framing == Framing::Object && !version_2 {
         return Inbound::Foreign;
     }
-    let present = id.is_some();
+    let present = !matches!(id, IdMember::Absent);
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
-    let echo = id.and_then(|(id, kind)| Id::read(id, kind));
+    let echo = match id {
+        IdMember::Valid(id) => Some(id),
+        _ => None,
+    };
     if !version_2 {
         return invalid(echo);
     }
@@ -121,30 +142,6 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
     }
 }
 
-/// The largest integer a double holds exactly, with every integer below it (2^53 − 1).
-pub(crate) const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-
-/// Whether an id may be echoed: a string, null, or a number that JSON can
-/// carry and that this side holds exactly ([`Value::is_exact_number`]), so
-/// the reply names the call that was made and no other. `NaN` and
-/// `±Infinity` (a structured clone carries them) are refused; so, in JS, is
-/// an integer past 2^53, which `JSON.parse` rounds (`9007199254740993` would
-/// come back as `…992`, another call's id).
-pub fn valid_id<V: Value>(id: &V, kind: Kind) -> bool {
-    match kind {
-        Kind::Null | Kind::String => true,
-        Kind::Number => id.is_exact_number(),
-        _ => false,
-    }
-}
-
-/// Whether a double is a number JSON carries and reads back as itself: finite,
-/// and not beyond 2^53 (every double there is an integer whose text the
-/// parse may have rounded).
-pub fn exact_double(n: f64) -> bool {
-    (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n)
-}
-
 /// Reads an error object: an integer `code` and a string `message` are required.
 fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
     if error.kind() != Kind::Object {
@@ -159,7 +156,7 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
 }
 
 fn is_integer(n: f64) -> bool {
-    n as i64 as f64 == n && (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n)
+    exact_double(n) && n as i64 as f64 == n
 }
 
 /// What a handler's thrown value answers (seed 000's server: `err.code ??

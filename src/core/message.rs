@@ -5,24 +5,51 @@
 use crate::prelude::*;
 
 use super::error::ErrorObject;
-use super::inbound::valid_id;
 use super::value::{Kind, Value};
 
+/// The largest integer a double holds exactly, with every integer below it (2^53 − 1).
+pub(crate) const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Whether a double is a number JSON carries and reads back as itself: finite,
+/// and not beyond 2^53 (every double there is an integer whose text the
+/// parse may have rounded).
+pub fn exact_double(n: f64) -> bool {
+    (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n)
+}
+
 /// A request's id as the spec allows it (null, a number, a string) and as
-/// this side can echo it exactly: [`Id::read`] is the only way to make one,
-/// so an id that breaks the rule never reaches a handler or a reply. It
-/// keeps the value it came as; `1` and `"1"` are different ids.
+/// this side can echo it exactly: [`Id::read`] and [`Id::number`] are the
+/// only ways to make one, so an id that breaks the rule never reaches a
+/// handler or a reply. It keeps the value it came as; `1` and `"1"` are
+/// different ids.
+///
+/// A number is an id only if this side holds it as it came
+/// ([`Value::is_exact_number`]): `NaN` and `±Infinity` (a structured clone
+/// carries them) are refused; so, in JS, is an integer past 2^53, which
+/// `JSON.parse` rounds (`9007199254740993` would come back as `…992`,
+/// another call's id).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Id<V>(V);
 
 impl<V: Value> Id<V> {
-    /// The id `value` (of JSON kind `kind`) is, if it is a valid one (see [`valid_id`]).
+    /// The id `value` (of JSON kind `kind`) is, if it is a valid one.
     pub fn read(value: V, kind: Kind) -> Option<Self> {
-        valid_id(&value, kind).then_some(Id(value))
+        let valid = match kind {
+            Kind::Null | Kind::String => true,
+            Kind::Number => value.is_exact_number(),
+            _ => false,
+        };
+        valid.then_some(Id(value))
     }
 }
 
 impl<V> Id<V> {
+    /// A numeric id whose number the host read along with it (the wasm
+    /// layer's envelope reader does), so the value need not be asked.
+    pub fn number(value: V, number: f64) -> Option<Self> {
+        exact_double(number).then_some(Id(value))
+    }
+
     /// The value to echo.
     pub fn value(&self) -> &V {
         &self.0

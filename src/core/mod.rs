@@ -26,7 +26,7 @@ pub use endpoint::{
     Batching, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS,
 };
 pub use error::{code, ErrorObject};
-pub use inbound::{classify_envelope, thrown_error, valid_id, Envelope, Framing, Inbound};
+pub use inbound::{classify_envelope, thrown_error, Envelope, Framing, IdMember, Inbound};
 pub use message::{Id, Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};

@@ -31,9 +31,9 @@ pub trait Value: Clone {
     /// The numeric value of a number.
     fn as_number(&self) -> Option<f64>;
     /// Whether this is a number JSON can carry that the host holds exactly
-    /// as it came (see [`valid_id`](crate::core::valid_id)).
+    /// as it came (see [`Id`](crate::core::Id)).
     fn is_exact_number(&self) -> bool {
-        self.as_number().is_some_and(super::inbound::exact_double)
+        self.as_number().is_some_and(super::message::exact_double)
     }
     /// The value of a boolean.
     fn as_bool(&self) -> Option<bool>;
@@ -77,7 +77,7 @@ impl Value for serde_json::Value {
     /// `serde_json` holds every 64-bit integer exactly; a larger one, or a
     /// fraction, it holds as a double.
     fn is_exact_number(&self) -> bool {
-        self.is_i64() || self.is_u64() || self.as_f64().is_some_and(super::inbound::exact_double)
+        self.is_i64() || self.is_u64() || self.as_f64().is_some_and(super::message::exact_double)
     }
 
     fn elements(&self) -> Vec<Self> {

@@ -5,7 +5,7 @@
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::core::{Envelope, ErrorObject, Kind, Value};
+use crate::core::{Envelope, ErrorObject, Id, IdMember, Kind, Value};
 use crate::prelude::*;
 
 #[wasm_bindgen(module = "/src/wasm/glue.js")]
@@ -243,15 +243,21 @@ pub fn kind_from_index(index: u32) -> Kind {
     }
 }
 
-/// The envelope of a message object from its flags and members.
-pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5]) -> Envelope<JsValue> {
+/// The envelope of a message object from its flags and members;
+/// `id_number` is the id when it is a number (read in the same crossing, so
+/// the id rule asks nothing more of JS).
+pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5], id_number: f64) -> Envelope<JsValue> {
     let with_kind = |value: JsValue, shift: u32| {
         let bits = (flags >> shift) & 7;
         (bits != 0).then(|| (value, kind_from_index(bits - 1)))
     };
     Envelope {
         version_2: flags & flags::VERSION_2 != 0,
-        id: with_kind(id, flags::ID_SHIFT),
+        id: match with_kind(id, flags::ID_SHIFT) {
+            None => IdMember::Absent,
+            Some((id, Kind::Number)) => Id::number(id, id_number).into(),
+            Some((id, kind)) => Id::read(id, kind).into(),
+        },
         method: (flags & flags::METHOD != 0).then_some(method),
         params: with_kind(params, flags::PARAMS_SHIFT),
         result: (flags & flags::RESULT != 0).then_some(result),
@@ -393,11 +399,6 @@ pub fn rpc_error(code: i64, message: &str, data: &JsValue) -> JsValue {
 
 pub fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
     rpc_error(error.code, &error.message, error.data.as_ref().unwrap_or(&JsValue::UNDEFINED))
-}
-
-/// What a handler's thrown value becomes on the wire (the core's rule).
-pub fn error_object_from_thrown(thrown: &JsValue) -> ErrorObject<JsValue> {
-    crate::core::thrown_error(thrown)
 }
 
 pub fn type_error(message: &str) -> JsValue {

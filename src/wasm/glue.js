@@ -117,7 +117,8 @@ export function envelopeReader(sink, maxBytes, maxDepth) {
     if (params !== undefined) flags |= (kindOf(params) + 1) << PARAMS_SHIFT;
     if (result !== undefined) flags |= RESULT;
     if (error !== undefined) flags |= ERROR;
-    sink(message, flags, id, method, params, result, error);
+    // A numeric id travels as a number too: the core's id rule needs its value.
+    sink(message, flags, id, method, params, result, error, typeof id === "number" ? id : 0);
   };
 }
 

@@ -17,7 +17,7 @@ use signal_hook::iterator::Signals;
 use wiggum_rpc::core::framing::{encode, refusal_body, Decoder, Frame};
 use wiggum_rpc::core::{
     code, json, BatchPolicy, Batching, Cancellation, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Limits,
-    Roles,
+    Roles, TextRefusal,
 };
 
 use crate::log::Logger;
@@ -147,7 +147,7 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             logger.debug(&format!("<- {text}"));
             match json::parse(&text) {
                 Some(value) => endpoint.receive(&value, Framing::Text),
-                None => endpoint.receive_unparsable(),
+                None => endpoint.receive_refused(TextRefusal::NotJson),
             }
         }
         Frame::Error(error) => {

@@ -63,12 +63,6 @@ impl Limits {
     pub const DEFAULT: Limits = Limits { max_in_flight: 10_000, max_message_bytes: 10 << 20, max_depth: 1_000 };
 }
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits::DEFAULT
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     pub roles: Roles,

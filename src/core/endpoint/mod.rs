@@ -341,12 +341,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.received(ours, actions);
     }
 
-    /// The limits a host checks before it parses text (the rest are applied here).
-    pub fn limits(&self) -> Limits {
-        self.config.limits
-    }
-
-    /// Text the host did not parse because it breaks a limit.
+    /// Text the host did not read as a message: not JSON, or past a limit
+    /// it checks before parsing.
     pub fn receive_refused(&mut self, refusal: TextRefusal) {
         if !self.destroyed {
             let actions = self.dispatcher.receive_refused(refusal);
@@ -360,14 +356,6 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub fn peer_present(&mut self) {
         if !self.destroyed && self.peer.is_none() {
             self.peer_ready(Capabilities::NONE);
-        }
-    }
-
-    /// Text that is not JSON.
-    pub fn receive_unparsable(&mut self) {
-        if !self.destroyed {
-            let actions = self.dispatcher.receive_unparsable();
-            self.received(true, actions);
         }
     }
 

@@ -158,7 +158,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     ///   `-32603 "Result could not be sent: <reason>"`, an error loses its
     ///   `data`, so its caller learns why instead of timing out; in a batch
     ///   of answers, the ones `sendable` refuses (all, if it refuses none: a
-    ///   buffer in a transfer list fails only when sent); one with nothing
+    ///   buffer in a transfer list fails only when sent); what has nothing
     ///   left to take away is dropped, since the channel itself refused it;
     /// - a batch of calls and notifications goes again one message at a
     ///   time, so that only the culprit fails;
@@ -173,43 +173,31 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     ) -> Option<(u64, W)> {
         match transmit {
             Transmit::Single(Message::Response(response)) => {
-                if let Some(mended) = mend(response, reason) {
-                    self.transmit(Transmit::Single(Message::Response(mended)));
+                if strippable(&response) {
+                    self.transmit(Transmit::Single(Message::Response(mend(response, reason))));
                 }
                 None
             }
             Transmit::Single(Message::Request { id, .. }) => self.calls.remove(id).map(|call| (id, call.waiter)),
             Transmit::Single(_) => None,
             Transmit::Batch(messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
-                let responses = messages.into_iter().filter_map(|m| match m {
-                    Message::Response(response) => Some(response),
-                    _ => None,
-                });
-                let responses: Vec<Response<V>> = responses.collect();
+                let responses: Vec<Response<V>> = messages
+                    .into_iter()
+                    .filter_map(|message| match message {
+                        Message::Response(response) => Some(response),
+                        _ => None,
+                    })
+                    .collect();
                 let carried = |response: &Response<V>| match &response.payload {
                     Ok(result) => sendable(result),
                     Err(error) => error.data.as_ref().is_none_or(&sendable),
                 };
+                // No culprit found (a buffer in a transfer list fails only when sent): all are.
                 let blame_all = responses.iter().all(carried);
-                let mut changed = false;
-                let mended: Vec<Message<V>> = responses
-                    .into_iter()
-                    .map(|response| {
-                        if !blame_all && carried(&response) {
-                            return response;
-                        }
-                        match mend(response.clone(), reason) {
-                            Some(mended) => {
-                                changed = true;
-                                mended
-                            }
-                            None => response,
-                        }
-                    })
-                    .map(Message::Response)
-                    .collect();
-                if changed {
-                    self.transmit(Transmit::Batch(mended));
+                let blamed = |response: &Response<V>| strippable(response) && (blame_all || !carried(response));
+                if responses.iter().any(blamed) {
+                    let mended = responses.into_iter().map(|r| if blamed(&r) { mend(r, reason) } else { r });
+                    self.transmit(Transmit::Batch(mended.map(Message::Response).collect()));
                 }
                 None
             }
@@ -223,18 +211,22 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 }
 
-/// An answer without what a transport could not carry; `None` when nothing is left to take away.
-fn mend<V>(response: Response<V>, reason: &str) -> Option<Response<V>> {
+/// Whether an answer holds something a transport may have refused to carry.
+fn strippable<V>(response: &Response<V>) -> bool {
+    matches!(response.payload, Ok(_) | Err(ErrorObject { data: Some(_), .. }))
+}
+
+/// An answer without what a transport could not carry: the caller learns why.
+fn mend<V>(response: Response<V>, reason: &str) -> Response<V> {
     let error = match response.payload {
         Ok(_) => {
             let mut message = String::from("Result could not be sent: ");
             message.push_str(reason);
             ErrorObject::new(code::INTERNAL_ERROR, message)
         }
-        Err(ErrorObject { data: None, .. }) => return None,
         Err(error) => ErrorObject::new(error.code, error.message),
     };
-    Some(Response { id: response.id, payload: Err(error) })
+    Response { id: response.id, payload: Err(error) }
 }
 
 fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {

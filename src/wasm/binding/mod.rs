@@ -25,8 +25,8 @@ use calls::settle;
 use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::Value;
 use crate::core::{
-    code, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure,
-    Framing, Handshake, Limits, Outcome, Roles, TextRefusal, TICK_MS,
+    code, thrown_error, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Dialect, Endpoint, Envelope,
+    Event, Failure, Framing, Handshake, Limits, Outcome, Roles, TextRefusal, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -168,11 +168,11 @@ impl Binding {
             let on_message = {
                 let weak = weak.clone();
                 let sink = js::js_function(Closure::<
-                    dyn FnMut(JsValue, u32, JsValue, JsValue, JsValue, JsValue, JsValue),
+                    dyn FnMut(JsValue, u32, JsValue, JsValue, JsValue, JsValue, JsValue, f64),
                 >::new(
-                    move |message, flags, id, method, params, result, error| {
+                    move |message, flags, id, method, params, result, error, id_number| {
                         if let Some(binding) = weak.upgrade() {
-                            binding.receive(message, flags, [id, method, params, result, error]);
+                            binding.receive(message, flags, [id, method, params, result, error], id_number);
                         }
                     },
                 ));
@@ -318,7 +318,7 @@ impl Binding {
     // ---- receiving ---------------------------------------------------------
 
     /// One message from the transport, as `envelopeReader` read it.
-    fn receive(self: &Rc<Self>, message: JsValue, bits: u32, members: [JsValue; 5]) {
+    fn receive(self: &Rc<Self>, message: JsValue, bits: u32, members: [JsValue; 5], id_number: f64) {
         let framing = if bits & flags::TEXT != 0 {
             self.text.set(true);
             Framing::Text
@@ -326,20 +326,22 @@ impl Binding {
             Framing::Object
         };
         if self.tracer.is_some() {
-            self.trace_in(&message, bits, &members, framing);
+            self.trace_in(&message, bits, &members, id_number, framing);
         }
         self.with_core(|core| match bits & flags::KIND {
-            flags::PARSE_FAILED if bits & flags::TOO_LARGE != 0 => core.receive_refused(TextRefusal::TooLarge),
-            flags::PARSE_FAILED if bits & flags::TOO_DEEP != 0 => core.receive_refused(TextRefusal::TooDeep),
-            flags::PARSE_FAILED => core.receive_unparsable(),
-            flags::OBJECT => core.receive_envelope(js::envelope(bits, members), framing),
+            flags::PARSE_FAILED => core.receive_refused(match bits {
+                _ if bits & flags::TOO_LARGE != 0 => TextRefusal::TooLarge,
+                _ if bits & flags::TOO_DEEP != 0 => TextRefusal::TooDeep,
+                _ => TextRefusal::NotJson,
+            }),
+            flags::OBJECT => core.receive_envelope(js::envelope(bits, members, id_number), framing),
             _ => core.receive(&message, framing),
         });
     }
 
     /// Traces what came in, if it is ours, with the calls of this side's it
     /// answers as the core reads it (for their round-trip times).
-    fn trace_in(&self, message: &JsValue, bits: u32, members: &[JsValue; 5], framing: Framing) {
+    fn trace_in(&self, message: &JsValue, bits: u32, members: &[JsValue; 5], id_number: f64, framing: Framing) {
         let Some(tracer) = self.tracer() else { return };
         let Ok(core) = self.core.try_borrow() else { return };
         let call = |envelope| core.answers(envelope, framing).map_or(JsValue::UNDEFINED, |id| (id as f64).into());
@@ -349,7 +351,7 @@ impl Binding {
                 tracer.local("parse-error", &undefined, &undefined, &undefined);
             }
             flags::OBJECT if bits & (flags::TEXT | flags::VERSION_2) != 0 => {
-                tracer.received(message, &call(js::envelope(bits, members.clone())));
+                tracer.received(message, &call(js::envelope(bits, members.clone(), id_number)));
             }
             flags::ARRAY => {
                 // Every member of a batch is ours, whatever the framing.
@@ -372,7 +374,7 @@ impl Binding {
             // Settles later, through the hooks' `settled`.
             Ok(result) if result.is_undefined() => {}
             Ok(result) => self.with_core(|core| core.complete(call, Ok(result))),
-            Err(thrown) => self.with_core(|core| core.complete(call, Err(js::error_object_from_thrown(&thrown)))),
+            Err(thrown) => self.with_core(|core| core.complete(call, Err(thrown_error(&thrown)))),
         }
     }
 
@@ -388,7 +390,7 @@ impl Binding {
             }),
             js::signal::RESOLVED => self.with_core(|core| core.complete(CallId(n as u32), Ok(value))),
             js::signal::REJECTED => {
-                let error = js::error_object_from_thrown(&value);
+                let error = thrown_error(&value);
                 self.with_core(|core| core.complete(CallId(n as u32), Err(error)))
             }
             js::signal::CHUNK => self.with_core(|core| {
