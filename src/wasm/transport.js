@@ -178,10 +178,11 @@ class PostMessageTransport extends Transport {
   }
 
   /**
-   * Emits `open` once `target`, a frame of this document, has loaded (or
-   * at once, and `handshake` turns "announce", if it has already), so the
-   * endpoint sends what it held. A frame that is not ours to watch (a
-   * parent, an opener) is taken as loaded: it existed before us.
+   * Toward `target`, a frame of this document still loading: holds calls
+   * (`handshake` "hold") and emits `open` once it has loaded, so the
+   * endpoint sends what it held. Toward a frame that has loaded, or one that
+   * is not ours to watch (a parent, an opener: it existed before us), sends
+   * at once ("announce").
    */
   watchFrame(target) {
     const frame = frameOf(target);
@@ -189,6 +190,7 @@ class PostMessageTransport extends Transport {
       this.handshake = "announce";
       return;
     }
+    this.handshake = "hold";
     const onLoad = () => {
       if (!frameLoaded(target)) return;
       this.#unwatch();
@@ -251,10 +253,6 @@ function handshakeOption(options, mode) {
   return handshake === "wait" ? "hold" : mode;
 }
 
-function waitsForHello(options) {
-  return options !== null && typeof options === "object" && options.handshake === "wait";
-}
-
 function requireObject(value, message) {
   if (value === null || (typeof value !== "object" && typeof value !== "function")) throw new TypeError(message);
 }
@@ -281,9 +279,10 @@ export function windowTransport(target, source, origin, options) {
   // check still pins the window.
   const targetOrigin = expected === undefined || expected === "null" ? "*" : expected;
   const post = (message, transfer) => target.postMessage(message, targetOrigin, transfer);
-  const handshake = handshakeOption(options, "hold");
+  // "frame": hold until the frame has loaded (see `watchFrame`).
+  const handshake = handshakeOption(options, "frame");
   const transport = new PostMessageTransport(post, undefined, listenOn, target, expected, handshake);
-  if (handshake !== undefined && !waitsForHello(options)) transport.watchFrame(target);
+  if (handshake === "frame") transport.watchFrame(target);
   return transport;
 }
 
