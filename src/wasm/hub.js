@@ -211,10 +211,22 @@ export class Hub {
     const origins = options.origins === "*" ? "*" : new Set([].concat(options.origins ?? []).map(originOf));
     const { authenticate } = options;
     const named = new WeakMap();
+    const wsOptions = server.options;
+    // A `verifyClient` the server already had is asked first, and keeps its say.
+    const theirs = typeof wsOptions?.verifyClient === "function" ? wsOptions.verifyClient : undefined;
+    const asked = (info) => new Promise((resolve) => {
+      if (theirs === undefined) resolve(true);
+      else if (theirs.length >= 2) theirs(info, (ok, status, reason) => resolve(ok ? true : [status ?? 401, reason ?? "refused"]));
+      else resolve(theirs(info) ? true : [401, "refused"]);
+    });
     // Why a request may not connect, or undefined when it may.
-    const admit = async (request) => {
+    const admit = async (request, info) => {
       const reason = refusal(request, origins);
       if (reason !== undefined) return [403, reason];
+      if (info !== undefined) {
+        const verdict = await asked(info).catch((error) => [500, `verifyClient threw: ${error?.message ?? error}`]);
+        if (verdict !== true) return verdict;
+      }
       if (authenticate === undefined) return undefined;
       let id;
       try {
@@ -230,8 +242,6 @@ export class Hub {
       const headers = request?.headers ?? {};
       this.#emit("refused", { origin: headers.origin, host: headers.host, status, reason });
     };
-    const wsOptions = server.options;
-    const before = wsOptions?.verifyClient;
     if (wsOptions !== undefined && typeof wsOptions === "object") {
       // A frame larger than a message may be is cut off by `ws` as its header
       // arrives (close 1009), before any of it is buffered.
@@ -241,8 +251,9 @@ export class Hub {
         wsOptions.maxPayload = most;
         this.#detach.push(() => (wsOptions.maxPayload = maxPayload));
       }
+      const before = wsOptions.verifyClient;
       wsOptions.verifyClient = (info, done) => {
-        admit(info.req).then((refused) => {
+        admit(info.req, info).then((refused) => {
           if (refused === undefined) return done(true);
           refuse(info.req, refused);
           return done(false, refused[0], refused[1]);

@@ -6,6 +6,7 @@
 // own calls, and 200 clients coming and going while calls run, with nothing
 // left behind; a client nobody here wrote (json-rpc-2.0 over a raw socket);
 // then three clients in headless Chromium.
+import { once } from "node:events";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -246,7 +247,8 @@ test("who a hub lets in: its own pages and clients without Origin; not another s
   const other = await serve();
   const ownUrl = `http://127.0.0.1:${own.address().port}/`;
   const otherUrl = `http://127.0.0.1:${other.address().port}/`;
-  const ownWss = new WebSocketServer({ server: own });
+  // The server's own check still has its say beside the hub's.
+  const ownWss = new WebSocketServer({ server: own, verifyClient: ({ req }) => !req.url.includes("blocked") });
   const hub = new Hub().attach(ownWss);
   const refused = [];
   hub.on("refused", (detail) => refused.push(detail));
@@ -294,6 +296,12 @@ test("who a hub lets in: its own pages and clients without Origin; not another s
     });
     assert.equal(status, 403, "a forged Host is refused");
     assert.match(refused.at(-1).reason, /loopback/);
+    // The server's own verifyClient refuses, though the hub would not.
+    const blocked = new WebSocket(`${socketUrl}?blocked`);
+    blocked.on("error", () => {});
+    const [, response] = await once(blocked, "unexpected-response");
+    assert.equal(response.statusCode, 401, "the server's own verifyClient still refuses");
+    blocked.terminate();
     // Origins compared as origins: another case and a trailing slash still match.
     hub.destroy();
     const listed = new Hub().attach(ownWss, { origins: [otherUrl.toUpperCase()] });

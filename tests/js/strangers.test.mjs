@@ -121,3 +121,36 @@ test("json-rpc-2.0 calling a schema-checked method: -32602 with the issues, the 
     port1.close();
   }
 });
+
+test("json-rpc-2.0 meets our limits and thrown codes: TOO_MANY_CALLS, one -32600 for a batch too long, a code kept", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const other = stranger(port1);
+  const ours = new lib.Peer(lib.portTransport(port2), { limits: { maxInFlight: 2 }, batches: 3 });
+  const release = [];
+  ours.method("hold", () => new Promise((resolve) => release.push(resolve)));
+  ours.method("fails", () => {
+    throw Object.assign(new Error("Build failed"), { code: -32001, data: { file: "a.ts" } });
+  });
+  const outcome = (promise) => promise.then((result) => ({ result }), (error) => ({ code: error.code, message: error.message, data: error.data }));
+  try {
+    await sleep(20);
+    const held = [other.peer.request("hold"), other.peer.request("hold")];
+    const third = await outcome(other.peer.request("hold"));
+    assert.deepEqual(third, { code: lib.ErrorCode.TOO_MANY_CALLS, message: "Too many calls in flight", data: undefined },
+      "the third call past two in flight");
+    for (const resolve of release) resolve("done");
+    assert.deepEqual(await Promise.all(held), ["done", "done"], "the two in flight still answered");
+    assert.deepEqual(await outcome(other.peer.request("fails")),
+      { code: -32001, message: "Build failed", data: { file: "a.ts" } }, "an Error with a code keeps it");
+    // A batch longer than ours: json-rpc-2.0 sends it, and gets the spec's one error for it.
+    other.received.length = 0;
+    port1.postMessage([1, 2, 3, 4].map((id) => ({ jsonrpc: "2.0", method: "add", params: [id, id], id })));
+    await sleep(50);
+    assert.deepEqual(other.received.filter((m) => m.error), [
+      { jsonrpc: "2.0", error: { code: -32600, message: "Batch too large" }, id: null },
+    ]);
+  } finally {
+    ours.destroy();
+    port1.close();
+  }
+});
