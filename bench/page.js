@@ -4,6 +4,7 @@
 import init, { JSONRPCClient, JSONRPCServer, portTransport } from "/pkg/wiggum_rpc.js";
 import { JSONRPCClient as JrpcClient, JSONRPCServer as JrpcServer } from "json-rpc-2.0";
 import * as Comlink from "comlink";
+import "/pkg/trace.js";
 import "./cold.js";
 import "./load.js";
 

@@ -26,7 +26,7 @@
 //   node scripts/package-entries.mjs <package dir> <nodejs build dir> <web build dir>
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SUBPATHS, writeSubpathEntries } from "./subpath-entries.mjs";
+import { INSTALLS, SUBPATHS, writeSubpathEntries } from "./subpath-entries.mjs";
 
 const [dir, nodeBuild, webBuild] = process.argv.slice(2);
 if (!dir || !nodeBuild || !webBuild) {
@@ -130,7 +130,7 @@ manifest.exports = {
 };
 // The entries that add methods to the classes must not be dropped by a
 // bundler as unused imports.
-const installing = ["remote", "stream"].flatMap((name) => [`./${name}.js`, `./web/${name}.js`]);
+const installing = Object.keys(INSTALLS).flatMap((name) => [`./${name}.js`, `./web/${name}.js`]);
 manifest.sideEffects = [...new Set([...(manifest.sideEffects ?? []), "./web/wiggum_rpc.js", ...installing])];
 // require() of the ES-module snippets needs Node 20.19 or later.
 manifest.engines = { node: ">=20.19" };

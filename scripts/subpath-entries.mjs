@@ -3,10 +3,13 @@
 //
 // - `websocket`, `http`: the WebSocket and HTTP transports (src/wasm/*.js as they are);
 // - `hub`: one server for many clients (it imports `./websocket.js` too);
-// - `remote`, `stream`: API sugar that adds methods to the root's classes.
-//   Their sources export an install function (so the browser suite can load
+// - `remote`, `stream`: API sugar that adds methods to the root's classes;
+// - `trace`, `contracts`, `introspection`, `jrpc-oo`: capabilities the root
+//   refuses (or, introspection, does not serve) until their entry fills its
+//   slot in the root's `extensions`.
+//   These sources export an install function (so the browser suite can load
 //   them without a package); the entry ends by calling it with the glue's
-//   classes. Importing the entry is what adds the methods: the package's
+//   exports. Importing the entry is what installs it: the package's
 //   `sideEffects` names these files.
 //
 // Each with its types (`.d.ts`; `.d.cts` in Node).
@@ -17,11 +20,16 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 
-export const SUBPATHS = ["websocket", "http", "remote", "stream", "hub"];
+export const SUBPATHS = ["websocket", "http", "remote", "stream", "hub", "trace", "contracts", "introspection", "jrpc-oo"];
 
-const INSTALLS = {
+/** The entries whose import installs something in the root's classes or `extensions`. */
+export const INSTALLS = {
   remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer"]],
   stream: ["installStream", ["JSONRPCClient", "Peer"]],
+  trace: ["installTrace", ["extensions"]],
+  contracts: ["installContracts", ["extensions"]],
+  introspection: ["installIntrospection", ["extensions", "ErrorCode"]],
+  "jrpc-oo": ["installJrpcOo", ["extensions"]],
 };
 
 function fail(message) {

@@ -5,6 +5,8 @@
 // checked by a schema (a hand-written Standard Schema, so that the page
 // needs no schema library), which `rpc.discover` also publishes.
 import init, { ErrorCode, Peer, RPCError, selfTransport, transfer } from "/pkg/wiggum_rpc.js";
+import "/pkg/contracts.js";
+import "/pkg/introspection.js";
 
 // The page posts its compiled module first: instantiating it here needs no
 // fetch and no compile (`compiledModule()` on the page).

@@ -5,6 +5,7 @@ import init, { compiledModule, ErrorCode, Peer, RPCError, portTransport, windowT
 import { httpTransport, initializeMcp } from "/pkg/http.js";
 import { serviceWorkerTransport } from "/pkg/hub.js";
 import { webSocketTransport } from "/pkg/websocket.js";
+import "/pkg/trace.js";
 import { Inspector } from "./inspector.js";
 
 const $ = (id) => document.getElementById(id);

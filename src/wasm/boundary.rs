@@ -19,6 +19,10 @@ extern "C" {
     fn export_transfer();
     #[wasm_bindgen(reexport, skip_typescript, js_name = ErrorCode)]
     fn export_error_code();
+    // The slots the capability entries fill when imported (glue.js); not in
+    // the types: nothing but the entries has a use for it.
+    #[wasm_bindgen(reexport, skip_typescript, js_name = extensions)]
+    fn export_extensions();
 
     type RPCError;
     #[wasm_bindgen(constructor)]
@@ -82,16 +86,25 @@ extern "C" {
     pub fn describe(error: &JsValue) -> String;
 }
 
-#[wasm_bindgen(module = "/src/wasm/contract.js")]
+// What the capability entries plug into glue.js's `extensions`.
+#[wasm_bindgen(module = "/src/wasm/glue.js")]
 extern "C" {
     /// The handler to register: `handler` itself, or one that checks the
-    /// schemas `info` names (contract.js).
-    pub fn contracted(name: &str, handler: &JsValue, info: &JsValue, notification: bool, hooks: &JsValue) -> JsValue;
-}
+    /// schemas `info` names (`wiggum-rpc/contracts`; a TypeError without it).
+    #[wasm_bindgen(catch)]
+    pub fn contracted(
+        name: &str,
+        handler: &JsValue,
+        info: &JsValue,
+        notification: bool,
+        hooks: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+    /// A TypeError unless `wiggum-rpc/jrpc-oo` was imported.
+    #[wasm_bindgen(catch, js_name = jrpcOo)]
+    pub fn jrpc_oo_available() -> Result<(), JsValue>;
 
-#[wasm_bindgen(module = "/src/wasm/trace.js")]
-extern "C" {
-    /// An endpoint's tracer around the `trace` option (trace.js).
+    /// An endpoint's tracer around the `trace` option (`wiggum-rpc/trace`;
+    /// a TypeError without it).
     pub type Tracer;
     #[wasm_bindgen(catch, js_name = tracer)]
     pub fn tracer(hook: &JsValue) -> Result<Tracer, JsValue>;

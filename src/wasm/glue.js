@@ -2,8 +2,6 @@
 // subclass, the transfer marker, the named codes, and helpers that keep the
 // per-message path to a single crossing of the wasm boundary.
 
-import { issuesOf } from "./contract.js";
-
 // The error every failed call rejects with, and that handlers may throw.
 export class RPCError extends Error {
   constructor(code, message, data) {
@@ -52,6 +50,78 @@ export const ErrorCode = Object.freeze({
   REQUEST_CANCELLED: -32800,
   TOO_MANY_CALLS: -32092,
 });
+
+// ---- what the capability entries plug in ----
+//
+// `wiggum-rpc/trace`, `/contracts`, `/introspection` and `/jrpc-oo` fill
+// these slots when imported (their install functions): a page that imports
+// none of them loads none of their code. Until one is imported, the option
+// it serves is refused with a TypeError that names it.
+export const extensions = {
+  // (hook, methodOf) => a tracer: `sent`, `out`, `received`, `failed`, `local`.
+  tracer: undefined,
+  // (name, handler, info, notification, hooks) => the handler to register.
+  contracted: undefined,
+  // (hooks, contract, params, context, ops) => Promise of a verdict.
+  checked: undefined,
+  // (openrpc option) => `{ list, describe, discover, record }`.
+  introspection: undefined,
+  // jrpc-oo's params shapes: `{ argsParams, argsOf }`.
+  jrpcOo: undefined,
+  isSchema,
+};
+
+function missing(slot, what, entry) {
+  if (extensions[slot] === undefined) throw new TypeError(`${what} needs \`import "wiggum-rpc/${entry}"\``);
+  return extensions[slot];
+}
+
+// Whether `value` is a Standard Schema (zod, valibot, arktype, …).
+function isSchema(value) {
+  return (typeof value === "object" || typeof value === "function") && value !== null
+    && typeof value["~standard"]?.validate === "function";
+}
+
+// The `trace` option's tracer (wiggum-rpc/trace).
+export function tracer(hook) {
+  return missing("tracer", "the trace option", "trace")(hook, methodOf);
+}
+
+// The handler to register: `handler` itself, or (wiggum-rpc/contracts) one
+// that checks the schemas `info` names.
+export function contracted(name, handler, info, notification, hooks) {
+  if (!isSchema(info?.params) && !isSchema(info?.result)) return handler;
+  return missing("contracted", "a schema in a method's info", "contracts")(name, handler, info, notification, hooks);
+}
+
+// A server's introspection catalog, or undefined when
+// wiggum-rpc/introspection was not imported.
+export function introspection(options) {
+  return extensions.introspection?.(options);
+}
+
+// jrpc-oo's shapes of params (wiggum-rpc/jrpc-oo).
+export function jrpcOo() {
+  missing("jrpcOo", "the jrpcOo option", "jrpc-oo");
+}
+
+export function argsParams(method, params) {
+  return extensions.jrpcOo.argsParams(method, params);
+}
+
+export function argsOf(params) {
+  return extensions.jrpcOo.argsOf(params);
+}
+
+export function componentMap(names) {
+  const map = {};
+  for (const name of names) map[name] = true;
+  return map;
+}
+
+export function ignoreRejection(promise) {
+  promise.catch(() => {});
+}
 
 // ---- the JS↔wasm boundary: every crossing of the per-message path is here ----
 //
@@ -188,7 +258,7 @@ export function settle(promise, ok, value) {
 }
 
 // The method of a call still waiting (for the trace).
-export function methodOf(promise) {
+function methodOf(promise) {
   return promise[CALL]?.method;
 }
 
@@ -346,7 +416,7 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
 // once, throws what it throws, or returns undefined when it returns a promise,
 // whose outcome goes to `hooks.signal(RESOLVED or REJECTED, call, value)`. A
 // handler that declares a second parameter gets its context. A handler with
-// a contract (contract.js) always settles later, through `invokeChecked`.
+// a contract (wiggum-rpc/contracts) always settles later, through `invokeChecked`.
 export function invoke(hooks, handler, params, call) {
   if (handler.contract !== undefined) {
     settleLater(hooks, call, invokeChecked(hooks, handler.contract, params, call), (signalled) => signalled);
@@ -369,45 +439,18 @@ export function invoke(hooks, handler, params, call) {
   return undefined;
 }
 
-// A contracted method's call: the params' check, the handler on the check's
-// output, the result's check (of the value inside a transfer() marker);
-// resolves with the signal that reports it and its value. An asynchronous
-// check is announced (CHECKING) so that the endpoint bounds it, and gives up
-// when the call is cancelled, given up or destroyed: a schema that never
-// settles does not hold the answer. The handler itself decides what a
-// cancel means to it.
-async function invokeChecked(hooks, contract, params, call) {
+// A contracted method's call (wiggum-rpc/contracts checks it): resolves
+// with the signal that reports its verdict and the value that goes with it.
+// `ops` are what a check tells the endpoint: an asynchronous check is
+// announced (`checking`, then `checked`) so that the endpoint bounds it.
+function invokeChecked(hooks, contract, params, call) {
   const context = handlerContext(hooks, call);
-  const stopped = new Promise((_, reject) => {
-    context.signal.addEventListener("abort", () => reject(context.signal.reason), { once: true });
+  const ops = { checking: () => hooks.signal(CHECKING, call), checked: () => hooks.signal(CHECKED, call), Transfer };
+  return extensions.checked(hooks, contract, params, context, ops).then((verdict) => {
+    if ("invalidParams" in verdict) return [INVALID_PARAMS, verdict.invalidParams];
+    if ("invalidResult" in verdict) return [INVALID_RESULT];
+    return [RESOLVED, verdict.result];
   });
-  stopped.catch(() => {});
-  const until = (verdict) => (isThenable(verdict) ? Promise.race([verdict, stopped]) : verdict);
-  let value = params;
-  if (contract.params) {
-    let verdict = contract.params["~standard"].validate(params);
-    if (isThenable(verdict)) {
-      hooks.signal(CHECKING, call);
-      verdict = await until(verdict);
-      hooks.signal(CHECKED, call);
-    }
-    if (verdict.issues) {
-      const issues = issuesOf(verdict.issues);
-      hooks.trace?.local("invalid-params", undefined, contract.name, issues);
-      return [INVALID_PARAMS, issues];
-    }
-    value = verdict.value;
-  }
-  let result = await contract.handler(value, context);
-  if (result === undefined) result = null;
-  if (!contract.result) return [RESOLVED, result];
-  const marked = result instanceof Transfer ? result : undefined;
-  const verdict = await until(contract.result["~standard"].validate(marked ? marked.value : result));
-  if (verdict.issues) {
-    hooks.trace?.local("invalid-result", undefined, contract.name, issuesOf(verdict.issues));
-    return [INVALID_RESULT];
-  }
-  return [RESOLVED, marked ? new Transfer(verdict.value, marked.transfer) : verdict.value];
 }
 
 // An endpoint's per-handler state: the controllers of handlers that take a

@@ -1,9 +1,22 @@
-// Introspection: the built-in `listMethods` and `describeMethods` (in the
-// shapes of the duet-rpc story) and `rpc.discover` (an OpenRPC 1.3 document),
-// all computed from one table of what each method says of itself.
+// `wiggum-rpc/introspection`: `listMethods` and `describeMethods` (in the
+// shapes of the duet-rpc story) and `rpc.discover` (an OpenRPC 1.3
+// document), all computed from one table of what each method says of itself.
+//
+// Importing the entry is what makes every server and peer of the page serve
+// them, unless made with `introspection: false` (the entry's last lines,
+// written by the build, call `installIntrospection` with the root entry's
+// `extensions` and `ErrorCode`); a page that never imports it serves none.
 
-import { ErrorCode } from "./glue.js";
-import { isSchema } from "./contract.js";
+// The root's `ErrorCode` and `isSchema`, given by the install.
+let codes;
+let isSchema;
+
+/** Makes every server and peer of the page serve the three methods. */
+export function installIntrospection({ extensions, ErrorCode }) {
+  codes = ErrorCode;
+  isSchema = extensions.isSchema;
+  extensions.introspection = introspection;
+}
 
 const BUILT_IN = {
   listMethods: { description: "Lists the methods with a description of each", params: [],
@@ -17,7 +30,7 @@ const BUILT_IN = {
 // What each registered method says of itself, in registration order.
 // `options` is the endpoint's `openrpc` option: the document's `info`, and a
 // converter for schemas that cannot give their own JSON Schema.
-export function introspection(options) {
+function introspection(options) {
   const infos = new Map(Object.entries(BUILT_IN));
   const list = () => [...infos].map(([name, info]) => ({ name, description: info.description ?? "" }));
   const describe = () => [...infos].map(([name, info]) =>
@@ -90,7 +103,7 @@ function openrpc(infos, options) {
     const errors = [ref("INTERNAL_ERROR"), ref("REQUEST_CANCELLED")];
     if (isSchema(info.params)) errors.unshift(ref("INVALID_PARAMS"));
     for (const code of info.errors ?? []) {
-      const named = WIRE_ERRORS.find(([key]) => ErrorCode[key] === code);
+      const named = WIRE_ERRORS.find(([key]) => codes[key] === code);
       if (named && !errors.some((error) => error.$ref.endsWith(`/${named[0]}`))) errors.push(ref(named[0]));
     }
     method.errors = errors;
@@ -99,7 +112,7 @@ function openrpc(infos, options) {
   const info = { title: options.title ?? "wiggum-rpc server", version: options.version ?? "1.0.0" };
   if (options.description) info.description = options.description;
   const errors = {};
-  for (const [key, message] of WIRE_ERRORS) errors[key] = { code: ErrorCode[key], message };
+  for (const [key, message] of WIRE_ERRORS) errors[key] = { code: codes[key], message };
   return { openrpc: "1.3.2", info, methods, components: { errors } };
 }
 

@@ -1,5 +1,6 @@
 //! Introspection: `listMethods`, `describeMethods` and OpenRPC's
-//! `rpc.discover` on every server and peer, unless turned off.
+//! `rpc.discover` on every server and peer once `wiggum-rpc/introspection`
+//! is imported, unless turned off.
 
 use alloc::rc::Rc;
 
@@ -8,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use super::binding::Binding;
 use super::boundary::{get, keys};
 
-#[wasm_bindgen(module = "/src/wasm/introspection.js")]
+#[wasm_bindgen(module = "/src/wasm/glue.js")]
 extern "C" {
     fn introspection(options: &JsValue) -> JsValue;
 }
@@ -19,6 +20,9 @@ extern "C" {
 /// JSON Schema converter).
 pub fn serve(binding: &Rc<Binding>, openrpc: &JsValue) -> Result<(), JsValue> {
     let catalog = introspection(openrpc);
+    if catalog.is_undefined() {
+        return Ok(()); // not imported
+    }
     for (name, key) in
         [("listMethods", keys::LIST), ("describeMethods", keys::DESCRIBE), ("rpc.discover", keys::DISCOVER)]
     {

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::binding::Binding;
 use super::boundary::{self as js, get, keys};
 
-#[wasm_bindgen(module = "/src/wasm/jrpc-oo.js")]
+#[wasm_bindgen(module = "/src/wasm/glue.js")]
 extern "C" {
     #[wasm_bindgen(js_name = argsParams)]
     pub fn args_params(method: &JsValue, params: &JsValue) -> JsValue;

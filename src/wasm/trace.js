@@ -4,13 +4,20 @@
 // an answer that could not be sent, a schema's verdict). Observation only:
 // nothing here changes what goes on the wire, and nothing here reads what a
 // message is: the endpoint says which of its calls went out (`sent`) and
-// which an incoming message answers (`received`). An endpoint without
-// `trace` never reaches this file.
+// which an incoming message answers (`received`).
+//
+// Importing `wiggum-rpc/trace` is what makes the option work (the entry's
+// last lines, written by the build, call `installTrace` with the root
+// entry's `extensions`); a page that never imports it loads none of this.
 
-import { methodOf } from "./glue.js";
+/** Makes the `trace` option work on every endpoint of the page. */
+export function installTrace({ extensions }) {
+  extensions.tracer = tracer;
+}
 
-// The endpoint's tracer around the user's hook.
-export function tracer(hook) {
+// The endpoint's tracer around the user's hook; `methodOf(waiter)` is the
+// method of a call of this side's still waiting.
+function tracer(hook, methodOf) {
   if (typeof hook !== "function") throw new TypeError("trace must be a function");
   // This side's calls on the wire: id → [when it went out, its method].
   const started = new Map();

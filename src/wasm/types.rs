@@ -211,8 +211,10 @@ export interface SchemaIssue {
 
 /**
  * What a method says of itself: reported by `listMethods`, `describeMethods`
- * and `rpc.discover`, and, where `params` or `result` is a Standard Schema,
- * checked on every call: params that fail get `-32602` with the issues in
+ * and `rpc.discover` (with `wiggum-rpc/introspection` imported), and, where
+ * `params` or `result` is a Standard Schema (with `wiggum-rpc/contracts`
+ * imported; without it, the registration throws a TypeError), checked on
+ * every call: params that fail get `-32602` with the issues in
  * `data` and never reach the handler, which gets the schema's output
  * (coercions, defaults); a result that fails is answered `-32603`.
  */
@@ -280,9 +282,10 @@ export interface OpenRPCOptions {
 
 export interface EndpointOptions {
   /**
-   * Servers and peers answer `listMethods`, `describeMethods` (the
-   * registered methods with their `MethodInfo`) and `rpc.discover` (an
-   * OpenRPC 1.3 document) unless this is false.
+   * Once `wiggum-rpc/introspection` is imported, servers and peers answer
+   * `listMethods`, `describeMethods` (the registered methods with their
+   * `MethodInfo`) and `rpc.discover` (an OpenRPC 1.3 document) unless this
+   * is false.
    */
   introspection?: boolean;
   /** What `rpc.discover` says of this server. */
@@ -291,6 +294,7 @@ export interface EndpointOptions {
    * Receives every JSON-RPC message in (after parsing) and out (once sent),
    * with the round-trip time of answers, and this side's own events. A
    * throwing hook is reported as an uncaught error; it changes nothing.
+   * Needs `import "wiggum-rpc/trace"` (a TypeError without it).
    */
   trace?: (record: TraceRecord) => void;
   /** Default per-call timeout in ms (10000). `0` or `Infinity`: no timeout. */
@@ -319,6 +323,7 @@ export interface EndpointOptions {
    * jrpc-oo's conventions: positional params travel as
    * `{"args": [...]}` both ways, and this side answers and sends
    * `system.listComponents` (its method names) whenever the connection opens.
+   * Needs `import "wiggum-rpc/jrpc-oo"` (a TypeError without it).
    */
   jrpcOo?: boolean;
 }

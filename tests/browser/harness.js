@@ -14,9 +14,14 @@ async function load() {
   // the same, already initialised, module.
   if (lib === undefined) {
     lib = await import("/wasm-bindgen-test");
-    // What the package's `wiggum-rpc/remote` and `wiggum-rpc/stream` entries do on import.
+    // What the package's entries do on import (the root alone is tested in
+    // Node: tests/js/entries.test.mjs).
     (await import("/src/wasm/remote.js")).installRemote(lib);
     (await import("/src/wasm/stream.js")).installStream(lib);
+    (await import("/src/wasm/trace.js")).installTrace(lib);
+    (await import("/src/wasm/contracts.js")).installContracts(lib);
+    (await import("/src/wasm/introspection.js")).installIntrospection(lib);
+    (await import("/src/wasm/jrpc-oo.js")).installJrpcOo(lib);
   }
   fixtures ??= await import("/tests/browser/methods.js");
   reference ??= await import("/tests/browser/reference.js");

@@ -44,6 +44,7 @@ async function joinAsPage(context, id) {
   await page.evaluate(async (id) => {
     const root = await import("/pkg/wiggum_rpc.js");
     await root.default();
+    await import("/pkg/trace.js");
     const { broadcastHub } = await import("/pkg/hub.js");
     window.traced = [];
     window.heard = [];
@@ -148,6 +149,7 @@ test("a SharedWorker serves each page as its own client, and drops a page that c
     await page.evaluate(async () => {
       const root = await import("/pkg/wiggum_rpc.js");
       await root.default();
+      await import("/pkg/trace.js");
       const { sharedWorkerTransport } = await import("/pkg/hub.js");
       window.left = [];
       window.traced = [];
@@ -190,6 +192,7 @@ test("a service worker answers its pages, and a call after the worker was stoppe
     await page.evaluate(async () => {
       const root = await import("/pkg/wiggum_rpc.js");
       await root.default();
+      await import("/pkg/trace.js");
       const { serviceWorkerTransport } = await import("/pkg/hub.js");
       await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
       window.foreign = [];

@@ -35,23 +35,23 @@ export function startPagesServer(build = "pkg-web") {
 /**
  * A blank page in a fresh headless Chromium with a build of the package
  * loaded as `window.lib` (`pkg-web/` by default: the root entry, with
- * `remote.js` and `stream.js` imported, and `websocket.js`), served by a
+ * `remote.js`, `stream.js` and the named `entries` imported, and
+ * `websocket.js`), served by a
  * static server of its own. Page errors go to
  * `pageErrors` when given, from the first load on. `close()` ends both.
  */
-export async function openLibPage({ build = "pkg-web", pageErrors } = {}) {
+export async function openLibPage({ build = "pkg-web", pageErrors, entries = [] } = {}) {
   const server = await startPagesServer(build);
   const browser = await launchChromium();
   const page = await browser.newPage();
   if (pageErrors) page.on("pageerror", (error) => pageErrors.push(String(error)));
   await page.goto(`${server.url}blank.html`);
-  await page.evaluate(async () => {
+  await page.evaluate(async (entries) => {
     const root = await import("/pkg/wiggum_rpc.js");
     await root.default();
-    await import("/pkg/remote.js");
-    await import("/pkg/stream.js");
+    for (const entry of ["remote", "stream", ...entries]) await import(`/pkg/${entry}.js`);
     window.lib = { ...root, ...(await import("/pkg/websocket.js")) };
-  });
+  }, entries);
   return {
     page,
     async close() {

@@ -18,6 +18,9 @@ import jsonSchemaMetaSchema from "@json-schema-tools/meta-schema";
 const require = createRequire(import.meta.url);
 const lib = require("../../pkg/node/wiggum_rpc.cjs");
 require("../../pkg/node/remote.cjs");
+require("../../pkg/node/contracts.cjs");
+require("../../pkg/node/introspection.cjs");
+require("../../pkg/node/trace.cjs");
 const { Peer, JSONRPCClient, JSONRPCServer, ErrorCode, portTransport } = lib;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

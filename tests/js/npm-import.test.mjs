@@ -66,28 +66,26 @@ after(() => rmSync(app, { recursive: true, force: true }));
 
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
+  const entries = ["contracts", "http", "hub", "introspection", "jrpc-oo", "remote", "stream", "trace", "websocket"];
+  const esm = entries.flatMap((name) => [`${name}.d.ts`, `${name}.js`, `${name}.js.map`]);
+  const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    "framing.d.ts", "framing.js", "http.d.ts", "http.js", "http.js.map", "hub.d.ts", "hub.js", "hub.js.map",
-    "node", "package.json", "remote.d.ts", "remote.js", "remote.js.map", "snippets",
-    "stream.d.ts", "stream.js", "stream.js.map", "web", "websocket.d.ts", "websocket.js", "websocket.js.map",
+    ...esm, "framing.d.ts", "framing.js", "node", "package.json", "snippets", "web",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
-  ]);
+  ].sort(byName));
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
-    "framing.d.ts", "framing.js", "http.d.ts", "http.js", "http.js.map", "hub.d.ts", "hub.js", "hub.js.map", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
-    "remote.d.ts", "remote.js", "remote.js.map", "stream.d.ts", "stream.js", "stream.js.map",
-    "websocket.d.ts", "websocket.js", "websocket.js.map",
+    ...esm, "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
-  ]);
+  ].sort(byName));
   // Without a bundler the glue is one module: its snippets are inside it.
   assert.doesNotMatch(readFileSync(join(app, "node_modules/wiggum-rpc/web/wiggum_rpc.js"), "utf8"), /from\s*"\.\/snippets/);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
-    "framing.cjs", "framing.d.cts", "http.cjs", "http.d.cts", "hub.cjs", "hub.d.cts", "remote.cjs", "remote.d.cts", "snippets", "stream.cjs", "stream.d.cts",
-    "websocket.cjs", "websocket.d.cts",
+    ...[...entries, "framing"].flatMap((name) => [`${name}.cjs`, `${name}.d.cts`]), "snippets",
     "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
-  ]);
+  ].sort(byName));
   // The subpath entries are outside the module's imports: a page that does not import them does not load them.
   const wasm = new WebAssembly.Module(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.wasm")));
-  assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket|http|remote|stream/i.test(i.module)), []);
+  assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket|http|remote|stream|trace|contracts|introspection|jrpc-oo/i.test(i.module)), []);
   // The minified glue maps back to readable source, shipped beside it.
   const map = JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.js.map"), "utf8"));
   assert.ok(map.sourcesContent.some((source) => source.includes("export class JSONRPCClient")));
@@ -154,10 +152,10 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   }
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
+  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "jrpc-oo", "remote", "stream", "trace", "websocket"];
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
-    ".", "./framing", "./http", "./hub", "./package.json", "./remote", "./stream", "./web", "./web/framing", "./web/http",
-    "./web/hub", "./web/remote", "./web/stream", "./web/websocket", "./websocket",
-  ]);
+    ".", "./package.json", "./web", ...subpaths.flatMap((name) => [`./${name}`, `./web/${name}`]),
+  ].sort());
   for (const entry of Object.keys(analysis.entrypoints)) {
     assert.deepEqual(Object.keys(analysis.entrypoints[entry].resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);
   }

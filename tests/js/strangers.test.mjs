@@ -10,6 +10,8 @@ import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2
 
 const require = createRequire(import.meta.url);
 const lib = require("../../pkg/node/wiggum_rpc.cjs");
+require("../../pkg/node/contracts.cjs");
+require("../../pkg/node/introspection.cjs");
 
 /** json-rpc-2.0 on one port, recording every message it is handed. */
 function stranger(port) {

@@ -157,6 +157,9 @@ impl Binding {
         .with_dialect(dialect);
         let limits = config.limits;
         let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
+        if jrpc_oo {
+            js::jrpc_oo_available()?;
+        }
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
         let tracer = match option(options, keys::TRACE) {
             hook if hook.is_undefined() => None,
@@ -440,7 +443,7 @@ impl Binding {
         if !handler.is_function() {
             return Err(js::type_error("handler must be a function"));
         }
-        let handler: Function = js::contracted(name, &handler, info, notification, &self.hooks).unchecked_into();
+        let handler: Function = js::contracted(name, &handler, info, notification, &self.hooks)?.unchecked_into();
         {
             let mut core = self.core().ok_or_else(|| js::type_error("re-entrant call"))?;
             match notification {

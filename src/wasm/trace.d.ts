@@ -1,0 +1,4 @@
+// Types of `wiggum-rpc/trace` (trace.js): importing the entry makes the
+// `trace` option of every endpoint work; what the hook gets is the root's
+// `TraceRecord`.
+export type { TraceRecord } from "./wiggum_rpc.js";

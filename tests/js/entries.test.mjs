@@ -1,0 +1,113 @@
+// The root entry alone, then each capability entry imported in turn: what
+// the root refuses or leaves out until the entry that serves it is imported
+// (`wiggum-rpc/trace`, `/contracts`, `/introspection`, `/jrpc-oo`), and
+// that importing it is all it takes. One process, the Node build: the
+// entries fill the root's slots for good once required, so the order of
+// the tests is the story.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const lib = require("../../pkg/node/wiggum_rpc.cjs");
+
+/** A server and a client over a MessageChannel; `use` runs with both, then both go. */
+async function pair(serverOptions, use, clientOptions = {}) {
+  const { port1, port2 } = new MessageChannel();
+  const server = new lib.Peer(lib.portTransport(port1), serverOptions);
+  const client = new lib.Peer(lib.portTransport(port2), { timeout: 3000, ...clientOptions });
+  try {
+    await use(server, client);
+  } finally {
+    client.destroy();
+    server.destroy();
+  }
+}
+
+/** A hand-written Standard Schema: `[number, number]`. */
+const twoNumbers = {
+  "~standard": {
+    version: 1,
+    vendor: "test",
+    validate: (value) =>
+      Array.isArray(value) && value.length === 2 && value.every((n) => typeof n === "number")
+        ? { value }
+        : { issues: [{ message: "two numbers", path: [] }] },
+  },
+};
+
+test("the root alone: trace, schemas and jrpcOo are refused by name; no introspection is served", async () => {
+  const { port1 } = new MessageChannel();
+  assert.throws(() => new lib.Peer(lib.portTransport(port1), { trace: () => {} }),
+    (error) => error instanceof TypeError && /wiggum-rpc\/trace/.test(error.message));
+  assert.throws(() => new lib.Peer(lib.portTransport(port1), { jrpcOo: true }),
+    (error) => error instanceof TypeError && /wiggum-rpc\/jrpc-oo/.test(error.message));
+  port1.close();
+  await pair({}, async (server, client) => {
+    assert.throws(() => server.method("add", ([a, b]) => a + b, { params: twoNumbers }),
+      (error) => error instanceof TypeError && /wiggum-rpc\/contracts/.test(error.message));
+    // A method's info without a schema needs no entry.
+    server.method("add", ([a, b]) => a + b, { description: "adds" });
+    assert.equal(await client.request("add", [2, 3]), 5);
+    for (const method of ["listMethods", "describeMethods", "rpc.discover"]) {
+      await assert.rejects(client.request(method), { code: lib.ErrorCode.METHOD_NOT_FOUND }, method);
+    }
+  });
+});
+
+test("wiggum-rpc/trace: the trace option works once imported", async () => {
+  require("../../pkg/node/trace.cjs");
+  const records = [];
+  await pair({}, async (server, client) => {
+    server.method("add", ([a, b]) => a + b);
+    assert.equal(await client.request("add", [1, 2]), 3);
+  }, { trace: (record) => records.push(record) });
+  const answer = records.find((record) => record.direction === "in" && record.message.result === 3);
+  assert.ok(answer, "the answer was traced");
+  assert.equal(answer.method, "add");
+  assert.ok(answer.rtt >= 0);
+});
+
+test("wiggum-rpc/contracts: a schema in a method's info checks its params once imported", async () => {
+  require("../../pkg/node/contracts.cjs");
+  await pair({}, async (server, client) => {
+    server.method("add", ([a, b]) => a + b, { params: twoNumbers });
+    assert.equal(await client.request("add", [2, 3]), 5);
+    await assert.rejects(client.request("add", ["2", 3]), (error) => {
+      assert.equal(error.code, lib.ErrorCode.INVALID_PARAMS);
+      assert.deepEqual(error.data, [{ message: "two numbers" }]);
+      return true;
+    });
+  });
+});
+
+test("wiggum-rpc/introspection: servers answer listMethods, describeMethods and rpc.discover once imported", async () => {
+  require("../../pkg/node/introspection.cjs");
+  await pair({ openrpc: { title: "entries" } }, async (server, client) => {
+    server.method("add", ([a, b]) => a + b, { description: "adds", params: twoNumbers });
+    const listed = await client.request("listMethods");
+    assert.deepEqual(listed.map((method) => method.name), ["listMethods", "describeMethods", "rpc.discover", "add"]);
+    const document = await client.request("rpc.discover");
+    assert.equal(document.info.title, "entries");
+    assert.ok(document.methods.some((method) => method.name === "add" && method.description === "adds"));
+  });
+  await pair({ introspection: false }, async (server, client) => {
+    await assert.rejects(client.request("listMethods"), { code: lib.ErrorCode.METHOD_NOT_FOUND });
+  });
+});
+
+test("wiggum-rpc/jrpc-oo: the jrpcOo option works once imported, params as {args}", async () => {
+  require("../../pkg/node/jrpc-oo.cjs");
+  const { port1, port2 } = new MessageChannel();
+  const seen = [];
+  port1.on("message", (message) => seen.push(message));
+  const peer = new lib.Peer(lib.portTransport(port2), { jrpcOo: true, timeout: 200 });
+  try {
+    await assert.rejects(peer.request("Repo.add", [1, 2]), { code: lib.ErrorCode.REQUEST_TIMEOUT });
+    const call = seen.find((message) => message.method === "Repo.add");
+    assert.deepEqual(call.params, { args: [1, 2] });
+  } finally {
+    peer.destroy();
+    port1.close();
+  }
+});
