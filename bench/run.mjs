@@ -288,7 +288,28 @@ function sideBySide(outcomes) {
   return lines.join("\n");
 }
 
-/** The size tables: the web build's files, then what each npm entry costs a page. */
+/**
+ * The libraries a page would use instead, each whole (every export
+ * imported), measured as the root entry is: one esbuild bundle, minified,
+ * gzip -9. Each package's own `browser`/`module` build is what esbuild picks.
+ */
+const RIVALS = [
+  ["Cap'n Web", "capnweb"],
+  ["json-rpc-2.0", "json-rpc-2.0"],
+  ["comlink", "comlink"],
+  ["birpc", "birpc"],
+];
+
+async function rivalSizes() {
+  const rows = [];
+  for (const [name, specifier] of RIVALS) {
+    const version = JSON.parse(readFileSync(join(root, "node_modules", specifier, "package.json"), "utf8")).version;
+    rows.push([`${name} ${version}`, await bundledSize(`import * as lib from "${specifier}"; globalThis.lib = lib;`)]);
+  }
+  return rows;
+}
+
+/** The size tables: the web build's files, then what each npm entry costs a page, beside the other libraries. */
 async function printSizes() {
   const size = sizes(join(root, "pkg-web"), subpathFile);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
@@ -301,6 +322,10 @@ async function printSizes() {
     console.log(`\n| npm package entry: what a page pays (gzip) | .wasm | JS | total |\n| --- | ---: | ---: | ---: |`);
     for (const [entry, wasm, js] of entries) console.log(`| ${entry} | ${kb(wasm)} | ${kb(js)} | ${kb(wasm + js)} |`);
     console.log("(`wiggum-rpc/framing` is for Node: no page loads it.)");
+    const [, rootWasm, rootJs] = entries[0];
+    console.log(`\n| the whole library, bundled (gzip) | total | ÷ wiggum-rpc's root entry |\n| --- | ---: | ---: |`);
+    console.log(`| wiggum-rpc (root entry) | ${kb(rootWasm + rootJs)} | 1.00 |`);
+    for (const [name, bytes] of await rivalSizes()) console.log(`| ${name} | ${kb(bytes)} | ${(bytes / (rootWasm + rootJs)).toFixed(2)} |`);
   }
 }
 
