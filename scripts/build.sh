@@ -3,8 +3,9 @@
 #   scripts/build.sh          pkg-web/  (--target web: the demo, tests, benchmark)
 #   scripts/build.sh bundler  pkg/      (--target bundler: the npm package, with
 #                                        its Node and no-bundler builds in pkg/node/ and pkg/web/)
-# Every build has the whole protocol in its one module; the JS of the
-# subpath entries (`websocket`, `remote`, `stream`: subpath-entries.mjs) sits
+# Every build has the whole protocol in its one module (src/core, src/bindings,
+# and the JS it links: js/module/glue.js, js/transports/postmessage.js); each
+# subpath entry (js/entries, js/transports: subpath-entries.mjs) is one file
 # beside the glue, outside the module's imports. The Node build also has
 # Content-Length framing (`wiggum-rpc/framing`).
 set -euo pipefail

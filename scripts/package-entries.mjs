@@ -57,7 +57,7 @@ writeFileSync(join(node, "wiggum_rpc.cjs"), glue.replace('/* @ts-self-types="./w
 writeFileSync(join(node, "wiggum_rpc.d.cts"), readFileSync(join(nodeBuild, "wiggum_rpc.d.ts"), "utf8"));
 
 // The subpath entries for Node: CommonJS on the CommonJS glue.
-writeSubpathEntries(node, "cjs");
+await writeSubpathEntries(node, "cjs");
 const framingExports = ["FrameDecoder", "encodeFrame", "streamTransport"];
 for (const name of framingExports) if (!glue.includes(`exports.${name} = `)) fail(`the Node glue has no ${name}`);
 writeFileSync(

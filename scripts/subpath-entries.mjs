@@ -1,26 +1,46 @@
-// Writes the package's subpath entries beside a build's glue, each importing
-// that glue (`./wiggum_rpc.js`; in Node's CommonJS build `./wiggum_rpc.cjs`):
+// Writes the package's subpath entries beside a build's glue, each one file
+// bundled by esbuild from its source in js/ (a transport in js/transports/,
+// the rest in js/entries/) with the files it imports there:
 //
-// - `websocket`, `http`: the WebSocket and HTTP transports (src/wasm/*.js as they are);
-// - `hub`: one server for many clients (it imports `./websocket.js` too);
+// - `websocket`, `http`: the WebSocket and HTTP transports;
+// - `hub`: one server for many clients, with the SharedWorker, service
+//   worker and BroadcastChannel transports and the Web Locks helpers;
 // - `remote`, `stream`: API sugar that adds methods to the root's classes;
 // - `trace`, `contracts`, `introspection`, `jrpc-oo`: capabilities the root
 //   refuses (or, introspection, does not serve) until their entry fills its
 //   slot in the root's `extensions`.
-//   These sources export an install function (so the browser suite can load
-//   them without a package); the entry ends by calling it with the glue's
-//   exports. Importing the entry is what installs it: the package's
-//   `sideEffects` names these files.
 //
-// Each with its types (`.d.ts`; `.d.cts` in Node).
+// A source imports the root entry and the other entries as the package lays
+// them out, beside it (`./wiggum_rpc.js`, `./websocket.js`): those imports
+// stay imports (in Node's CommonJS build, of `./wiggum_rpc.cjs` …), so that a
+// page pays for the root once. Any other import must be a file under js/.
+// The install entries' sources export an install function (so the browser
+// suite can load them without a package); the entry calls it with the
+// root's exports. Importing the entry is what installs it: the package's
+// `sideEffects` names these files. Each entry has its types beside its
+// source (`.d.ts`; `.d.cts` in Node).
 //
 //   node scripts/subpath-entries.mjs <build dir> <esm|cjs>
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { transformSync } from "esbuild";
+import { build } from "esbuild";
 
-export const SUBPATHS = ["websocket", "http", "remote", "stream", "hub", "trace", "contracts", "introspection", "jrpc-oo"];
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Each entry's source. */
+export const SOURCES = {
+  websocket: "js/transports/websocket.js",
+  http: "js/transports/http.js",
+  remote: "js/entries/remote.js",
+  stream: "js/entries/stream.js",
+  hub: "js/entries/hub.js",
+  trace: "js/entries/trace.js",
+  contracts: "js/entries/contracts.js",
+  introspection: "js/entries/introspection.js",
+  "jrpc-oo": "js/entries/jrpc-oo.js",
+};
+export const SUBPATHS = Object.keys(SOURCES);
 
 /** The entries whose import installs something in the root's classes or `extensions`. */
 export const INSTALLS = {
@@ -32,33 +52,70 @@ export const INSTALLS = {
   "jrpc-oo": ["installJrpcOo", ["extensions"]],
 };
 
+/** What a source may import from beside it in the package: the root and the other entries. */
+const BESIDE = new Set(["./wiggum_rpc.js", ...SUBPATHS.map((name) => `./${name}.js`)]);
+
 function fail(message) {
   console.error(`subpath-entries: ${message}`);
   process.exit(1);
 }
 
-/** An entry's ES-module text: the source, and its install call on the glue's classes. */
-function entrySource(name) {
-  const source = readFileSync(`src/wasm/${name}.js`, "utf8");
+/** Keeps the imports of the root and the other entries as imports; refuses anything not under js/. */
+function packageLayout(format) {
+  return {
+    name: "package-layout",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === "entry-point") return undefined;
+        if (BESIDE.has(args.path)) {
+          return { path: format === "cjs" ? args.path.replace(/\.js$/, ".cjs") : args.path, external: true };
+        }
+        const path = resolve(args.resolveDir, args.path);
+        if (!/^[./]/.test(args.path) || !path.startsWith(join(root, "js/")) || !existsSync(path)) {
+          return { errors: [{ text: `${args.importer} imports ${args.path}: not the root, an entry, or a file under js/` }] };
+        }
+        return { path };
+      });
+    },
+  };
+}
+
+/** One entry as a module (ES or CommonJS): its source bundled with what it imports under js/, and its install call. */
+async function entryCode(name, format) {
+  const source = join(root, SOURCES[name]);
   const install = INSTALLS[name];
-  if (!install) return source;
-  const [fn, classes] = install;
-  const declared = `export function ${fn}(`;
-  if (!source.includes(declared)) fail(`src/wasm/${name}.js has no ${declared}`);
-  const list = classes.join(", ");
-  return `${source.replace(declared, `function ${fn}(`)}\nimport { ${list} } from "./wiggum_rpc.js";\n${fn}({ ${list} });\n`;
+  let contents = `export * from ${JSON.stringify(source)};\n`;
+  if (install) {
+    const [fn, names] = install;
+    if (!readFileSync(source, "utf8").includes(`export function ${fn}(`)) fail(`${SOURCES[name]} has no export function ${fn}(`);
+    const list = names.join(", ");
+    contents = `import { ${fn} } from ${JSON.stringify(source)};\nimport { ${list} } from "./wiggum_rpc.js";\n${fn}({ ${list} });\n`;
+  }
+  const result = await build({
+    stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: "js" },
+    bundle: true,
+    write: false,
+    format,
+    // esbuild marks the export names for Node's ES-module importers of the CommonJS build.
+    ...(format === "cjs" ? { platform: "node", target: "node20" } : { platform: "neutral" }),
+    plugins: [packageLayout(format)],
+    logLevel: "silent",
+  });
+  return result.outputFiles[0].text;
 }
 
 /** Writes every entry into `dir`, as ES modules or as CommonJS on `wiggum_rpc.cjs`. */
-export function writeSubpathEntries(dir, format) {
+export async function writeSubpathEntries(dir, format) {
   for (const name of SUBPATHS) {
-    let code = entrySource(name);
-    let types = readFileSync(`src/wasm/${name}.d.ts`, "utf8");
-    if (!code.includes('"./wiggum_rpc.js"') || !types.includes('"./wiggum_rpc.js"')) fail(`${name} does not import ./wiggum_rpc.js`);
+    let code;
+    try {
+      code = await entryCode(name, format);
+    } catch (error) {
+      fail(`${name}: ${error.message}`);
+    }
+    let types = readFileSync(join(root, SOURCES[name].replace(/\.js$/, ".d.ts")), "utf8");
+    if (!types.includes('"./wiggum_rpc.js"')) fail(`${name}.d.ts does not import ./wiggum_rpc.js`);
     if (format === "cjs") {
-      // esbuild marks the export names for Node's ES-module importers.
-      code = transformSync(code, { format: "cjs", platform: "node", target: "node20", sourcefile: `${name}.js` }).code;
-      code = code.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"').replaceAll('"./websocket.js"', '"./websocket.cjs"');
       types = types.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"').replaceAll('"./websocket.js"', '"./websocket.cjs"');
       writeFileSync(join(dir, `${name}.cjs`), code);
       writeFileSync(join(dir, `${name}.d.cts`), types);
@@ -72,5 +129,5 @@ export function writeSubpathEntries(dir, format) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [dir, format] = process.argv.slice(2);
   if (!dir || !["esm", "cjs"].includes(format)) fail("usage: node scripts/subpath-entries.mjs <build dir> <esm|cjs>");
-  writeSubpathEntries(dir, format);
+  await writeSubpathEntries(dir, format);
 }

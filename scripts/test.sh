@@ -41,6 +41,8 @@ run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build in Chromium: the demo page" node --test tests/js/demo.test.mjs
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
 run "release build in Chromium: a million calls, memory flat; 10,000 in flight" node --test tests/js/memory.test.mjs
+run "the package's declarations where they are written (js/types, js/entries, js/transports; tsc --strict)" \
+  tsc -p js/tsconfig.json
 run "types of the web build: remote<API>(), expose, stream, webSocketTransport, events (tsc --strict)" \
   tsc -p tests/types/tsconfig.json
 run "npm package: bundler build at the root, Node and no-bundler builds, subpath entries (pkg/)" bash scripts/build.sh bundler

@@ -1,7 +1,7 @@
 //! wiggum-rpc: JSON-RPC 2.0 for every message boundary of a browser app.
 //!
 //! - [`core`]: the protocol, pure Rust, sans-IO, tested natively.
-//! - `wasm` (wasm32 only): the JS API over the core, built with wasm-bindgen.
+//! - `bindings` (wasm32 only): the JS API over the core, built with wasm-bindgen.
 //!
 //! The package's wasm build (`scripts/build.sh` sets `--cfg wiggum_no_std`)
 //! is `no_std` with `alloc`, [`heap`] its allocator, and a panic there traps:
@@ -15,12 +15,12 @@
 
 extern crate alloc;
 
+#[cfg(target_arch = "wasm32")]
+pub mod bindings;
 pub mod core;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub mod heap;
 mod prelude;
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;
 
 #[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test), not(feature = "allocator")))]
 compile_error!("the no_std build needs an allocator: enable the `allocator` feature");

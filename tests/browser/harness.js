@@ -16,12 +16,12 @@ async function load() {
     lib = await import("/wasm-bindgen-test");
     // What the package's entries do on import (the root alone is tested in
     // Node: tests/js/entries.test.mjs).
-    (await import("/src/wasm/remote.js")).installRemote(lib);
-    (await import("/src/wasm/stream.js")).installStream(lib);
-    (await import("/src/wasm/trace.js")).installTrace(lib);
-    (await import("/src/wasm/contracts.js")).installContracts(lib);
-    (await import("/src/wasm/introspection.js")).installIntrospection(lib);
-    (await import("/src/wasm/jrpc-oo.js")).installJrpcOo(lib);
+    (await import("/js/entries/remote.js")).installRemote(lib);
+    (await import("/js/entries/stream.js")).installStream(lib);
+    (await import("/js/entries/trace.js")).installTrace(lib);
+    (await import("/js/entries/contracts.js")).installContracts(lib);
+    (await import("/js/entries/introspection.js")).installIntrospection(lib);
+    (await import("/js/entries/jrpc-oo.js")).installJrpcOo(lib);
   }
   fixtures ??= await import("/tests/browser/methods.js");
   reference ??= await import("/tests/browser/reference.js");
@@ -197,7 +197,7 @@ async function bootSandboxedFrame(body) {
   const glue = await (await fetch("/wasm-bindgen-test.js")).text();
   const paths = [...new Set([...glue.matchAll(/["'](\.\/snippets\/[^"']+)["']/g)].map((m) => m[1]))];
   const snippets = {};
-  // Snippets import each other by relative path ("./transport.js"): those come too.
+  // Snippets import each other by relative path ("./postmessage.js"): those come too.
   while (paths.length > 0) {
     const path = paths.pop();
     if (path in snippets) continue;

@@ -1,7 +1,7 @@
 //! The browser suite: every scenario of `tests/browser/harness.js`, run by
 //! wasm-bindgen-test in headless Chromium and Firefox.
 //!
-//! Compiled into the library's own test build (see `src/wasm/mod.rs`), since
+//! Compiled into the library's own test build (see `src/bindings/mod.rs`), since
 //! only that build exports the library's `#[wasm_bindgen]` items to JS.
 
 use wasm_bindgen::prelude::*;

@@ -7,12 +7,7 @@ use alloc::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::binding::Binding;
-use super::boundary::{get, keys};
-
-#[wasm_bindgen(module = "/src/wasm/glue.js")]
-extern "C" {
-    fn introspection(options: &JsValue) -> JsValue;
-}
+use super::boundary::{get, introspection, keys};
 
 /// Registers the two methods; from now on each method registered is recorded
 /// with what it says of itself.

@@ -1,6 +1,8 @@
-//! The JS↔wasm boundary in one place: what the layer imports from
-//! `glue.js`, the envelope flags `envelopeReader` packs (the same bits are
-//! named there), the interned property names, and [`Value`] for `JsValue`.
+//! The JS↔wasm boundary in one place: every `extern` block of the
+//! bindings (what they import from `js/module/glue.js`, the postMessage
+//! transports they re-export, the browser's and Node's few functions), the
+//! envelope flags `envelopeReader` packs (the same bits are named there),
+//! the interned property names, and [`Value`] for `JsValue`.
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
@@ -8,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use crate::core::{Envelope, ErrorObject, Id, IdMember, Kind, Value};
 use crate::prelude::*;
 
-#[wasm_bindgen(module = "/src/wasm/glue.js")]
+#[wasm_bindgen(module = "/js/module/glue.js")]
 extern "C" {
     // Re-exported as they are; their types are in `types.rs`.
     #[wasm_bindgen(reexport, skip_typescript, js_name = RPCError)]
@@ -87,8 +89,20 @@ extern "C" {
 }
 
 // What the capability entries plug into glue.js's `extensions`.
-#[wasm_bindgen(module = "/src/wasm/glue.js")]
+#[wasm_bindgen(module = "/js/module/glue.js")]
 extern "C" {
+    /// A server's introspection catalog, or undefined without `wiggum-rpc/introspection`.
+    pub fn introspection(options: &JsValue) -> JsValue;
+    /// jrpc-oo's shapes of params (`wiggum-rpc/jrpc-oo`).
+    #[wasm_bindgen(js_name = argsParams)]
+    pub fn args_params(method: &JsValue, params: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = argsOf)]
+    pub fn args_of(params: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = componentMap)]
+    pub fn component_map(names: &js_sys::Array) -> JsValue;
+    #[wasm_bindgen(js_name = ignoreRejection)]
+    pub fn ignore_rejection(promise: &js_sys::Promise);
+
     /// The handler to register: `handler` itself, or one that checks the
     /// schemas `info` names (`wiggum-rpc/contracts`; a TypeError without it).
     #[wasm_bindgen(catch)]
@@ -121,6 +135,38 @@ extern "C" {
     /// Something happened on this side only; `id` is one of this side's calls.
     #[wasm_bindgen(method)]
     pub fn local(this: &Tracer, event: &str, id: &JsValue, method: &JsValue, detail: &JsValue);
+}
+
+// The postMessage transports and their base class (on which
+// `wiggum-rpc/websocket` builds too) are plain JS (postmessage.js says why),
+// exported as they are; their types are in `types.rs`.
+#[wasm_bindgen(module = "/js/transports/postmessage.js")]
+extern "C" {
+    #[wasm_bindgen(reexport, skip_typescript, js_name = Transport)]
+    fn export_transport_base();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = windowTransport)]
+    fn export_window_transport();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = portTransport)]
+    fn export_port_transport();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = workerTransport)]
+    fn export_worker_transport();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = selfTransport)]
+    fn export_self_transport();
+}
+
+/// A pair of Node streams' methods, for the stream transport (`framed`).
+#[cfg(feature = "framing")]
+#[wasm_bindgen]
+extern "C" {
+    pub type Stream;
+    #[wasm_bindgen(method)]
+    pub fn on(this: &Stream, event: &str, listener: &Function);
+    #[wasm_bindgen(method)]
+    pub fn off(this: &Stream, event: &str, listener: &Function);
+    #[wasm_bindgen(method, catch)]
+    pub fn write(this: &Stream, chunk: &js_sys::Uint8Array) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    pub fn end(this: &Stream) -> Result<JsValue, JsValue>;
 }
 
 #[wasm_bindgen]
@@ -208,7 +254,7 @@ pub mod signal {
 const _: () = {
     use super::types::{defines, names_method};
     use crate::core::{CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_END};
-    let glue = include_str!("glue.js").as_bytes();
+    let glue = include_str!("../../js/module/glue.js").as_bytes();
     assert!(
         defines(glue, b"const OBJECT = ", flags::OBJECT)
             && defines(glue, b"const PARSE_FAILED = ", flags::PARSE_FAILED)

@@ -8,19 +8,8 @@ use alloc::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::binding::Binding;
-use super::boundary::{self as js, get, keys};
-
-#[wasm_bindgen(module = "/src/wasm/glue.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = argsParams)]
-    pub fn args_params(method: &JsValue, params: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = argsOf)]
-    pub fn args_of(params: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = componentMap)]
-    pub fn component_map(names: &js_sys::Array) -> JsValue;
-    #[wasm_bindgen(js_name = ignoreRejection)]
-    fn ignore_rejection(promise: &js_sys::Promise);
-}
+use super::boundary::{self as js, get, ignore_rejection, keys};
+pub use super::boundary::{args_of, args_params, component_map};
 
 /// Answers `system.listComponents` with this side's methods.
 pub fn serve_components(binding: &Rc<Binding>) -> Result<(), JsValue> {

@@ -1,13 +1,11 @@
-//! The TypeScript declarations of the JS API, written by hand so that they can
-//! say what wasm-bindgen cannot: generics, optional members, `extends Error`.
+// The TypeScript declarations of the root entry (`wiggum-rpc`, and
+// `wiggum-rpc/web` with its `init()`), written by hand so that they can say
+// what wasm-bindgen cannot: generics, optional members, `extends Error`.
+// The bindings hand this file to wasm-bindgen (src/bindings/types.rs), which
+// puts it in the package's `wiggum_rpc.d.ts`; the entries' declarations
+// (js/entries, js/transports) import it as "./wiggum_rpc.js", where it is in
+// the package. `tsc -p js` checks them all together, laid out as shipped.
 
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = DECLARATIONS;
-
-/// The declarations of the default build (also read by the check at the end).
-const DECLARATIONS: &str = r#"
 /** Params of a call: positional (an array) or named (an object), as the spec allows. */
 export type Params = readonly unknown[] | { readonly [name: string]: unknown };
 
@@ -413,10 +411,8 @@ export class Peer {
   constructor(transport: RPCTransport, options?: EndpointOptions);
 }
 export interface Peer extends Calls, Serves, Lifecycle {}
-"#;
 
-#[wasm_bindgen(typescript_custom_section)]
-const STREAMING_TYPES: &'static str = r#"
+// Streamed chunks: a call's `onChunk`, a handler's `emit`.
 export interface RequestOptions {
   /** Receives the call's chunks (`stream.chunk`), in order, before it resolves. */
   onChunk?: (chunk: any) => void;
@@ -427,138 +423,4 @@ export interface CallContext {
    * follows before the response. Does nothing once the call has been answered.
    */
   readonly emit: (chunk: unknown) => void;
-}
-"#;
-
-// The error-code table exists once, as `code::ALL`; the JS `ErrorCode` in
-// glue.js and its declaration above are checked against it when this
-// compiles: a code added, renamed or renumbered in one place only fails the
-// build, whichever place it is.
-const _: () = {
-    assert!(
-        lists_every_code(include_str!("glue.js").as_bytes(), b"export const ErrorCode = Object.freeze({", b','),
-        "glue.js: ErrorCode differs from code::ALL (same names, values and order)"
-    );
-    assert!(
-        lists_every_code(DECLARATIONS.as_bytes(), b"export declare const ErrorCode: Readonly<{", b';'),
-        "types.rs: the ErrorCode declaration differs from code::ALL (same names, values and order)"
-    );
-};
-
-/// Whether the table that follows `opening` in `text` is exactly `code::ALL`:
-/// one `NAME: value` entry per line, each ended by `end`, then `}`.
-const fn lists_every_code(text: &[u8], opening: &[u8], end: u8) -> bool {
-    use crate::core::code::ALL;
-    let Some(mut at) = find(text, opening, 0) else { return false };
-    at += opening.len();
-    let mut entry = 0;
-    loop {
-        while at < text.len() && text[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        if at >= text.len() {
-            return false;
-        }
-        if text[at] == b'}' {
-            return entry == ALL.len();
-        }
-        if entry == ALL.len() {
-            return false;
-        }
-        let (name, value) = ALL[entry];
-        let name = name.as_bytes();
-        if !starts_at(text, name, at) || at + name.len() + 2 > text.len() {
-            return false;
-        }
-        at += name.len();
-        if text[at] != b':' || text[at + 1] != b' ' {
-            return false;
-        }
-        at += 2;
-        let negative = at < text.len() && text[at] == b'-';
-        if negative {
-            at += 1;
-        }
-        let mut number: i64 = 0;
-        let digits = at;
-        while at < text.len() && text[at].is_ascii_digit() {
-            number = number * 10 + (text[at] - b'0') as i64;
-            at += 1;
-        }
-        if at == digits || at >= text.len() || text[at] != end || (if negative { -number } else { number }) != value {
-            return false;
-        }
-        at += 1;
-        entry += 1;
-    }
-}
-
-/// Whether `text` has `declaration` followed by `value` and `;`, the value
-/// written as a number or as `1 << n` (`const RESOLVED = 4;`, `const TEXT = 1 << 13;`).
-pub(super) const fn defines(text: &[u8], declaration: &[u8], value: u32) -> bool {
-    let Some(at) = find(text, declaration, 0) else { return false };
-    let Some((number, at)) = number_at(text, at + declaration.len()) else { return false };
-    if starts_at(text, b";", at) {
-        return number == value;
-    }
-    if !starts_at(text, b" << ", at) {
-        return false;
-    }
-    match number_at(text, at + 4) {
-        Some((shift, at)) => number == 1 && shift < 32 && 1 << shift == value && starts_at(text, b";", at),
-        None => false,
-    }
-}
-
-/// The decimal number at `at`, and where it ends.
-const fn number_at(text: &[u8], mut at: usize) -> Option<(u32, usize)> {
-    let digits = at;
-    let mut number: u32 = 0;
-    while at < text.len() && text[at].is_ascii_digit() {
-        number = number * 10 + (text[at] - b'0') as u32;
-        at += 1;
-    }
-    if at == digits {
-        None
-    } else {
-        Some((number, at))
-    }
-}
-
-/// Whether `text` builds a message with `method: "<name>"`.
-pub(super) const fn names_method(text: &[u8], name: &[u8]) -> bool {
-    let prefix = b"method: \"";
-    let mut from = 0;
-    while let Some(at) = find(text, prefix, from) {
-        let start = at + prefix.len();
-        if starts_at(text, name, start) && starts_at(text, b"\"", start + name.len()) {
-            return true;
-        }
-        from = start;
-    }
-    false
-}
-
-/// Whether `needle` occurs in `text` at `at`.
-const fn starts_at(text: &[u8], needle: &[u8], at: usize) -> bool {
-    if at + needle.len() > text.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < needle.len() && text[at + i] == needle[i] {
-        i += 1;
-    }
-    i == needle.len()
-}
-
-/// Where `needle` first occurs in `text`, at or after `from`.
-const fn find(text: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    while at + needle.len() <= text.len() {
-        if starts_at(text, needle, at) {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
 }

@@ -11,7 +11,7 @@ use js_sys::{Array, Function, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::boundary::keys;
+use super::boundary::{keys, Stream};
 use crate::core::framing::{encode, refusal_body, Decoder, Frame};
 use crate::core::ErrorObject;
 
@@ -100,19 +100,6 @@ fn frame_value(frame: &Frame) -> JsValue {
 #[wasm_bindgen(js_name = encodeFrame, skip_typescript)]
 pub fn encode_frame(body: &str) -> Vec<u8> {
     encode(body)
-}
-
-#[wasm_bindgen]
-extern "C" {
-    type Stream;
-    #[wasm_bindgen(method)]
-    fn on(this: &Stream, event: &str, listener: &Function);
-    #[wasm_bindgen(method)]
-    fn off(this: &Stream, event: &str, listener: &Function);
-    #[wasm_bindgen(method, catch)]
-    fn write(this: &Stream, chunk: &Uint8Array) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    fn end(this: &Stream) -> Result<JsValue, JsValue>;
 }
 
 struct Streams {

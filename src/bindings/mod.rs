@@ -1,0 +1,36 @@
+//! The bindings: the protocol core for JS, built with wasm-bindgen.
+//!
+//! - [`boundary`]: every `extern` block (the imports from `js/module/glue.js`,
+//!   the postMessage transports re-exported from `js/transports/postmessage.js`),
+//!   the envelope flags, `Value` for `JsValue`.
+//! - [`binding`]: one core endpoint on one JS transport.
+//! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
+//! - `introspection`, `jrpc_oo`: what the `wiggum-rpc/introspection` and
+//!   `wiggum-rpc/jrpc-oo` entries plug into (the built-in methods, jrpc-oo's
+//!   handshake).
+//! - `websocket`: the WebSocket transport's reconnect schedule (the transport
+//!   is JS, `js/transports/websocket.js`, outside the module's imports).
+//! - `framed`: the stream transport (feature `framing`).
+//! - `types`: the TypeScript declarations of the root entry.
+
+mod binding;
+mod boundary;
+mod classes;
+#[cfg(feature = "framing")]
+mod framed;
+mod introspection;
+mod jrpc_oo;
+mod types;
+mod websocket;
+
+#[cfg(test)]
+#[path = "../../tests/browser/suite.rs"]
+mod browser_suite;
+
+pub use classes::{JSONRPCClient, JSONRPCServer, Peer};
+pub use websocket::reconnect_delay;
+
+/// The crate's own allocator instead of std's dlmalloc (see the `allocator` feature).
+#[cfg(feature = "allocator")]
+#[global_allocator]
+static ALLOCATOR: crate::heap::Wasm = crate::heap::Wasm::new();
