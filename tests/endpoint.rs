@@ -581,6 +581,34 @@ fn cancel_mid_stream_stops_the_chunks() {
     assert_eq!(pair.b.cancelled, [call]);
 }
 
+// ---- params this side sends ------------------------------------------------------------
+
+#[test]
+fn params_that_are_neither_array_nor_object_are_refused_before_anything_is_sent() {
+    let mut side = Side::new(Config::new(Roles::CLIENT));
+    for (waiter, params) in [(1, json!(5)), (2, json!("text")), (3, json!(null)), (4, json!(true))] {
+        side.call(waiter, "echo", params, Some(60_000), 0);
+    }
+    side.call(5, "echo", json!({ "a": 1 }), Some(60_000), 0);
+    for (params, also) in [(json!(7), json!([])), (json!(null), json!({}))] {
+        let refused = side.endpoint.notify(json!("note"), Some(params)).unwrap_err();
+        assert_eq!((refused.code, refused.message.as_str()), (-32602, "params must be an array or an object"));
+        side.endpoint.notify(json!("note"), Some(also)).unwrap();
+    }
+    side.endpoint.notify(json!("note"), None).unwrap();
+    let sent = side.end_turn();
+    for waiter in 1..=4 {
+        assert!(
+            matches!(side.settled.get(&waiter), Some(Outcome::Error(e)) if e.code == -32602),
+            "call {waiter}: {:?}",
+            side.settled.get(&waiter)
+        );
+    }
+    assert_eq!(side.settled.get(&5), None, "an object goes");
+    assert_eq!(methods(&sent), ["echo", "note", "note", "note"], "only the structured ones went");
+    assert_eq!(side.endpoint.pending(), 1);
+}
+
 // ---- connection loss and destroy ------------------------------------------------------
 
 #[test]
@@ -588,7 +616,7 @@ fn connection_loss_fails_what_it_carried_and_keeps_notifications() {
     let mut side = Side::new(Config { batching: Batching::Always, ..Config::new(Roles::CLIENT) });
     side.call(1, "echo", json!([]), Some(60_000), 0);
     side.call(2, "echo", json!([]), Some(60_000), 0);
-    side.endpoint.notify(json!("note"), None);
+    side.endpoint.notify(json!("note"), None).unwrap();
     side.drain();
     side.endpoint.connection_closed();
     side.drain();
@@ -682,7 +710,7 @@ proptest! {
                     made[usize::from(!from_a)].push((waiter, id.unwrap()));
                 }
                 Op::Notify { from_a } => pair.turn(if from_a { To::A } else { To::B }, |side, _| {
-                    side.endpoint.notify(json!("note"), Some(json!([1])));
+                    side.endpoint.notify(json!("note"), Some(json!([1]))).unwrap();
                 }),
                 Op::Cancel { from_a, nth } => {
                     let calls = &made[usize::from(!from_a)];
@@ -880,7 +908,7 @@ fn a_refused_batch_of_answers_mends_only_the_culprit() {
 fn a_refused_batch_of_calls_goes_again_one_by_one_and_only_the_culprit_fails() {
     let mut pair = Pair::friends();
     pair.a.refuses = Some("uncloneable");
-    burst_with_a_culprit(&mut pair, |side| side.endpoint.notify(json!("note"), Some(json!(["uncloneable"]))));
+    burst_with_a_culprit(&mut pair, |side| side.endpoint.notify(json!("note"), Some(json!(["uncloneable"]))).unwrap());
     let unsent: Vec<u32> = pair.a.unsent.iter().map(|&(_, waiter)| waiter).collect();
     assert_eq!(unsent, [2], "the culprit's call is given back, and only it");
     pair.run();

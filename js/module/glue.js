@@ -126,13 +126,14 @@ export function ignoreRejection(promise) {
 // ---- the JS↔wasm boundary: every crossing of the per-message path is here ----
 //
 // Kinds, in the order of the core's `Kind` enum (`boundary.rs` reads them).
+// A transfer() marker is the kind of what it carries: what goes on the wire.
 export function kindOf(value) {
   if (value === null) return 0;
   switch (typeof value) {
     case "boolean": return 1;
     case "number": return 2;
     case "string": return 3;
-    case "object": return Array.isArray(value) ? 4 : 5;
+    case "object": return Array.isArray(value) ? 4 : value instanceof Transfer ? kindOf(value.value) : 5;
     default: return 6;
   }
 }
@@ -229,16 +230,8 @@ function utf8Length(text) {
 // A call's promise carries its record under this key until it settles.
 const CALL = Symbol("wiggum-rpc call");
 
-// Whether `params` are what the spec allows: an array or an object (or a
-// transfer() of one), or none.
-export function allowedParams(params) {
-  const inner = params instanceof Transfer ? params.value : params;
-  return inner === undefined || (inner !== null && typeof inner === "object");
-}
-
-// Opens a call: its promise, or undefined when its params are not allowed.
-export function openCall(method, params, onChunk) {
-  if (!allowedParams(params)) return undefined;
+// Opens a call: its promise.
+export function openCall(method, onChunk) {
   let call;
   const promise = new Promise((resolve, reject) => {
     call = { method, resolve, reject, onChunk, unwatch: undefined };
@@ -314,23 +307,23 @@ export function errorMessage(id, code, message, data) {
   return { jsonrpc: "2.0", error, id };
 }
 
-// `$/ready`, `$/cancelRequest` (MCP: `notifications/cancelled`), `stream.chunk`, `stream.end`.
-export function readyMessage(ack, batches, splitBatchAnswers, maxBatch) {
-  return { jsonrpc: "2.0", method: "$/ready", params: { ack, batches, splitBatchAnswers, maxBatch } };
+// The extensions' messages (`$/ready`, a cancel, `stream.chunk`, `stream.end`),
+// their methods as the core names them.
+export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch) {
+  return { jsonrpc: "2.0", method, params: { ack, batches, splitBatchAnswers, maxBatch } };
 }
 
-export function cancelMessage(id, mcp) {
-  return mcp
-    ? { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }
-    : { jsonrpc: "2.0", method: "$/cancelRequest", params: { id } };
+// `member`: the member of the params that names the request (MCP's `requestId`).
+export function cancelMessage(method, member, id) {
+  return { jsonrpc: "2.0", method, params: { [member]: id } };
 }
 
-export function chunkMessage(id, chunk) {
-  return { jsonrpc: "2.0", method: "stream.chunk", params: { id, chunk } };
+export function chunkMessage(method, id, chunk) {
+  return { jsonrpc: "2.0", method, params: { id, chunk } };
 }
 
-export function streamEndMessage(id) {
-  return { jsonrpc: "2.0", method: "stream.end", params: { id } };
+export function streamEndMessage(method, id) {
+  return { jsonrpc: "2.0", method, params: { id } };
 }
 
 // Sends a message or a batch: transfer() markers in params and results are

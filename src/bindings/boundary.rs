@@ -38,10 +38,8 @@ extern "C" {
     #[wasm_bindgen(js_name = envelopeReader)]
     pub fn envelope_reader(sink: &Function, max_bytes: f64, max_depth: f64) -> Function;
 
-    #[wasm_bindgen(js_name = allowedParams)]
-    pub fn allowed_params(params: &JsValue) -> bool;
     #[wasm_bindgen(js_name = openCall)]
-    pub fn open_call(method: &JsValue, params: &JsValue, on_chunk: &JsValue) -> JsValue;
+    pub fn open_call(method: &JsValue, on_chunk: &JsValue) -> JsValue;
     pub fn settle(call: &JsValue, ok: bool, value: &JsValue);
     pub fn fail(call: &JsValue, code: f64, what: &str, data: &JsValue);
     pub fn chunk(call: &JsValue, value: &JsValue);
@@ -57,13 +55,19 @@ extern "C" {
     #[wasm_bindgen(js_name = errorMessage)]
     pub fn error_message(id: &JsValue, code: f64, message: &str, data: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = readyMessage)]
-    pub fn ready_message(ack: bool, batches: bool, split_batch_answers: bool, max_batch: f64) -> JsValue;
+    pub fn ready_message(
+        method: &JsValue,
+        ack: bool,
+        batches: bool,
+        split_batch_answers: bool,
+        max_batch: f64,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = cancelMessage)]
-    pub fn cancel_message(id: f64, mcp: bool) -> JsValue;
+    pub fn cancel_message(method: &JsValue, member: &JsValue, id: f64) -> JsValue;
     #[wasm_bindgen(js_name = chunkMessage)]
-    pub fn chunk_message(id: &JsValue, chunk: &JsValue) -> JsValue;
+    pub fn chunk_message(method: &JsValue, id: &JsValue, chunk: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = streamEndMessage)]
-    pub fn stream_end_message(id: &JsValue) -> JsValue;
+    pub fn stream_end_message(method: &JsValue, id: &JsValue) -> JsValue;
     #[wasm_bindgen(catch)]
     pub fn post(transport: &JsValue, text: bool, message: &JsValue, tracer: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_name = postRequest)]
@@ -248,12 +252,12 @@ pub mod signal {
     pub const INVALID_RESULT: u32 = 14;
 }
 
-// glue.js names the envelope bits, the handlers' signals and the wire's
-// method names as this file and the core do: the build fails where they differ.
+// glue.js numbers the envelope bits and the handlers' signals as this file
+// does (numbers: the per-message path passes them, not names): the build
+// fails where they differ.
 #[allow(long_running_const_eval)]
 const _: () = {
-    use super::types::{defines, names_method};
-    use crate::core::{CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_END};
+    use super::types::defines;
     let glue = include_str!("../../js/module/glue.js").as_bytes();
     assert!(
         defines(glue, b"const OBJECT = ", flags::OBJECT)
@@ -278,14 +282,6 @@ const _: () = {
             && defines(glue, b"const INVALID_PARAMS = ", signal::INVALID_PARAMS)
             && defines(glue, b"const INVALID_RESULT = ", signal::INVALID_RESULT),
         "glue.js: the handlers' signals differ from boundary::signal"
-    );
-    assert!(
-        names_method(glue, READY.as_bytes())
-            && names_method(glue, CANCEL_REQUEST.as_bytes())
-            && names_method(glue, MCP_CANCELLED.as_bytes())
-            && names_method(glue, STREAM_CHUNK.as_bytes())
-            && names_method(glue, STREAM_END.as_bytes()),
-        "glue.js: a message builder's method differs from the core's wire names"
     );
 };
 
@@ -333,7 +329,7 @@ pub mod keys {
     use crate::prelude::*;
 
     macro_rules! key {
-        ($($name:ident = $text:literal),*) => {
+        ($($name:ident = $text:expr),*) => {
             #[allow(clippy::upper_case_acronyms, non_camel_case_types, dead_code)]
             #[derive(Clone, Copy)]
             pub enum Key { $($name),* }
@@ -370,7 +366,15 @@ pub mod keys {
         JRPC_OO = "jrpcOo",
         CONNECTED = "connected",
         DIALECT = "dialect",
-        TRACE = "trace"
+        TRACE = "trace",
+        // The methods of the extensions, as the core names them.
+        READY_METHOD = crate::core::READY,
+        CANCEL_METHOD = crate::core::CANCEL_REQUEST,
+        MCP_CANCEL_METHOD = crate::core::MCP_CANCELLED,
+        CHUNK_METHOD = crate::core::STREAM_CHUNK,
+        END_METHOD = crate::core::STREAM_END,
+        CANCEL_ID = crate::core::Cancellation::Lsp.id_member(),
+        MCP_CANCEL_ID = crate::core::Cancellation::Mcp.id_member()
     );
 
     #[cfg(target_feature = "atomics")]

@@ -110,20 +110,6 @@ const fn number_at(text: &[u8], mut at: usize) -> Option<(u32, usize)> {
     }
 }
 
-/// Whether `text` builds a message with `method: "<name>"`.
-pub(super) const fn names_method(text: &[u8], name: &[u8]) -> bool {
-    let prefix = b"method: \"";
-    let mut from = 0;
-    while let Some(at) = find(text, prefix, from) {
-        let start = at + prefix.len();
-        if starts_at(text, name, start) && starts_at(text, b"\"", start + name.len()) {
-            return true;
-        }
-        from = start;
-    }
-    false
-}
-
 /// Whether `needle` occurs in `text` at `at`.
 const fn starts_at(text: &[u8], needle: &[u8], at: usize) -> bool {
     if at + needle.len() > text.len() {

@@ -34,7 +34,7 @@ impl Cancellation {
     }
 
     /// The member of its params that names the request.
-    pub fn id_member(self) -> &'static str {
+    pub const fn id_member(self) -> &'static str {
         match self {
             Cancellation::Lsp => "id",
             Cancellation::Mcp => "requestId",

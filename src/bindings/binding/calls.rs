@@ -62,10 +62,7 @@ impl Binding {
             return Promise::reject(&js::type_error("method must be a string"));
         }
         let params = with_transfer(params, options.transfer.as_ref());
-        let call = js::open_call(&method, &params, options.on_chunk.as_ref().unwrap_or(&JsValue::UNDEFINED));
-        if call.is_undefined() {
-            return Promise::reject(&not_structured());
-        }
+        let call = js::open_call(&method, options.on_chunk.as_ref().unwrap_or(&JsValue::UNDEFINED));
         if let Some(signal) = options.signal.as_ref().filter(|signal| signal.aborted()) {
             return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
         }
@@ -92,12 +89,10 @@ impl Binding {
             return Err(js::type_error("method must be a string"));
         }
         let params = with_transfer(params, transfer_option(options).as_ref());
-        if !js::allowed_params(&params) {
-            return Err(not_structured());
-        }
         let params = (!params.is_undefined()).then_some(params);
-        self.with_core(|core| core.notify(method, params));
-        Ok(())
+        let mut refused = None;
+        self.with_core(|core| refused = core.notify(method, params).err());
+        refused.map_or(Ok(()), |error| Err(js::rpc_error_from(&error)))
     }
 }
 
@@ -120,10 +115,6 @@ pub(super) fn settle(waiter: &JsValue, outcome: Outcome<JsValue>) {
             js::settle(waiter, false, &js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &undefined))
         }
     }
-}
-
-fn not_structured() -> JsValue {
-    js::rpc_error(code::INVALID_PARAMS, "params must be an array or an object", &JsValue::UNDEFINED)
 }
 
 /// Params with a per-call transfer list become a `transfer()` marker.

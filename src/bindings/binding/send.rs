@@ -6,7 +6,7 @@ use alloc::rc::Rc;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::super::boundary as js;
+use super::super::boundary::{self as js, keys};
 use super::Binding;
 use crate::core::{code, Cancellation, Id, Message, Response, Transmit};
 
@@ -97,15 +97,26 @@ impl Binding {
                     ),
                 }
             }
-            Message::Cancel { id, convention } => js::cancel_message(*id as f64, *convention == Cancellation::Mcp),
-            Message::Chunk { id, chunk } => js::chunk_message(id.value(), chunk),
-            Message::StreamEnd { id } => js::stream_end_message(id.value()),
-            Message::Ready { ack, capabilities } => js::ready_message(
-                *ack,
-                capabilities.batches,
-                capabilities.split_batch_answers,
-                capabilities.max_batch as f64,
-            ),
+            Message::Cancel { id, convention } => {
+                let (method, member) = match convention {
+                    Cancellation::Lsp => (keys::CANCEL_METHOD, keys::CANCEL_ID),
+                    Cancellation::Mcp => (keys::MCP_CANCEL_METHOD, keys::MCP_CANCEL_ID),
+                };
+                method.with(|method| member.with(|member| js::cancel_message(method, member, *id as f64)))
+            }
+            Message::Chunk { id, chunk } => {
+                keys::CHUNK_METHOD.with(|method| js::chunk_message(method, id.value(), chunk))
+            }
+            Message::StreamEnd { id } => keys::END_METHOD.with(|method| js::stream_end_message(method, id.value())),
+            Message::Ready { ack, capabilities } => keys::READY_METHOD.with(|method| {
+                js::ready_message(
+                    method,
+                    *ack,
+                    capabilities.batches,
+                    capabilities.split_batch_answers,
+                    capabilities.max_batch as f64,
+                )
+            }),
         }
     }
 }

@@ -141,9 +141,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     // ---- this side's calls -------------------------------------------------
 
-    /// Makes a call; returns its id (`None` once destroyed: the call has
-    /// then settled with [`Failure::Destroyed`]). `now` is read only for a
-    /// timeout shorter than [`COARSE_FROM_MS`].
+    /// Makes a call; returns its id (`None` once destroyed, or when its
+    /// params are neither an array nor an object: the call has then settled
+    /// with [`Failure::Destroyed`], or with `-32602` and nothing sent). `now`
+    /// is read only for a timeout shorter than [`COARSE_FROM_MS`].
     pub fn request(
         &mut self,
         method: V,
@@ -154,6 +155,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     ) -> Option<u64> {
         if self.destroyed {
             self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Failed(Failure::Destroyed) });
+            return None;
+        }
+        if let Err(refused) = structured(params.as_ref()) {
+            self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Error(refused) });
             return None;
         }
         let due = timeout_ms.filter(|&ms| ms > 0).map(|ms| match ms >= COARSE_FROM_MS {
@@ -171,10 +176,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     /// Sends a notification.
-    pub fn notify(&mut self, method: V, params: Option<V>) {
+    /// Sends a notification, unless its params are neither an array nor an
+    /// object (then nothing goes, and the error says why).
+    pub fn notify(&mut self, method: V, params: Option<V>) -> Result<(), ErrorObject<V>> {
+        structured(params.as_ref())?;
         if !self.destroyed {
             self.send(Message::Notification { method, params }, None);
         }
+        Ok(())
     }
 
     /// Cancels a call: it settles with [`Failure::Cancelled`], and the other
@@ -431,5 +440,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// (`1` and `"1"` are different ids: a string never matches).
     fn own_call(&self, id: &V) -> Option<u64> {
         id.as_number().and_then(PendingTable::<Call<W>>::key_of)
+    }
+}
+
+/// The spec's rule for the params this side sends: "a Structured value", an
+/// array or an object, or none at all.
+fn structured<V: Value>(params: Option<&V>) -> Result<(), ErrorObject<V>> {
+    match params.map(Value::kind) {
+        None | Some(Kind::Array | Kind::Object) => Ok(()),
+        Some(_) => Err(ErrorObject::new(code::INVALID_PARAMS, "params must be an array or an object")),
     }
 }
