@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, VecDeque};
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    json as wire, Batching, CallId, Cancellation, Capabilities, Config, Endpoint, ErrorObject, Event, Failure, Framing,
-    Handshake, Outcome, Roles, TICK_MS,
+    json as wire, Batching, CallId, Cancellation, Capabilities, Config, Dialect, Endpoint, ErrorObject, Event, Failure,
+    Framing, Handshake, Outcome, Roles, Undelivered, TICK_MS,
 };
 
 /// A handler of the test endpoints.
@@ -607,6 +607,49 @@ fn params_that_are_neither_array_nor_object_are_refused_before_anything_is_sent(
     assert_eq!(side.settled.get(&5), None, "an object goes");
     assert_eq!(methods(&sent), ["echo", "note", "note", "note"], "only the structured ones went");
     assert_eq!(side.endpoint.pending(), 1);
+}
+
+// ---- calls a request/reply transport could not deliver --------------------------------
+
+#[test]
+fn undelivered_calls_get_the_error_their_cause_and_dialect_name_and_answered_ones_are_left_alone() {
+    for (dialect, failed_code) in [(Dialect::Plain, -32094), (Dialect::Mcp, -32007)] {
+        let mut side = Side::new(Config::new(Roles::CLIENT).with_dialect(dialect));
+        let ids: Vec<u64> =
+            (1..=5).map(|waiter| side.call(waiter, "echo", json!([]), Some(60_000), 0).unwrap()).collect();
+        side.end_turn();
+        side.endpoint.receive(&json!({"jsonrpc": "2.0", "result": "answered", "id": ids[0]}), Framing::Text);
+        let data = json!({ "status": 500, "body": "Internal Server Error" });
+        // An error reply's body: its response to a call it carried answers it; the rest is not read.
+        let reply = [
+            json!({"jsonrpc": "2.0", "error": {"code": 7, "message": "its own"}, "id": ids[4]}),
+            json!({"jsonrpc": "2.0", "method": "echo", "params": [], "id": 1}),
+            json!({"error": "not JSON-RPC"}),
+        ];
+        let failed = [ids[0], ids[1], ids[4]];
+        side.endpoint.undelivered(
+            &failed,
+            &reply,
+            Undelivered::Failed,
+            "HTTP 500 Internal Server Error",
+            Some(data.clone()),
+        );
+        side.endpoint.undelivered(&[ids[2], 99], &[], Undelivered::NotJson, "Parse error", None);
+        side.endpoint.undelivered(&[ids[3]], &reply[..1], Undelivered::SessionExpired, "The MCP session expired", None);
+        assert!(side.end_turn().is_empty(), "nothing in a reply is answered");
+        side.drain();
+        assert_eq!(side.result(1), Some(&json!("answered")), "an answered call keeps its answer");
+        let error = |waiter| match side.settled.get(&waiter) {
+            Some(Outcome::Error(error)) => (error.code, error.message.clone(), error.data.clone()),
+            other => panic!("call {waiter}: {other:?}"),
+        };
+        assert_eq!(error(2), (failed_code, "HTTP 500 Internal Server Error".into(), Some(data)), "{dialect:?}");
+        assert_eq!(error(3), (-32700, "Parse error".into(), None));
+        assert_eq!(error(4), (-32093, "The MCP session expired".into(), None));
+        assert_eq!(error(5), (7, "its own".into(), None), "the reply's own response to it");
+        assert_eq!(side.endpoint.pending(), 0);
+        assert!(side.twice.is_empty());
+    }
 }
 
 // ---- connection loss and destroy ------------------------------------------------------

@@ -327,17 +327,25 @@ export function streamEndMessage(method, id) {
 }
 
 // Sends a message or a batch: transfer() markers in params and results are
-// unwrapped into the transfer list; text transports get JSON text. A tracer
-// sees the message just before it goes (transferred buffers are detached
-// after). Throws what the transport throws (a DataCloneError).
-export function post(transport, text, message, tracer) {
+// unwrapped into the transfer list; text transports get JSON text; a
+// transport that reports undelivered calls gets the ids of the calls it
+// carries. A tracer sees the message just before it goes (transferred
+// buffers are detached after). Throws what the transport throws (a DataCloneError).
+export function post(transport, text, message, tracer, calls) {
   let transfer;
   if (Array.isArray(message)) for (const one of message) transfer = unwrapTransfers(one, transfer);
   else transfer = unwrapTransfers(message, transfer);
   tracer?.out(message);
-  if (text) transport.send(JSON.stringify(message));
-  else if (transfer !== undefined) transport.send(message, transfer);
-  else transport.send(message);
+  const sent = text ? JSON.stringify(message) : message;
+  if (calls !== undefined) transport.send(sent, transfer, calls);
+  else if (transfer !== undefined) transport.send(sent, transfer);
+  else transport.send(sent);
+}
+
+// A transport that reports undelivered calls (`reportsUndelivered`) hears
+// when each call it carried has ended, however it ended.
+export function callEnded(transport, id) {
+  transport.settled?.(id);
 }
 
 // Replaces a transfer() marker in `message`'s params or result by its value;
@@ -378,6 +386,11 @@ const INVALID_RESULT = 14;
 // A callback that tells the endpoint `what`: for a timer, a microtask, an abort listener.
 export function signalling(signal, what) {
   return (n, value) => signal(what, n, value);
+}
+
+// A transport event's listener that tells the endpoint `what`, with the event's detail.
+export function eventSignalling(signal, what) {
+  return (detail) => signal(what, 0, detail);
 }
 
 // The second argument of a handler that declares one, `{ signal, emit }`; its

@@ -44,8 +44,10 @@ export interface HttpTransport extends Transport {
   readonly sessionId: string | undefined;
   /** The MCP revision sent in `MCP-Protocol-Version`, once known. */
   readonly protocolVersion: string | undefined;
-  /** Calls posted and not answered yet. */
+  /** Calls posted that have not ended yet. */
   readonly pending: number;
+  readonly reportsUndelivered: true;
+  settled(id: number): void;
   /**
    * MCP: resolves once the session is ready for what the server starts (the
    * GET stream answered, after `notifications/initialized` was accepted).

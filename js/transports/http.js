@@ -34,18 +34,26 @@ class HttpTransport extends Transport {
   defaultTimeout;
   /** `"mcp"` in MCP mode: MCP's cancellation, no batches (read by the endpoint). */
   dialect;
+  /**
+   * The endpoint gives `send` the ids of the calls each message carries and
+   * tells `settled(id)` when each ends; the transport reports those it got
+   * no response to (`undelivered`), and the endpoint decides their errors.
+   */
+  reportsUndelivered = true;
   #url;
   #fetch;
   #headers;
   #mcp;
   #maxResumes;
   #listen;
-  /** The calls posted and not answered yet: id → method. */
-  #pending = new Map();
+  /** The ids of the calls posted that have not ended yet. */
+  #pending = new Set();
   /** Every fetch in flight, aborted by `destroy()`. */
   #inflight = new Set();
   #session;
   #protocolVersion;
+  /** MCP: the server has answered `initialize` in this session. */
+  #initialized = false;
   #listening = false;
   /** Settles `listened` (see there). */
   #listenSettled;
@@ -82,24 +90,25 @@ class HttpTransport extends Transport {
     return this.#protocolVersion;
   }
 
-  /** Calls posted and not answered yet. */
+  /** Calls posted that have not ended yet. */
   get pending() {
     return this.#pending.size;
   }
 
-  /** POSTs one message (or batch); its reply arrives through the handlers. */
-  send(message) {
+  /**
+   * POSTs one message (or batch), JSON text; its reply arrives through the
+   * handlers. `calls`: the ids of the calls it carries (the endpoint's).
+   */
+  send(message, _transfer, calls = []) {
     if (this.destroyed) throw new Error("transport destroyed");
     const body = typeof message === "string" ? message : JSON.stringify(message);
-    const messages = messagesOf(body);
-    const calls = [];
-    for (const message of messages) {
-      if (typeof message?.method === "string" && message.id !== undefined && message.id !== null) calls.push([message.id, message.method]);
-    }
-    for (const [id, method] of calls) this.#pending.set(id, method);
-    // Once the server has accepted `notifications/initialized`, its GET stream may open.
-    const initialized = this.#mcp && messages.some((message) => message?.method === "notifications/initialized");
-    this.#post(body, calls, initialized);
+    for (const id of calls) this.#pending.add(id);
+    this.#post(body, calls);
+  }
+
+  /** The endpoint says call `id` has ended (answered, failed, timed out or cancelled). */
+  settled(id) {
+    this.#pending.delete(id);
   }
 
   /** Aborts what is in flight, and ends the MCP session (DELETE; a 405 is fine). */
@@ -122,21 +131,23 @@ class HttpTransport extends Transport {
     return headers;
   }
 
-  async #post(body, calls, initialized) {
+  async #post(body, calls) {
     const headers = { ...this.#requestHeaders("application/json, text/event-stream"), "content-type": "application/json" };
     const withSession = this.#session;
     try {
-      await this.#exchange(headers, { method: "POST", body }, (response) => this.#replied(response, calls, withSession, initialized));
+      await this.#exchange(headers, { method: "POST", body }, (response) => this.#replied(response, calls, withSession));
     } catch (error) {
       if (this.destroyed) return;
       if (calls.length === 0) this.emit("error", { error });
-      this.#fail(calls, this.#serverError(), "The HTTP request failed", { error: String(error?.message ?? error) });
+      this.#fail(calls, "failed", "The HTTP request failed", { error: String(error?.message ?? error) });
     }
   }
 
   /** What the reply to a POST says, for the calls it carried. */
-  async #replied(response, calls, withSession, initialized) {
-    if (this.#mcp && calls.some(([, method]) => method === "initialize")) {
+  async #replied(response, calls, withSession) {
+    // MCP: the session the server gives, on its reply to `initialize`
+    // (the first request of a session, as the lifecycle requires).
+    if (this.#mcp && this.#session === undefined) {
       const session = response.headers.get("mcp-session-id");
       if (session) this.#session = session;
     }
@@ -148,11 +159,10 @@ class HttpTransport extends Transport {
     const type = response.headers.get("content-type") ?? "";
     if (!response.ok) {
       const text = await drain(response);
-      // Error responses to these very calls answer them as they say.
-      for (const reply of responsesTo(text, calls)) this.#received(reply);
       const data = { status: response.status, body: text };
       if (calls.length === 0) this.emit("error", { error: new Error(`HTTP ${response.status}`), ...data });
-      this.#fail(calls, this.#serverError(), `HTTP ${response.status} ${response.statusText}`.trim(), data);
+      // The body may still hold JSON-RPC error responses to these very calls: the endpoint reads it.
+      this.#fail(calls, "failed", `HTTP ${response.status} ${response.statusText}`.trim(), data, parsed(text));
       return;
     }
     if (type.includes("text/event-stream")) {
@@ -162,10 +172,11 @@ class HttpTransport extends Transport {
     } else if (!this.#deliverText(await drain(response), calls)) {
       return;
     }
-    this.#fail(this.#unanswered(calls), this.#serverError(), "The server's reply had no response to this call", {
-      status: response.status,
-    });
-    if (initialized) this.#openListening();
+    this.#fail(calls, "failed", "The server's reply had no response to this call", { status: response.status });
+    // MCP: the first message accepted without calls after `initialize` is
+    // `notifications/initialized` (the lifecycle's order): from then on the
+    // server may send on a GET stream of its own.
+    if (this.#mcp && calls.length === 0 && this.#initialized) this.#openListening();
   }
 
   /**
@@ -204,7 +215,7 @@ class HttpTransport extends Transport {
     const open = this.#unanswered(calls);
     if (open.length === 0 || this.destroyed) return;
     if (stream.lastEventId === undefined || attempt >= this.#maxResumes) {
-      this.#fail(open, this.#serverError(), dropped ? "The server's stream dropped" : "The server's stream ended before the response");
+      this.#fail(open, "failed", dropped ? "The server's stream dropped" : "The server's stream ended before the response");
       return;
     }
     await this.#resume(open, stream, attempt + 1);
@@ -219,7 +230,7 @@ class HttpTransport extends Transport {
       await this.#exchange(headers, { method: "GET" }, async (response) => {
         if (!isEventStream(response)) {
           await drain(response);
-          this.#fail(calls, this.#serverError(), `The server's stream could not be resumed (HTTP ${response.status})`, {
+          this.#fail(calls, "failed", `The server's stream could not be resumed (HTTP ${response.status})`, {
             status: response.status,
           });
           return;
@@ -228,7 +239,7 @@ class HttpTransport extends Transport {
         await this.#readStream(response, calls, attempt, stream);
       });
     } catch {
-      if (attempt >= this.#maxResumes) this.#fail(calls, this.#serverError(), "The server's stream could not be resumed");
+      if (attempt >= this.#maxResumes) this.#fail(calls, "failed", "The server's stream could not be resumed");
       else await this.#resume(calls, stream, attempt + 1);
     }
   }
@@ -289,7 +300,7 @@ class HttpTransport extends Transport {
       value = JSON.parse(text);
     } catch {
       if (fromStream) this.emit("error", { error: new Error("An SSE event's data is not JSON"), body: text });
-      else this.#fail(calls, ErrorCode.PARSE_ERROR, "Parse error", { body: text });
+      else this.#fail(calls, "not-json", "Parse error", { body: text });
       return false;
     }
     for (const message of Array.isArray(value) ? value : [value]) this.#received(message);
@@ -297,32 +308,28 @@ class HttpTransport extends Transport {
   }
 
   #received(message) {
-    if (message !== null && typeof message === "object" && "id" in message && !("method" in message)) {
-      const method = this.#pending.get(message.id);
-      this.#pending.delete(message.id);
-      const version = message.result?.protocolVersion;
-      if (method === "initialize" && typeof version === "string" && this.#protocolVersion === undefined) {
-        this.#protocolVersion = version;
-      }
+    // MCP: the revision the server chose, from its answer to `initialize`
+    // (the first answer of a session, as the lifecycle requires).
+    const version = message?.result?.protocolVersion;
+    if (this.#mcp && !this.#initialized && typeof version === "string") {
+      this.#initialized = true;
+      this.#protocolVersion ??= version;
     }
     this.deliver(message);
   }
 
   #unanswered(calls) {
-    return calls.filter(([id]) => this.#pending.has(id));
+    return calls.filter((id) => this.#pending.has(id));
   }
 
-  #serverError() {
-    return this.#mcp ? ErrorCode.MCP_SERVER_ERROR : ErrorCode.HTTP_ERROR;
-  }
-
-  /** Answers `calls` locally with an error: the endpoint settles them like any response. */
-  #fail(calls, code, message, data) {
-    for (const [id] of calls) {
-      if (!this.#pending.delete(id)) continue;
-      const error = data === undefined ? { code, message } : { code, message, data };
-      this.deliver({ jsonrpc: "2.0", error, id });
-    }
+  /**
+   * Reports `calls` (those not ended yet) as undelivered: `reason` is
+   * `"failed"`, `"not-json"` or `"session-expired"`; `reply`, what an error
+   * status's body held. The endpoint decides what each call gets.
+   */
+  #fail(calls, reason, message, data, reply) {
+    const open = this.#unanswered(calls);
+    if (open.length > 0) this.emit("undelivered", { calls: open, reply, reason, message, data });
   }
 
   /** A 404 to a request that carried the session: the server no longer knows it. */
@@ -330,9 +337,9 @@ class HttpTransport extends Transport {
     if (this.#session === sessionId) {
       this.#session = undefined;
       this.#protocolVersion = undefined;
+      this.#initialized = false;
     }
-    const calls = [...this.#pending];
-    this.#fail(calls, ErrorCode.SESSION_EXPIRED, "The MCP session expired: initialize again", { sessionId });
+    this.#fail([...this.#pending], "session-expired", "The MCP session expired: initialize again", { sessionId });
     this.emit("sessionexpired", { sessionId });
   }
 }
@@ -350,27 +357,10 @@ function drain(response) {
   return response.text().catch(() => "");
 }
 
-/** The JSON-RPC responses in `text` (a body) to any of `calls`. */
-function responsesTo(text, calls) {
-  let value;
+/** A body's JSON (one message, or an array of them), or none. */
+function parsed(text) {
   try {
-    value = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  const ids = new Set(calls.map(([id]) => id));
-  return (Array.isArray(value) ? value : [value]).filter(
-    (reply) => reply?.jsonrpc === "2.0" && ids.has(reply.id) && ("result" in reply || "error" in reply),
-  );
-}
-
-/**
- * The messages of an outgoing body (one, or a batch's): the transport reads
- * their ids and methods, the endpoint having handed it JSON text.
- */
-function messagesOf(body) {
-  try {
-    const value = JSON.parse(body);
+    const value = JSON.parse(text);
     return Array.isArray(value) ? value : [value];
   } catch {
     return [];

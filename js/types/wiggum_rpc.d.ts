@@ -12,7 +12,11 @@ export type Params = readonly unknown[] | { readonly [name: string]: unknown };
 /** A transport: anything that can send a message and deliver incoming ones. */
 export interface RPCTransport {
   /** Sends one message (an object, an array for a batch, or JSON text). */
-  send(message: unknown, transfer?: Transferable[]): void;
+  /**
+   * Sends a message (JSON text when `text`). `calls`: with
+   * `reportsUndelivered`, the ids of the calls the message carries.
+   */
+  send(message: unknown, transfer?: Transferable[], calls?: number[]): void;
   /** Adds a handler for incoming messages. */
   onMessage(handler: (message: unknown) => void): void;
   /** Removes a handler added with `onMessage` (called by `destroy()` when present). */
@@ -35,6 +39,15 @@ export interface RPCTransport {
    * pending calls with `CONNECTION_CLOSED` when its transport emits `close`.
    */
   on?(event: string, listener: (detail: any) => void): () => void;
+  /**
+   * A transport that carries each message as a request of its own (HTTP):
+   * `send` gets the ids of the calls each message carries, `settled(id)`
+   * hears when each ends, and the transport emits `undelivered` for the
+   * calls it got no response to; the endpoint decides the error each gets.
+   */
+  readonly reportsUndelivered?: boolean;
+  /** With `reportsUndelivered`: call `id` has ended (answered, failed, timed out or cancelled). */
+  settled?(id: number): void;
 }
 
 /**
@@ -45,7 +58,7 @@ export interface RPCTransport {
  * releases what it owns (listeners, a socket) in `release`.
  */
 export abstract class Transport implements RPCTransport {
-  abstract send(message: unknown, transfer?: Transferable[]): void;
+  abstract send(message: unknown, transfer?: Transferable[], calls?: number[]): void;
   onMessage(handler: (message: unknown) => void): void;
   offMessage(handler: (message: unknown) => void): void;
   /** Stops delivering, drops the inbox, calls `release()` (once). */
@@ -70,6 +83,20 @@ export interface TransportEvents {
   reconnected: { attempt: number };
   /** An MCP server no longer knows the session (HTTP transport): initialize again. */
   sessionexpired: { sessionId: string };
+  /**
+   * Emitted by a transport with `reportsUndelivered`: it got no response to
+   * `calls`. `reason`: `"failed"` (the endpoint answers `HTTP_ERROR`, or
+   * `MCP_SERVER_ERROR` in the MCP dialect), `"not-json"` (`PARSE_ERROR`),
+   * `"session-expired"` (`SESSION_EXPIRED`); `message` and `data` go in the
+   * error; `reply`, what the reply held, may still answer some of them.
+   */
+  undelivered: {
+    calls: number[];
+    reason: "failed" | "not-json" | "session-expired";
+    message: string;
+    data?: unknown;
+    reply?: unknown[];
+  };
 }
 export type TransportEvent = keyof TransportEvents;
 
@@ -264,7 +291,7 @@ export type TraceRecord =
 export type TraceEvent =
   | "timeout" | "cancel" | "destroyed" | "connection-closed" | "send-failed" | "unsendable-answer"
   | "invalid-params" | "invalid-result" | "invalid-notification" | "schema-error" | "check-timeout"
-  | "unhandled-notification" | "parse-error";
+  | "unhandled-notification" | "parse-error" | "undelivered";
 
 /** The `openrpc` option: what `rpc.discover` says of the server. */
 export interface OpenRPCOptions {

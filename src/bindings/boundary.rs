@@ -69,7 +69,19 @@ extern "C" {
     #[wasm_bindgen(js_name = streamEndMessage)]
     pub fn stream_end_message(method: &JsValue, id: &JsValue) -> JsValue;
     #[wasm_bindgen(catch)]
-    pub fn post(transport: &JsValue, text: bool, message: &JsValue, tracer: &JsValue) -> Result<(), JsValue>;
+    pub fn post(
+        transport: &JsValue,
+        text: bool,
+        message: &JsValue,
+        tracer: &JsValue,
+        calls: &JsValue,
+    ) -> Result<(), JsValue>;
+    /// Tells a transport that reports undelivered calls that call `id` ended.
+    #[wasm_bindgen(js_name = callEnded)]
+    pub fn call_ended(transport: &JsValue, id: f64);
+    /// A listener that hands its event's detail to `signal(what, 0, detail)`.
+    #[wasm_bindgen(js_name = eventSignalling)]
+    pub fn event_signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(catch, js_name = postRequest)]
     pub fn post_request(
         transport: &JsValue,
@@ -248,6 +260,9 @@ pub mod signal {
     pub const CHECKED: u32 = 12;
     /// Call `n`'s params failed its schema; `value` is the issues.
     pub const INVALID_PARAMS: u32 = 13;
+    /// The transport got no response to calls it carried; `value` says
+    /// which and why (its `undelivered` event).
+    pub const UNDELIVERED: u32 = 15;
     /// Call `n`'s result failed its schema.
     pub const INVALID_RESULT: u32 = 14;
 }
@@ -367,6 +382,7 @@ pub mod keys {
         CONNECTED = "connected",
         DIALECT = "dialect",
         TRACE = "trace",
+        REPORTS_UNDELIVERED = "reportsUndelivered",
         // The methods of the extensions, as the core names them.
         READY_METHOD = crate::core::READY,
         CANCEL_METHOD = crate::core::CANCEL_REQUEST,

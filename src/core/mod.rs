@@ -23,7 +23,8 @@ mod wire;
 pub use backoff::Backoff;
 pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, TextRefusal};
 pub use endpoint::{
-    Batching, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS,
+    Batching, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered,
+    COARSE_FROM_MS, TICK_MS,
 };
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, thrown_error, Envelope, Framing, IdMember, Inbound};

@@ -283,6 +283,39 @@ test("HTTP that is not JSON-RPC: a 500 page is MCP_SERVER_ERROR (HTTP_ERROR in p
     nowhere.destroy();
   }));
 
+test("an error status: a call its body answers gets that answer, another gets HTTP_ERROR with the status (traced)", async () => {
+  require("../../pkg/node/trace.cjs");
+  // Every reply is a 502; for "a" its body is a JSON-RPC error response to the call.
+  const http = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const call = JSON.parse(body);
+    const answer = { jsonrpc: "2.0", error: { code: -32050, message: "upstream refused", data: { why: "quota" } }, id: call.id };
+    res.writeHead(502, { "content-type": "application/json" }).end(call.method === "a" ? JSON.stringify(answer) : "{}");
+  });
+  http.listen(0, "127.0.0.1");
+  await once(http, "listening");
+  const traced = [];
+  const peer = new Peer(httpTransport(`http://127.0.0.1:${http.address().port}/rpc`), {
+    timeout: 5000,
+    trace: (record) => record.event && traced.push(record),
+  });
+  try {
+    const [first, second] = await Promise.all(
+      ["a", "b"].map((method) => peer.request(method, []).catch((error) => error)),
+    );
+    assert.deepEqual([first.code, first.message, first.data], [-32050, "upstream refused", { why: "quota" }]);
+    assert.equal(second.code, ErrorCode.HTTP_ERROR);
+    assert.equal(second.message, "HTTP 502 Bad Gateway");
+    assert.equal(second.data.status, 502);
+    assert.deepEqual(traced.map((record) => [record.event, record.method]), [["undelivered", "b"]]);
+    assert.equal(peer.pending, 0);
+  } finally {
+    peer.destroy();
+    http.close();
+  }
+});
+
 test("in headless Chromium: the web build's wiggum-rpc/web/http calls the SDK's server from its origin", async () => {
   const server = await startTsMcpServer({ mounts: [["/pkg/", join(root, "pkg-web")], ["/page/", join(root, "tests/js/pages")]] });
   const browser = await launchChromium();

@@ -16,8 +16,8 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use wiggum_rpc::core::framing::{encode, refusal_body, Decoder, Frame};
 use wiggum_rpc::core::{
-    code, json, BatchPolicy, Batching, Cancellation, Config, Endpoint, ErrorObject, Event, Framing, Handshake, Limits,
-    Roles, TextRefusal,
+    code, json, BatchPolicy, Batching, Cancellation, Config, Dialect, Endpoint, ErrorObject, Event, Framing, Handshake,
+    Limits, Roles, TextRefusal,
 };
 
 use crate::log::Logger;
@@ -65,6 +65,7 @@ pub fn serve(logger: Logger) -> i32 {
         cancellation: Cancellation::Lsp,
         // Seed 004's 10 MB rule is the framing decoder's, before any text is parsed.
         limits: Limits::DEFAULT,
+        dialect: Dialect::Plain,
     });
     methods::register(&mut endpoint, &logger, shutdown.clone());
     let mut decoder = Decoder::new();

@@ -26,7 +26,7 @@ use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::Value;
 use crate::core::{
     code, thrown_error, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Dialect, Endpoint, Envelope,
-    Event, Failure, Framing, Handshake, Limits, Outcome, Roles, TextRefusal, TICK_MS,
+    Event, Failure, Framing, Handshake, Limits, Outcome, Roles, TextRefusal, Undelivered, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -38,6 +38,10 @@ pub struct Binding {
     transport: JsValue,
     /// Speak JSON text: the transport says so, or it delivered text.
     text: Cell<bool>,
+    /// The transport carries each message as a request of its own (HTTP)
+    /// and reports the calls it got no response to: it is given the ids of
+    /// the calls each message carries, and told when each call ends.
+    reports_undelivered: bool,
     /// jrpc-oo conventions: `{"args": [...]}` params, `system.listComponents`.
     pub(super) jrpc_oo: bool,
     /// A `system.listComponents` announcement is due at the end of the turn (jrpc-oo).
@@ -153,6 +157,7 @@ impl Binding {
             null_params_absent: false,
             cancellation: Cancellation::Lsp,
             limits: limits_option(&js::named(options, "limits")),
+            dialect,
         }
         .with_dialect(dialect);
         let limits = config.limits;
@@ -161,6 +166,7 @@ impl Binding {
             js::jrpc_oo_available()?;
         }
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
+        let reports_undelivered = get(&transport, keys::REPORTS_UNDELIVERED).as_bool() == Some(true);
         let tracer = match option(options, keys::TRACE) {
             hook if hook.is_undefined() => None,
             hook => Some(JsValue::from(js::tracer(&hook)?)),
@@ -190,6 +196,7 @@ impl Binding {
             Binding {
                 transport: transport.clone(),
                 text: Cell::new(text),
+                reports_undelivered,
                 jrpc_oo,
                 announce_due: Cell::new(false),
                 default_timeout,
@@ -259,6 +266,9 @@ impl Binding {
                 Event::Settled { id, waiter, outcome } => {
                     if let (Some(tracer), Outcome::Failed(failure)) = (self.tracer(), &outcome) {
                         tracer.failed(failure_event(*failure), id as f64, &waiter, &JsValue::UNDEFINED);
+                    }
+                    if self.reports_undelivered && id != 0 {
+                        js::call_ended(&self.transport, id as f64);
                     }
                     settle(&waiter, outcome)
                 }
@@ -414,6 +424,7 @@ impl Binding {
             js::signal::INVALID_RESULT => self.with_core(|core| core.reject_result(CallId(n as u32))),
             js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),
             js::signal::ANNOUNCE => super::jrpc_oo::announce(self),
+            js::signal::UNDELIVERED => self.undelivered(&value),
             js::signal::OPENED => {
                 // The other side is there (a frame that loaded, a socket that opened).
                 self.with_core(|core| core.peer_present());
@@ -494,6 +505,34 @@ impl Binding {
         }
         if let Ok(remove) = self.on("open", &self.signalling(js::signal::OPENED)) {
             self.listen(js::Listening::removed_by(remove));
+        }
+        if self.reports_undelivered {
+            let undelivered = js::event_signalling(&self.signal, js::signal::UNDELIVERED);
+            if let Ok(remove) = self.on("undelivered", &undelivered) {
+                self.listen(js::Listening::removed_by(remove));
+            }
+        }
+    }
+
+    /// The transport's `undelivered` event, `{ calls, reply?, reason,
+    /// message, data? }`: the core decides what each call gets.
+    fn undelivered(self: &Rc<Self>, detail: &JsValue) {
+        let ids: Vec<u64> =
+            js::named(detail, "calls").elements().iter().filter_map(JsValue::as_f64).map(|id| id as u64).collect();
+        let reply = js::named(detail, "reply").elements();
+        let why = match js::named(detail, "reason").as_string().as_deref() {
+            Some("not-json") => Undelivered::NotJson,
+            Some("session-expired") => Undelivered::SessionExpired,
+            _ => Undelivered::Failed,
+        };
+        let message = js::named(detail, "message").as_string().unwrap_or_default();
+        let data = Some(js::named(detail, "data")).filter(|data| !data.is_undefined());
+        let mut failed = Vec::new();
+        self.with_core(|core| failed = core.undelivered(&ids, &reply, why, &message, data));
+        if let Some(tracer) = self.tracer() {
+            for id in failed {
+                tracer.local("undelivered", &(id as f64).into(), &JsValue::UNDEFINED, detail);
+            }
         }
     }
 

@@ -26,18 +26,19 @@ impl Binding {
             }
         }
         let text = self.text.get();
+        let plain = self.tracer.is_none() && !self.reports_undelivered;
         let sent = match &transmit {
-            Transmit::Single(Message::Request { id, method, params }) if self.tracer.is_none() => {
+            Transmit::Single(Message::Request { id, method, params }) if plain => {
                 let params = self.outgoing_params(method, params);
                 js::post_request(&self.transport, text, method, &params, *id as f64)
             }
-            Transmit::Single(Message::Response(Response { id: Some(id), payload: Ok(result) }))
-                if self.tracer.is_none() =>
-            {
+            Transmit::Single(Message::Response(Response { id: Some(id), payload: Ok(result) })) if plain => {
                 js::post_result(&self.transport, text, id.value(), result)
             }
-            Transmit::Single(message) => self.post(&self.message(message)),
-            Transmit::Batch(messages) => self.post(&messages.iter().map(|m| self.message(m)).collect::<Array>().into()),
+            Transmit::Single(message) => self.post(&self.message(message), &transmit),
+            Transmit::Batch(messages) => {
+                self.post(&messages.iter().map(|m| self.message(m)).collect::<Array>().into(), &transmit)
+            }
         };
         if let Err(failure) = sent {
             self.refused(transmit, &failure);
@@ -70,9 +71,25 @@ impl Binding {
         }
     }
 
-    /// Posts a message or batch (traced as it goes, with a tracer).
-    fn post(&self, message: &JsValue) -> Result<(), JsValue> {
-        js::post(&self.transport, self.text.get(), message, self.tracer.as_ref().unwrap_or(&JsValue::UNDEFINED))
+    /// Posts a message or batch (traced as it goes, with a tracer), with the
+    /// ids of the calls it carries for a transport that reports undelivered ones.
+    fn post(&self, message: &JsValue, transmit: &Transmit<JsValue>) -> Result<(), JsValue> {
+        let calls = match self.reports_undelivered {
+            true => {
+                let id = |message: &Message<JsValue>| match message {
+                    Message::Request { id, .. } => Some(JsValue::from(*id as f64)),
+                    _ => None,
+                };
+                match transmit {
+                    Transmit::Single(message) => id(message).into_iter().collect::<Array>(),
+                    Transmit::Batch(messages) => messages.iter().filter_map(id).collect(),
+                }
+                .into()
+            }
+            false => JsValue::UNDEFINED,
+        };
+        let untraced = JsValue::UNDEFINED;
+        js::post(&self.transport, self.text.get(), message, self.tracer.as_ref().unwrap_or(&untraced), &calls)
     }
 
     pub(super) fn message(&self, message: &Message<JsValue>) -> JsValue {

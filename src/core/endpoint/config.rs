@@ -74,6 +74,9 @@ pub struct Config {
     /// Which notification cancels a request, both ways (MCP has its own).
     pub cancellation: Cancellation,
     pub limits: Limits,
+    /// The protocol spoken over JSON-RPC ([`Config::with_dialect`] sets it
+    /// with its conventions).
+    pub dialect: Dialect,
 }
 
 /// A protocol built on JSON-RPC 2.0 whose conventions change what goes on the wire.
@@ -91,8 +94,8 @@ impl Config {
     /// This configuration under `dialect`'s conventions.
     pub fn with_dialect(self, dialect: Dialect) -> Self {
         match dialect {
-            Dialect::Plain => self,
-            Dialect::Mcp => Config { batching: Batching::Never, cancellation: Cancellation::Mcp, ..self },
+            Dialect::Plain => Config { dialect, ..self },
+            Dialect::Mcp => Config { batching: Batching::Never, cancellation: Cancellation::Mcp, dialect, ..self },
         }
     }
 
@@ -105,8 +108,25 @@ impl Config {
             null_params_absent: false,
             cancellation: Cancellation::Lsp,
             limits: Limits::DEFAULT,
+            dialect: Dialect::Plain,
         }
     }
+}
+
+/// Why a transport that carries each message as a request of its own (HTTP)
+/// got no response to calls it carried. The transport says which calls, by
+/// id, and why; the endpoint decides the answer each still-waiting call gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Undelivered {
+    /// The request failed, its reply was an error status, had no response
+    /// to the call, or its stream ended before one: `HTTP_ERROR`
+    /// (`MCP_SERVER_ERROR` in the MCP dialect).
+    Failed,
+    /// The reply was not JSON: `PARSE_ERROR`, as the spec names it.
+    NotJson,
+    /// The server no longer knows the session the call went in (MCP):
+    /// `SESSION_EXPIRED`.
+    SessionExpired,
 }
 
 /// How a call of this side ended without an answer from the other side.

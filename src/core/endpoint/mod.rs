@@ -19,7 +19,8 @@ mod config;
 mod outgoing;
 
 pub use config::{
-    Batching, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, COARSE_FROM_MS, TICK_MS,
+    Batching, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered, COARSE_FROM_MS,
+    TICK_MS,
 };
 
 use crate::prelude::*;
@@ -223,6 +224,43 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub fn connection_closed(&mut self) {
         self.queue.retain(|queued| queued.call.is_none());
         self.fail_all(Failure::ConnectionClosed);
+    }
+
+    /// The transport got no response to the calls `ids` (see
+    /// [`Undelivered`]). What its reply held (`reply`: an error status's
+    /// body, parsed) still answers any of them it has a response to; nothing
+    /// else in it is read. Then each call still waiting settles with the
+    /// error `why` names, `message` (what happened, in the transport's
+    /// words) and `data`. Calls already answered, or unknown ids, are left
+    /// alone. Returns the calls that failed so.
+    pub fn undelivered(
+        &mut self,
+        ids: &[u64],
+        reply: &[V],
+        why: Undelivered,
+        message: &str,
+        data: Option<V>,
+    ) -> Vec<u64> {
+        for message in reply {
+            if self.answers(Envelope::read(message), Framing::Text).is_some_and(|id| ids.contains(&id)) {
+                self.receive(message, Framing::Text);
+            }
+        }
+        let code = match why {
+            Undelivered::Failed if self.config.dialect == Dialect::Mcp => code::MCP_SERVER_ERROR,
+            Undelivered::Failed => code::HTTP_ERROR,
+            Undelivered::NotJson => code::PARSE_ERROR,
+            Undelivered::SessionExpired => code::SESSION_EXPIRED,
+        };
+        let mut failed = Vec::new();
+        for &id in ids {
+            if let Some(call) = self.calls.remove(id) {
+                let error = ErrorObject { code, message: message.into(), data: data.clone() };
+                self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome: Outcome::Error(error) });
+                failed.push(id);
+            }
+        }
+        failed
     }
 
     /// Ends the endpoint: every waiting call settles with [`Failure::Destroyed`],
