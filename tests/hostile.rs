@@ -186,6 +186,7 @@ fn text_not_read_gets_its_error_with_id_null() {
         (TextRefusal::NotJson, -32700, "Parse error"),
         (TextRefusal::TooLarge, -32600, "Message too large"),
         (TextRefusal::TooDeep, -32600, "Message nested too deeply"),
+        (TextRefusal::NotText, -32700, "Parse error: not text (send JSON text)"),
     ] {
         let mut endpoint: Endpoint<Json, (), u32> = Endpoint::new(Config::new(Roles::PEER));
         endpoint.receive_refused(refusal);

@@ -141,7 +141,8 @@ export function kindOf(value) {
 // Envelope flags, as `boundary.rs` names them (the build checks that they
 // match): bits 0-2 the kind of the message (or PARSE_FAILED); then whether
 // jsonrpc is "2.0"; the id's kind + 1 (0: absent); a method; the params'
-// kind + 1; a result; an error; whether it came as JSON text.
+// kind + 1; a result; an error; whether it came as JSON text; why text was
+// not read.
 const OBJECT = 5;
 const PARSE_FAILED = 7;
 const VERSION_2 = 1 << 3;
@@ -153,14 +154,20 @@ const ERROR = 1 << 12;
 const TEXT = 1 << 13;
 const TOO_LARGE = 1 << 14;
 const TOO_DEEP = 1 << 15;
+const NOT_TEXT = 1 << 16;
 
 // An endpoint's message handler: parses JSON text once, reads a message
 // object's envelope, and hands both to wasm in one call. Text past the
 // endpoint's limits (`maxBytes` of UTF-8, `maxDepth` of nesting) is not
-// parsed; the core answers it.
-export function envelopeReader(sink, maxBytes, maxDepth) {
+// parsed, and neither are bytes on a text transport (a WebSocket's binary
+// frame); the core answers them.
+export function envelopeReader(sink, maxBytes, maxDepth, textTransport) {
   return (message) => {
     let text = 0;
+    if (textTransport && (message instanceof ArrayBuffer || ArrayBuffer.isView(message))) {
+      sink(undefined, PARSE_FAILED | TEXT | NOT_TEXT);
+      return;
+    }
     if (typeof message === "string") {
       const refused = textRefused(message, maxBytes, maxDepth);
       if (refused !== 0) {

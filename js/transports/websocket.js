@@ -16,9 +16,6 @@
 import { Transport, reconnectDelay } from "./wiggum_rpc.js";
 
 const OPEN = 1;
-/** What a binary frame gets: the other side learns it was not read. */
-const BINARY_REFUSED =
-  '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"binary frames are not supported: send JSON text"},"id":null}';
 
 class WebSocketTransport extends Transport {
   /** JSON text, and a server may take its time: 60 s per call by default. */
@@ -124,17 +121,13 @@ class WebSocketTransport extends Transport {
     if (reconnected !== undefined) this.emit("reconnected", { attempt: reconnected });
   }
 
+  // A binary frame goes to the endpoint too, which answers it (`-32700`:
+  // a text transport's message that is not text); the page hears of it.
   #received(data) {
-    if (typeof data === "string") {
-      this.deliver(data);
-      return;
+    this.deliver(data);
+    if (typeof data !== "string") {
+      this.emit("error", { error: new Error("binary frame refused: wiggum-rpc reads JSON text frames only") });
     }
-    try {
-      this.#socket?.send(BINARY_REFUSED);
-    } catch {
-      // The connection is going: its close event follows.
-    }
-    this.emit("error", { error: new Error("binary frame refused: wiggum-rpc reads JSON text frames only") });
   }
 
   #closed(info) {

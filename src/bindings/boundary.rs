@@ -36,7 +36,7 @@ extern "C" {
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
     #[wasm_bindgen(js_name = envelopeReader)]
-    pub fn envelope_reader(sink: &Function, max_bytes: f64, max_depth: f64) -> Function;
+    pub fn envelope_reader(sink: &Function, max_bytes: f64, max_depth: f64, text_transport: bool) -> Function;
 
     #[wasm_bindgen(js_name = openCall)]
     pub fn open_call(method: &JsValue, on_chunk: &JsValue) -> JsValue;
@@ -227,6 +227,8 @@ pub mod flags {
     pub const TOO_LARGE: u32 = 1 << 14;
     /// With [`PARSE_FAILED`]: the text was not parsed, being nested deeper than the limit.
     pub const TOO_DEEP: u32 = 1 << 15;
+    /// With [`PARSE_FAILED`]: a text transport delivered bytes (a WebSocket's binary frame).
+    pub const NOT_TEXT: u32 = 1 << 16;
 }
 
 /// What JS tells a binding through its one callback, `signal(what, n, value)`:
@@ -285,7 +287,8 @@ const _: () = {
             && defines(glue, b"const ERROR = ", flags::ERROR)
             && defines(glue, b"const TEXT = ", flags::TEXT)
             && defines(glue, b"const TOO_LARGE = ", flags::TOO_LARGE)
-            && defines(glue, b"const TOO_DEEP = ", flags::TOO_DEEP),
+            && defines(glue, b"const TOO_DEEP = ", flags::TOO_DEEP)
+            && defines(glue, b"const NOT_TEXT = ", flags::NOT_TEXT),
         "glue.js: the envelope flags differ from boundary::flags"
     );
     assert!(

@@ -59,15 +59,18 @@ pub enum TextRefusal {
     TooLarge,
     /// Nested deeper than [`Limits::max_depth`](crate::core::Limits).
     TooDeep,
+    /// Not text at all, on a transport of JSON text (a WebSocket's binary frame).
+    NotText,
 }
 
 impl TextRefusal {
-    /// Its answer: `-32700` for text that is not JSON, `-32600` for a limit.
+    /// Its answer: `-32700` for what is not JSON text, `-32600` for a limit.
     pub fn error<V>(self) -> ErrorObject<V> {
         match self {
             TextRefusal::NotJson => ErrorObject::standard(code::PARSE_ERROR),
             TextRefusal::TooLarge => ErrorObject::new(code::INVALID_REQUEST, "Message too large"),
             TextRefusal::TooDeep => ErrorObject::new(code::INVALID_REQUEST, "Message nested too deeply"),
+            TextRefusal::NotText => ErrorObject::new(code::PARSE_ERROR, "Parse error: not text (send JSON text)"),
         }
     }
 }

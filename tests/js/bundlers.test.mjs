@@ -160,7 +160,7 @@ test("wiggum-rpc/websocket and wiggum-rpc/remote through Vite and webpack: a pag
     writeFileSync(join(webpackOut, "index.html"), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script src="main.js"></script>\n');
     await served(webpackOut, async (url) => assert.deepEqual(await resultAt(`${url}${query}`), { product: 42, missing: true }));
     // Texts only the WebSocket transport and `expose()` have: in these bundles, in none of the earlier tests' bundles.
-    for (const marker of ["binary frames are not supported", "expose: instance must be an object"]) {
+    for (const marker of ["binary frame refused", "expose: instance must be an object"]) {
       for (const dir of [viteOut, webpackOut]) assert.ok(builtText(dir).includes(marker), `${dir} has "${marker}"`);
       for (const dir of ["dist-vite", "dist-webpack", "dist-cross-page", "dist-two-page"]) {
         assert.equal(builtText(join(app, dir)).includes(marker), false, `${dir} does not have "${marker}"`);

@@ -185,7 +185,7 @@ impl Binding {
                         }
                     },
                 ));
-                js::envelope_reader(&sink, limits.max_message_bytes as f64, limits.max_depth as f64)
+                js::envelope_reader(&sink, limits.max_message_bytes as f64, limits.max_depth as f64, text)
             };
             let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
                 move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
@@ -345,6 +345,7 @@ impl Binding {
             flags::PARSE_FAILED => core.receive_refused(match bits {
                 _ if bits & flags::TOO_LARGE != 0 => TextRefusal::TooLarge,
                 _ if bits & flags::TOO_DEEP != 0 => TextRefusal::TooDeep,
+                _ if bits & flags::NOT_TEXT != 0 => TextRefusal::NotText,
                 _ => TextRefusal::NotJson,
             }),
             flags::OBJECT => core.receive_envelope(js::envelope(bits, members, id_number), framing),
