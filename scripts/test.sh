@@ -52,6 +52,7 @@ run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium
 run "MCP over Streamable HTTP: the TypeScript SDK's server, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors)" \
   node --test tests/js/mcp.test.mjs
 run "Node: the root entry alone, then each capability entry imported (trace, contracts, introspection, jrpc-oo)" node --test tests/js/entries.test.mjs
+run "Node: the hooks a transport may offer (idle, reportsUndelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "Node: schema-checked methods (zod, valibot, hand-written), rpc.discover against the OpenRPC meta-schema, the trace hook" \
   node --test tests/js/contracts.test.mjs

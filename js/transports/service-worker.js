@@ -17,8 +17,8 @@ export const SERVICE_WORKER = "wiggum-rpc/service-worker";
 /** A client page, seen from its service worker: answers go over its port. */
 export class ClientLink extends Transport {
   #port;
-  /** Request id → what resolves once its answer is sent (for `waitUntil`). */
-  #answering = new Map();
+  /** What resolves once the endpoint has answered all it was serving (for `waitUntil`). */
+  #waiting = [];
 
   constructor(port) {
     super();
@@ -27,31 +27,25 @@ export class ClientLink extends Transport {
 
   send(message, transfer) {
     this.#port.postMessage(message, transfer ?? []);
-    for (const one of Array.isArray(message) ? message : [message]) {
-      if (one?.method === undefined && one?.id !== undefined) this.#answered(one.id);
-    }
   }
 
-  /** Hands a message over; resolves once every request in it is answered. */
+  /**
+   * Hands a message over; resolves once the endpoint has answered every
+   * call it was serving, this message's included (it says so by `idle()`).
+   */
   receive(message) {
-    const waits = [];
-    for (const one of Array.isArray(message) ? message : [message]) {
-      if (typeof one?.method === "string" && one.id !== undefined && one.id !== null) {
-        waits.push(new Promise((resolve) => this.#answering.set(one.id, resolve)));
-      }
-    }
+    const answered = new Promise((resolve) => this.#waiting.push(resolve));
     this.deliver(message);
-    return Promise.all(waits);
+    return answered;
   }
 
-  #answered(id) {
-    this.#answering.get(id)?.();
-    this.#answering.delete(id);
+  /** The endpoint has nothing left to answer. */
+  idle() {
+    for (const resolve of this.#waiting.splice(0)) resolve();
   }
 
   release() {
-    for (const resolve of this.#answering.values()) resolve();
-    this.#answering.clear();
+    this.idle();
     this.#port.close();
   }
 }

@@ -48,6 +48,12 @@ export interface RPCTransport {
   readonly reportsUndelivered?: boolean;
   /** With `reportsUndelivered`: call `id` has ended (answered, failed, timed out or cancelled). */
   settled?(id: number): void;
+  /**
+   * Called whenever the endpoint has answered every call of the other
+   * side's it was serving (a service worker's link keeps the worker alive
+   * until then).
+   */
+  idle?(): void;
 }
 
 /**

@@ -42,6 +42,10 @@ pub struct Binding {
     /// and reports the calls it got no response to: it is given the ids of
     /// the calls each message carries, and told when each call ends.
     reports_undelivered: bool,
+    /// The transport's `idle()`, if it has one: called whenever this side
+    /// has answered every call it was serving (a service worker keeps
+    /// itself alive until then).
+    idle: Option<Function>,
     /// jrpc-oo conventions: `{"args": [...]}` params, `system.listComponents`.
     pub(super) jrpc_oo: bool,
     /// A `system.listComponents` announcement is due at the end of the turn (jrpc-oo).
@@ -197,6 +201,7 @@ impl Binding {
                 transport: transport.clone(),
                 text: Cell::new(text),
                 reports_undelivered,
+                idle: js::method(&transport, "idle"),
                 jrpc_oo,
                 announce_due: Cell::new(false),
                 default_timeout,
@@ -294,6 +299,11 @@ impl Binding {
             }
         }
         self.draining.set(false);
+        if let Some(idle) = &self.idle {
+            if self.core().is_some_and(|core| !core.is_serving()) {
+                let _ = idle.call0(&self.transport);
+            }
+        }
         self.arm_timers();
     }
 

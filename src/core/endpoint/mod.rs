@@ -130,6 +130,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.destroyed
     }
 
+    /// Whether a call of the other side's is being served (its answer, or
+    /// its batch's, has not gone yet).
+    pub fn is_serving(&self) -> bool {
+        self.dispatcher.is_busy()
+    }
+
     /// Nothing is left in any table: no call waiting, none being served, no
     /// batch half-answered, nothing queued (but notifications held for a
     /// handshake the other side has not answered). A leak check.
