@@ -6,7 +6,7 @@
 // - `hub`: one server for many clients, with the SharedWorker, service
 //   worker and BroadcastChannel transports and the Web Locks helpers;
 // - `remote`, `stream`: API sugar that adds methods to the root's classes;
-// - `trace`, `contracts`, `introspection`, `jrpc-oo`: capabilities the root
+// - `trace`, `contracts`, `introspection`: capabilities the root
 //   refuses (or, introspection, does not serve) until their entry fills its
 //   slot in the root's `extensions`.
 //
@@ -38,7 +38,6 @@ export const SOURCES = {
   trace: "js/entries/trace.js",
   contracts: "js/entries/contracts.js",
   introspection: "js/entries/introspection.js",
-  "jrpc-oo": "js/entries/jrpc-oo.js",
 };
 export const SUBPATHS = Object.keys(SOURCES);
 
@@ -49,7 +48,6 @@ export const INSTALLS = {
   trace: ["installTrace", ["extensions"]],
   contracts: ["installContracts", ["extensions"]],
   introspection: ["installIntrospection", ["extensions", "ErrorCode"]],
-  "jrpc-oo": ["installJrpcOo", ["extensions"]],
 };
 
 /** What a source may import from beside it in the package: the root and the other entries. */

@@ -609,6 +609,34 @@ fn params_that_are_neither_array_nor_object_are_refused_before_anything_is_sent(
     assert_eq!(side.endpoint.pending(), 1);
 }
 
+// ---- dialects ---------------------------------------------------------------------------
+
+#[test]
+fn jrpc_oo_params_travel_as_args_both_ways_except_to_its_system_methods() {
+    let jrpc_oo = Config::new(Roles::PEER).with_dialect(Dialect::JrpcOo);
+    let mut pair = Pair::new(jrpc_oo, jrpc_oo);
+    pair.a.call(1, "echo", json!([1, 2]), Some(60_000), 0);
+    pair.a.endpoint.request(json!("echo"), None, 2, Some(60_000), || 0);
+    pair.a.call(3, "echo", json!({ "named": true }), Some(60_000), 0);
+    pair.a.call(4, "system.listComponents", json!({ "Repo.add": true }), Some(60_000), 0);
+    let sent = pair.a.end_turn();
+    let params: Vec<&Json> = sent.iter().map(|message| &message["params"]).collect();
+    assert_eq!(
+        params,
+        [&json!({ "args": [1, 2] }), &json!({ "args": [] }), &json!({ "named": true }), &json!({ "Repo.add": true })],
+        "positional params wrapped, none as no args, named and system.* as they are"
+    );
+    pair.to_b.extend(sent);
+    pair.run();
+    // The other side's handlers got the arguments back out of `args`, and echoed them.
+    assert_eq!(pair.a.result(1), Some(&json!([1, 2])));
+    assert_eq!(pair.a.result(2), Some(&json!([])));
+    assert_eq!(pair.a.result(3), Some(&json!({ "named": true })));
+    let mut plain = Side::new(Config::new(Roles::PEER));
+    plain.call(1, "echo", json!([1, 2]), Some(60_000), 0);
+    assert_eq!(plain.end_turn()[0]["params"], json!([1, 2]), "without the dialect, as they are");
+}
+
 // ---- calls a request/reply transport could not deliver --------------------------------
 
 #[test]

@@ -17,6 +17,7 @@ enum Cloned {
     Number(f64),
     Text(&'static str),
     Object(Vec<(&'static str, Cloned)>),
+    Array(Vec<Cloned>),
 }
 
 impl Value for Cloned {
@@ -25,6 +26,7 @@ impl Value for Cloned {
             Cloned::Number(_) => Kind::Number,
             Cloned::Text(_) => Kind::String,
             Cloned::Object(_) => Kind::Object,
+            Cloned::Array(_) => Kind::Array,
         }
     }
     fn member(&self, name: &str) -> Option<Self> {
@@ -49,7 +51,16 @@ impl Value for Cloned {
         None
     }
     fn elements(&self) -> Vec<Self> {
-        Vec::new()
+        match self {
+            Cloned::Array(elements) => elements.clone(),
+            _ => Vec::new(),
+        }
+    }
+    fn object_of(name: &'static str, value: Self) -> Self {
+        Cloned::Object(vec![(name, value)])
+    }
+    fn empty_array() -> Self {
+        Cloned::Array(Vec::new())
     }
 }
 

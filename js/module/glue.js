@@ -53,7 +53,7 @@ export const ErrorCode = Object.freeze({
 
 // ---- what the capability entries plug in ----
 //
-// `wiggum-rpc/trace`, `/contracts`, `/introspection` and `/jrpc-oo` fill
+// `wiggum-rpc/trace`, `/contracts` and `/introspection` fill
 // these slots when imported (their install functions): a page that imports
 // none of them loads none of their code. Until one is imported, the option
 // it serves is refused with a TypeError that names it.
@@ -66,8 +66,6 @@ export const extensions = {
   checked: undefined,
   // (openrpc option) => `{ list, describe, discover, record }`.
   introspection: undefined,
-  // jrpc-oo's params shapes: `{ argsParams, argsOf }`.
-  jrpcOo: undefined,
   isSchema,
 };
 
@@ -100,19 +98,7 @@ export function introspection(options) {
   return extensions.introspection?.(options);
 }
 
-// jrpc-oo's shapes of params (wiggum-rpc/jrpc-oo).
-export function jrpcOo() {
-  missing("jrpcOo", "the jrpcOo option", "jrpc-oo");
-}
-
-export function argsParams(method, params) {
-  return extensions.jrpcOo.argsParams(method, params);
-}
-
-export function argsOf(params) {
-  return extensions.jrpcOo.argsOf(params);
-}
-
+// jrpc-oo's `system.listComponents`: this side's method names as a map.
 export function componentMap(names) {
   const map = {};
   for (const name of names) map[name] = true;

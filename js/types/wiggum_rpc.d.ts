@@ -354,7 +354,6 @@ export interface EndpointOptions {
    * jrpc-oo's conventions: positional params travel as
    * `{"args": [...]}` both ways, and this side answers and sends
    * `system.listComponents` (its method names) whenever the connection opens.
-   * Needs `import "wiggum-rpc/jrpc-oo"` (a TypeError without it).
    */
   jrpcOo?: boolean;
 }

@@ -109,11 +109,6 @@ extern "C" {
 extern "C" {
     /// A server's introspection catalog, or undefined without `wiggum-rpc/introspection`.
     pub fn introspection(options: &JsValue) -> JsValue;
-    /// jrpc-oo's shapes of params (`wiggum-rpc/jrpc-oo`).
-    #[wasm_bindgen(js_name = argsParams)]
-    pub fn args_params(method: &JsValue, params: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = argsOf)]
-    pub fn args_of(params: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = componentMap)]
     pub fn component_map(names: &js_sys::Array) -> JsValue;
     #[wasm_bindgen(js_name = ignoreRejection)]
@@ -129,9 +124,6 @@ extern "C" {
         notification: bool,
         hooks: &JsValue,
     ) -> Result<JsValue, JsValue>;
-    /// A TypeError unless `wiggum-rpc/jrpc-oo` was imported.
-    #[wasm_bindgen(catch, js_name = jrpcOo)]
-    pub fn jrpc_oo_available() -> Result<(), JsValue>;
 
     /// An endpoint's tracer around the `trace` option (`wiggum-rpc/trace`;
     /// a TypeError without it).
@@ -471,6 +463,16 @@ impl Value for JsValue {
 
     fn is_version_2(&self) -> bool {
         keys::VERSION.with(|version| self == version)
+    }
+
+    fn object_of(name: &'static str, value: Self) -> Self {
+        let object = js_sys::Object::new();
+        let _ = Reflect::set(&object, &JsValue::from_str(name), &value);
+        object.into()
+    }
+
+    fn empty_array() -> Self {
+        js_sys::Array::new().into()
     }
 }
 

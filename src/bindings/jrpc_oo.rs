@@ -1,15 +1,16 @@
-//! jrpc-oo's conventions (the `jrpcOo` option): `{"args": [...]}` params both
-//! ways, and `system.listComponents`, by which each side tells the other its
-//! methods whenever they change or the connection opens. Its callbacks are
-//! the binding's one `signal` (`COMPONENTS`, `ANNOUNCE`, `OPENED`).
+//! jrpc-oo's handshake (the `jrpcOo` option): `system.listComponents`, by
+//! which each side tells the other its methods whenever they change or the
+//! connection opens. (Its `{"args": [...]}` params are the core's
+//! `Dialect::JrpcOo`.) Its callbacks are the binding's one `signal`
+//! (`COMPONENTS`, `ANNOUNCE`, `OPENED`).
 
 use alloc::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
 use super::binding::Binding;
+pub use super::boundary::component_map;
 use super::boundary::{self as js, get, ignore_rejection, keys};
-pub use super::boundary::{args_of, args_params, component_map};
 
 /// Answers `system.listComponents` with this side's methods.
 pub fn serve_components(binding: &Rc<Binding>) -> Result<(), JsValue> {

@@ -5,9 +5,9 @@
 //!   the envelope flags, `Value` for `JsValue`.
 //! - [`binding`]: one core endpoint on one JS transport.
 //! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
-//! - `introspection`, `jrpc_oo`: what the `wiggum-rpc/introspection` and
-//!   `wiggum-rpc/jrpc-oo` entries plug into (the built-in methods, jrpc-oo's
-//!   handshake).
+//! - `introspection`: what the `wiggum-rpc/introspection` entry plugs into.
+//! - `jrpc_oo`: jrpc-oo's `system.listComponents` handshake (its params
+//!   shapes are the core's `Dialect::JrpcOo`).
 //! - `websocket`: the WebSocket transport's reconnect schedule (the transport
 //!   is JS, `js/transports/websocket.js`, outside the module's imports).
 //! - `framed`: the stream transport (feature `framing`).

@@ -43,6 +43,11 @@ pub trait Value: Clone {
     fn is_version_2(&self) -> bool {
         self.as_text().as_deref() == Some("2.0")
     }
+    /// An object of one member, `{ name: value }` (the jrpc-oo dialect
+    /// wraps positional params so).
+    fn object_of(name: &'static str, value: Self) -> Self;
+    /// An empty array.
+    fn empty_array() -> Self;
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -86,5 +91,13 @@ impl Value for serde_json::Value {
 
     fn is_version_2(&self) -> bool {
         self.as_str() == Some("2.0")
+    }
+
+    fn object_of(name: &'static str, value: Self) -> Self {
+        serde_json::Value::Object([(name.to_owned(), value)].into_iter().collect())
+    }
+
+    fn empty_array() -> Self {
+        serde_json::Value::Array(Vec::new())
     }
 }

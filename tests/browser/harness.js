@@ -21,7 +21,6 @@ async function load() {
     (await import("/js/entries/trace.js")).installTrace(lib);
     (await import("/js/entries/contracts.js")).installContracts(lib);
     (await import("/js/entries/introspection.js")).installIntrospection(lib);
-    (await import("/js/entries/jrpc-oo.js")).installJrpcOo(lib);
   }
   fixtures ??= await import("/tests/browser/methods.js");
   reference ??= await import("/tests/browser/reference.js");

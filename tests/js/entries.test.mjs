@@ -1,7 +1,7 @@
 // The root entry alone, then each capability entry imported in turn: what
 // the root refuses or leaves out until the entry that serves it is imported
-// (`wiggum-rpc/trace`, `/contracts`, `/introspection`, `/jrpc-oo`), and
-// that importing it is all it takes. One process, the Node build: the
+// (`wiggum-rpc/trace`, `/contracts`, `/introspection`), and that importing
+// it is all it takes. One process, the Node build: the
 // entries fill the root's slots for good once required, so the order of
 // the tests is the story.
 import { test } from "node:test";
@@ -36,12 +36,10 @@ const twoNumbers = {
   },
 };
 
-test("the root alone: trace, schemas and jrpcOo are refused by name; no introspection is served", async () => {
+test("the root alone: trace and schemas are refused by name; no introspection is served", async () => {
   const { port1 } = new MessageChannel();
   assert.throws(() => new lib.Peer(lib.portTransport(port1), { trace: () => {} }),
     (error) => error instanceof TypeError && /wiggum-rpc\/trace/.test(error.message));
-  assert.throws(() => new lib.Peer(lib.portTransport(port1), { jrpcOo: true }),
-    (error) => error instanceof TypeError && /wiggum-rpc\/jrpc-oo/.test(error.message));
   port1.close();
   await pair({}, async (server, client) => {
     assert.throws(() => server.method("add", ([a, b]) => a + b, { params: twoNumbers }),
@@ -96,8 +94,7 @@ test("wiggum-rpc/introspection: servers answer listMethods, describeMethods and 
   });
 });
 
-test("wiggum-rpc/jrpc-oo: the jrpcOo option works once imported, params as {args}", async () => {
-  require("../../pkg/node/jrpc-oo.cjs");
+test("the jrpcOo option needs no entry: params go as {args} (the core's dialect)", async () => {
   const { port1, port2 } = new MessageChannel();
   const seen = [];
   port1.on("message", (message) => seen.push(message));

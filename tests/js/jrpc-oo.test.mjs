@@ -138,7 +138,7 @@ before(async () => {
   port = await freePort();
   repo = new Repo();
   jrpc = await startJrpcServer(port, [["Repo", repo]]);
-  opened = await openLibPage({ entries: ["jrpc-oo"] });
+  opened = await openLibPage();
   page = opened.page;
   await page.evaluate((url) => {
     class BrowserUi {

@@ -66,7 +66,7 @@ after(() => rmSync(app, { recursive: true, force: true }));
 
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
-  const entries = ["contracts", "http", "hub", "introspection", "jrpc-oo", "remote", "stream", "trace", "websocket"];
+  const entries = ["contracts", "http", "hub", "introspection", "remote", "stream", "trace", "websocket"];
   const esm = entries.flatMap((name) => [`${name}.d.ts`, `${name}.js`, `${name}.js.map`]);
   const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
@@ -85,7 +85,7 @@ test("the tarball holds the package and nothing else", () => {
   ].sort(byName));
   // The subpath entries are outside the module's imports: a page that does not import them does not load them.
   const wasm = new WebAssembly.Module(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.wasm")));
-  assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket|http|remote|stream|trace|contracts|introspection|jrpc-oo/i.test(i.module)), []);
+  assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket|http|remote|stream|trace|contracts|introspection/i.test(i.module)), []);
   // The minified glue maps back to readable source, shipped beside it.
   const map = JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.js.map"), "utf8"));
   assert.ok(map.sourcesContent.some((source) => source.includes("export class JSONRPCClient")));
@@ -152,7 +152,7 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   }
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
-  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "jrpc-oo", "remote", "stream", "trace", "websocket"];
+  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "remote", "stream", "trace", "websocket"];
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
     ".", "./package.json", "./web", ...subpaths.flatMap((name) => [`./${name}`, `./web/${name}`]),
   ].sort());

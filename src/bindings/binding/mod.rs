@@ -9,7 +9,6 @@
 
 use crate::prelude::*;
 
-use alloc::borrow::Cow;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell, RefMut};
 
@@ -134,9 +133,11 @@ impl Binding {
             .or_else(|| get(&transport, keys::DEFAULT_TIMEOUT).as_f64())
             .unwrap_or(DEFAULT_TIMEOUT_MS);
         let batches = option(options, keys::BATCHES);
+        let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
         // An MCP transport says so: its conventions are the core's `Dialect::Mcp`.
         let dialect = match get(&transport, keys::DIALECT).as_string().as_deref() {
             Some("mcp") => Dialect::Mcp,
+            _ if jrpc_oo => Dialect::JrpcOo,
             _ => Dialect::Plain,
         };
         let config = Config {
@@ -165,10 +166,6 @@ impl Binding {
         }
         .with_dialect(dialect);
         let limits = config.limits;
-        let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
-        if jrpc_oo {
-            js::jrpc_oo_available()?;
-        }
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
         let reports_undelivered = get(&transport, keys::REPORTS_UNDELIVERED).as_bool() == Some(true);
         let tracer = match option(options, keys::TRACE) {
@@ -266,7 +263,7 @@ impl Binding {
                 Event::Invoke { call, handler, params } => self.invoke(call, &handler, params),
                 Event::Notify { handler, params } => {
                     // A notification has no one to tell about a failure.
-                    let _ = handler.call1(&JsValue::UNDEFINED, &self.incoming_params(params));
+                    let _ = handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED));
                 }
                 Event::Settled { id, waiter, outcome } => {
                     if let (Some(tracer), Outcome::Failed(failure)) = (self.tracer(), &outcome) {
@@ -393,7 +390,7 @@ impl Binding {
     }
 
     fn invoke(self: &Rc<Self>, call: CallId, handler: &Function, params: Option<JsValue>) {
-        let params = self.incoming_params(params);
+        let params = params.unwrap_or(JsValue::UNDEFINED);
         match js::invoke(&self.hooks, handler, &params, call.0) {
             // Settles later, through the hooks' `settled`.
             Ok(result) if result.is_undefined() => {}
@@ -583,26 +580,5 @@ impl Binding {
         if let Some(tracer) = self.tracer() {
             tracer.local(event, &JsValue::UNDEFINED, &JsValue::UNDEFINED, detail);
         }
-    }
-
-    fn incoming_params(&self, params: Option<JsValue>) -> JsValue {
-        let params = params.unwrap_or(JsValue::UNDEFINED);
-        if self.jrpc_oo {
-            return super::jrpc_oo::args_of(&params);
-        }
-        params
-    }
-
-    /// The params a call or notification goes out with: as they are (no
-    /// copy of the handle), or in jrpc-oo's shape.
-    fn outgoing_params<'a>(&self, method: &JsValue, params: &'a Option<JsValue>) -> Cow<'a, JsValue> {
-        let params = match params {
-            Some(params) => Cow::Borrowed(params),
-            None => Cow::Owned(JsValue::UNDEFINED),
-        };
-        if self.jrpc_oo {
-            return Cow::Owned(super::jrpc_oo::args_params(method, &params));
-        }
-        params
     }
 }

@@ -29,8 +29,9 @@ impl Binding {
         let plain = self.tracer.is_none() && !self.reports_undelivered;
         let sent = match &transmit {
             Transmit::Single(Message::Request { id, method, params }) if plain => {
-                let params = self.outgoing_params(method, params);
-                js::post_request(&self.transport, text, method, &params, *id as f64)
+                let undefined = JsValue::UNDEFINED;
+                let params = params.as_ref().unwrap_or(&undefined);
+                js::post_request(&self.transport, text, method, params, *id as f64)
             }
             Transmit::Single(Message::Response(Response { id: Some(id), payload: Ok(result) })) if plain => {
                 js::post_result(&self.transport, text, id.value(), result)
@@ -96,10 +97,10 @@ impl Binding {
         let undefined = JsValue::UNDEFINED;
         match message {
             Message::Request { id, method, params } => {
-                js::request_message(method, &self.outgoing_params(method, params), *id as f64)
+                js::request_message(method, params.as_ref().unwrap_or(&undefined), *id as f64)
             }
             Message::Notification { method, params } => {
-                js::notification_message(method, &self.outgoing_params(method, params))
+                js::notification_message(method, params.as_ref().unwrap_or(&undefined))
             }
             Message::Response(response) => {
                 let null = JsValue::NULL;

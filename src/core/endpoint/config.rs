@@ -88,13 +88,17 @@ pub enum Dialect {
     /// revision removed them), and cancellation by `notifications/cancelled`
     /// with `requestId`, both ways.
     Mcp,
+    /// jrpc-oo's conventions: positional params travel as `{"args": [...]}`
+    /// both ways (`[]` when a call has none), except to its own `system.*`
+    /// methods, which take params as they are.
+    JrpcOo,
 }
 
 impl Config {
     /// This configuration under `dialect`'s conventions.
     pub fn with_dialect(self, dialect: Dialect) -> Self {
         match dialect {
-            Dialect::Plain => Config { dialect, ..self },
+            Dialect::Plain | Dialect::JrpcOo => Config { dialect, ..self },
             Dialect::Mcp => Config { batching: Batching::Never, cancellation: Cancellation::Mcp, dialect, ..self },
         }
     }

@@ -168,6 +168,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Error(refused) });
             return None;
         }
+        let params = self.outgoing_params(&method, params);
         let due = timeout_ms.filter(|&ms| ms > 0).map(|ms| match ms >= COARSE_FROM_MS {
             true => Due::AfterNextReading(ms),
             false => Due::At(now().saturating_add(ms)),
@@ -188,9 +189,35 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub fn notify(&mut self, method: V, params: Option<V>) -> Result<(), ErrorObject<V>> {
         structured(params.as_ref())?;
         if !self.destroyed {
+            let params = self.outgoing_params(&method, params);
             self.send(Message::Notification { method, params }, None);
         }
         Ok(())
+    }
+
+    /// The params a call or notification goes out with, in the dialect's shape.
+    fn outgoing_params(&self, method: &V, params: Option<V>) -> Option<V> {
+        if self.config.dialect != Dialect::JrpcOo || method.as_text().is_some_and(|m| m.starts_with("system.")) {
+            return params;
+        }
+        match params {
+            None => Some(V::object_of(JRPC_OO_ARGS, V::empty_array())),
+            Some(array) if array.kind() == Kind::Array => Some(V::object_of(JRPC_OO_ARGS, array)),
+            other => other,
+        }
+    }
+
+    /// The params a handler gets, out of the dialect's shape.
+    fn incoming_params(&self, params: Option<V>) -> Option<V> {
+        match params {
+            Some(wrapped) if self.config.dialect == Dialect::JrpcOo && wrapped.kind() == Kind::Object => {
+                match wrapped.member(JRPC_OO_ARGS) {
+                    Some(args) if args.kind() == Kind::Array => Some(args),
+                    _ => Some(wrapped),
+                }
+            }
+            params => params,
+        }
     }
 
     /// Cancels a call: it settles with [`Failure::Cancelled`], and the other
@@ -419,9 +446,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             match action {
                 Action::Send(reply) => self.reply(reply),
                 Action::Call { call, handler, params } => {
+                    let params = self.incoming_params(params);
                     self.events.push_back(Event::Invoke { call, handler, params })
                 }
-                Action::Notify { handler, params } => self.events.push_back(Event::Notify { handler, params }),
+                Action::Notify { handler, params } => {
+                    let params = self.incoming_params(params);
+                    self.events.push_back(Event::Notify { handler, params })
+                }
                 Action::Unhandled { method } => self.events.push_back(Event::Unhandled { method }),
                 Action::Settle { id, outcome } => {
                     let outcome = match outcome {
@@ -486,6 +517,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         id.as_number().and_then(PendingTable::<Call<W>>::key_of)
     }
 }
+
+/// The member jrpc-oo's params carry positional arguments in.
+const JRPC_OO_ARGS: &str = "args";
 
 /// The spec's rule for the params this side sends: "a Structured value", an
 /// array or an object, or none at all.
