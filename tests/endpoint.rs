@@ -609,6 +609,24 @@ fn params_that_are_neither_array_nor_object_are_refused_before_anything_is_sent(
     assert_eq!(side.endpoint.pending(), 1);
 }
 
+// ---- serving ----------------------------------------------------------------------------
+
+#[test]
+fn serving_lasts_until_every_call_of_the_other_side_is_answered() {
+    let mut pair = Pair::friends();
+    assert!(!pair.b.endpoint.is_serving());
+    pair.served_later(1);
+    pair.served_later(2);
+    assert_eq!(pair.b.later.len(), 2);
+    assert!(pair.b.endpoint.is_serving(), "two calls being served");
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("one"))));
+    assert!(pair.b.endpoint.is_serving(), "one left");
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("two"))));
+    assert!(!pair.b.endpoint.is_serving(), "all answered");
+    pair.run();
+    assert_eq!(pair.a.result(2), Some(&json!("two")));
+}
+
 // ---- dialects ---------------------------------------------------------------------------
 
 #[test]
