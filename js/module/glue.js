@@ -335,12 +335,6 @@ export function post(transport, text, message, tracer, calls) {
   else transport.send(sent);
 }
 
-// A transport that reports undelivered calls (`reportsUndelivered`) hears
-// when each call it carried has ended, however it ended.
-export function callEnded(transport, id) {
-  transport.settled?.(id);
-}
-
 // Replaces a transfer() marker in `message`'s params or result by its value;
 // returns the transfer list with its buffers added (undefined while there is none).
 function unwrapTransfers(message, transfer) {

@@ -46,7 +46,6 @@ export interface HttpTransport extends Transport {
   readonly protocolVersion: string | undefined;
   /** Calls posted that have not ended yet. */
   readonly pending: number;
-  readonly reportsUndelivered: true;
   settled(id: number): void;
   /**
    * MCP: resolves once the session is ready for what the server starts (the

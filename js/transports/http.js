@@ -34,12 +34,6 @@ class HttpTransport extends Transport {
   defaultTimeout;
   /** `"mcp"` in MCP mode: MCP's cancellation, no batches (read by the endpoint). */
   dialect;
-  /**
-   * The endpoint gives `send` the ids of the calls each message carries and
-   * tells `settled(id)` when each ends; the transport reports those it got
-   * no response to (`undelivered`), and the endpoint decides their errors.
-   */
-  reportsUndelivered = true;
   #url;
   #fetch;
   #headers;
@@ -106,7 +100,12 @@ class HttpTransport extends Transport {
     this.#post(body, calls);
   }
 
-  /** The endpoint says call `id` has ended (answered, failed, timed out or cancelled). */
+  /**
+   * The endpoint says call `id` has ended (answered, failed, timed out or
+   * cancelled). Having this, the transport is given the ids of the calls
+   * each message carries, and reports those it got no response to
+   * (`undelivered`); the endpoint decides their errors.
+   */
   settled(id) {
     this.#pending.delete(id);
   }

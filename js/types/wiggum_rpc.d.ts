@@ -14,7 +14,7 @@ export interface RPCTransport {
   /** Sends one message (an object, an array for a batch, or JSON text). */
   /**
    * Sends a message (JSON text when `text`). `calls`: with
-   * `reportsUndelivered`, the ids of the calls the message carries.
+   * `settled`, the ids of the calls the message carries.
    */
   send(message: unknown, transfer?: Transferable[], calls?: number[]): void;
   /** Adds a handler for incoming messages. */
@@ -40,13 +40,12 @@ export interface RPCTransport {
    */
   on?(event: string, listener: (detail: any) => void): () => void;
   /**
-   * A transport that carries each message as a request of its own (HTTP):
-   * `send` gets the ids of the calls each message carries, `settled(id)`
-   * hears when each ends, and the transport emits `undelivered` for the
-   * calls it got no response to; the endpoint decides the error each gets.
+   * Offered by a transport that carries each message as a request of its own
+   * (HTTP): call `id` has ended (answered, failed, timed out or cancelled).
+   * Such a transport's `send` gets the ids of the calls each message
+   * carries, and it emits `undelivered` for the calls it got no response
+   * to; the endpoint decides the error each gets.
    */
-  readonly reportsUndelivered?: boolean;
-  /** With `reportsUndelivered`: call `id` has ended (answered, failed, timed out or cancelled). */
   settled?(id: number): void;
   /**
    * Called whenever the endpoint has answered every call of the other
@@ -90,7 +89,7 @@ export interface TransportEvents {
   /** An MCP server no longer knows the session (HTTP transport): initialize again. */
   sessionexpired: { sessionId: string };
   /**
-   * Emitted by a transport with `reportsUndelivered`: it got no response to
+   * Emitted by a transport with `settled`: it got no response to
    * `calls`. `reason`: `"failed"` (the endpoint answers `HTTP_ERROR`, or
    * `MCP_SERVER_ERROR` in the MCP dialect), `"not-json"` (`PARSE_ERROR`),
    * `"session-expired"` (`SESSION_EXPIRED`); `message` and `data` go in the

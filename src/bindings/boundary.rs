@@ -76,9 +76,6 @@ extern "C" {
         tracer: &JsValue,
         calls: &JsValue,
     ) -> Result<(), JsValue>;
-    /// Tells a transport that reports undelivered calls that call `id` ended.
-    #[wasm_bindgen(js_name = callEnded)]
-    pub fn call_ended(transport: &JsValue, id: f64);
     /// A listener that hands its event's detail to `signal(what, 0, detail)`.
     #[wasm_bindgen(js_name = eventSignalling)]
     pub fn event_signalling(signal: &Function, what: u32) -> Function;
@@ -377,7 +374,6 @@ pub mod keys {
         CONNECTED = "connected",
         DIALECT = "dialect",
         TRACE = "trace",
-        REPORTS_UNDELIVERED = "reportsUndelivered",
         // The methods of the extensions, as the core names them.
         READY_METHOD = crate::core::READY,
         CANCEL_METHOD = crate::core::CANCEL_REQUEST,

@@ -268,13 +268,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         self.calls.contains_key(&call.0)
     }
 
-    /// Whether a call of the other side's is being served, or a batch's
-    /// answer waits for its members.
-    pub fn is_busy(&self) -> bool {
-        !self.is_clean()
-    }
-
-    /// Whether no call or batch is left half-answered: a leak check.
+    /// Whether no call or batch is left half-answered (none is being served).
     pub fn is_clean(&self) -> bool {
         self.calls.is_empty() && self.batches.is_empty()
     }

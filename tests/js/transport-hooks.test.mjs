@@ -1,7 +1,7 @@
 // The hooks a transport of its own may offer an endpoint, with the Node
 // build and a Transport subclass: `idle()`, heard when every call of the
 // other side's has been answered (a service worker's link keeps the worker
-// alive until then), and `reportsUndelivered`, by which a request/reply
+// alive until then), and `settled(id)`, by which a request/reply
 // transport learns the ids of the calls each message carries and reports
 // those it got no response to.
 import { test } from "node:test";
@@ -49,7 +49,6 @@ test("idle() is heard once every call being served is answered, not before", asy
 });
 
 class Undelivering extends Recorded {
-  reportsUndelivered = true;
   text = true;
   ended = [];
   settled(id) {
@@ -60,7 +59,7 @@ class Undelivering extends Recorded {
   }
 }
 
-test("reportsUndelivered: send() gets the calls' ids, the endpoint answers what the transport reports, settled() follows", async () => {
+test("settled(id): send() gets the calls' ids, the endpoint answers what the transport reports, settled() follows", async () => {
   const transport = new Undelivering();
   const peer = new Peer(transport, { timeout: 2000 });
   const first = peer.request("a", []).catch((error) => error);

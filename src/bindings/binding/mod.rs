@@ -24,8 +24,8 @@ use calls::settle;
 use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::Value;
 use crate::core::{
-    code, thrown_error, BatchPolicy, Batching, CallId, Cancellation, Config, Deadline, Dialect, Endpoint, Envelope,
-    Event, Failure, Framing, Handshake, Limits, Outcome, Roles, TextRefusal, Undelivered, TICK_MS,
+    code, thrown_error, BatchPolicy, Batching, CallId, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure,
+    Framing, Handshake, Limits, Outcome, Roles, TextRefusal, Undelivered, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -37,10 +37,11 @@ pub struct Binding {
     transport: JsValue,
     /// Speak JSON text: the transport says so, or it delivered text.
     text: Cell<bool>,
-    /// The transport carries each message as a request of its own (HTTP)
-    /// and reports the calls it got no response to: it is given the ids of
-    /// the calls each message carries, and told when each call ends.
-    reports_undelivered: bool,
+    /// The transport's `settled(id)`, if it has one: a transport that carries
+    /// each message as a request of its own (HTTP) and reports the calls it
+    /// got no response to. It is given the ids of the calls each message
+    /// carries, and told by this when each call ends.
+    settled: Option<Function>,
     /// The transport's `idle()`, if it has one: called whenever this side
     /// has answered every call it was serving (a service worker keeps
     /// itself alive until then).
@@ -159,15 +160,12 @@ impl Binding {
                 (_, Some("allow")) => BatchPolicy::Allow,
                 _ => BatchPolicy::Limit(Limits::MAX_BATCH),
             },
-            null_params_absent: false,
-            cancellation: Cancellation::Lsp,
             limits: limits_option(&js::named(options, "limits")),
-            dialect,
+            ..Config::new(roles)
         }
         .with_dialect(dialect);
         let limits = config.limits;
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
-        let reports_undelivered = get(&transport, keys::REPORTS_UNDELIVERED).as_bool() == Some(true);
         let tracer = match option(options, keys::TRACE) {
             hook if hook.is_undefined() => None,
             hook => Some(JsValue::from(js::tracer(&hook)?)),
@@ -197,7 +195,7 @@ impl Binding {
             Binding {
                 transport: transport.clone(),
                 text: Cell::new(text),
-                reports_undelivered,
+                settled: js::method(&transport, "settled"),
                 idle: js::method(&transport, "idle"),
                 jrpc_oo,
                 announce_due: Cell::new(false),
@@ -269,8 +267,8 @@ impl Binding {
                     if let (Some(tracer), Outcome::Failed(failure)) = (self.tracer(), &outcome) {
                         tracer.failed(failure_event(*failure), id as f64, &waiter, &JsValue::UNDEFINED);
                     }
-                    if self.reports_undelivered && id != 0 {
-                        js::call_ended(&self.transport, id as f64);
+                    if let Some(settled) = self.settled.as_ref().filter(|_| id != 0) {
+                        let _ = settled.call1(&self.transport, &(id as f64).into());
                     }
                     settle(&waiter, outcome)
                 }
@@ -514,7 +512,7 @@ impl Binding {
         if let Ok(remove) = self.on("open", &self.signalling(js::signal::OPENED)) {
             self.listen(js::Listening::removed_by(remove));
         }
-        if self.reports_undelivered {
+        if self.settled.is_some() {
             let undelivered = js::event_signalling(&self.signal, js::signal::UNDELIVERED);
             if let Ok(remove) = self.on("undelivered", &undelivered) {
                 self.listen(js::Listening::removed_by(remove));

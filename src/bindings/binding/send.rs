@@ -26,7 +26,7 @@ impl Binding {
             }
         }
         let text = self.text.get();
-        let plain = self.tracer.is_none() && !self.reports_undelivered;
+        let plain = self.tracer.is_none() && self.settled.is_none();
         let sent = match &transmit {
             Transmit::Single(Message::Request { id, method, params }) if plain => {
                 let undefined = JsValue::UNDEFINED;
@@ -75,7 +75,7 @@ impl Binding {
     /// Posts a message or batch (traced as it goes, with a tracer), with the
     /// ids of the calls it carries for a transport that reports undelivered ones.
     fn post(&self, message: &JsValue, transmit: &Transmit<JsValue>) -> Result<(), JsValue> {
-        let calls = match self.reports_undelivered {
+        let calls = match self.settled.is_some() {
             true => {
                 let id = |message: &Message<JsValue>| match message {
                     Message::Request { id, .. } => Some(JsValue::from(*id as f64)),

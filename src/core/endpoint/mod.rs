@@ -133,7 +133,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// Whether a call of the other side's is being served (its answer, or
     /// its batch's, has not gone yet).
     pub fn is_serving(&self) -> bool {
-        self.dispatcher.is_busy()
+        !self.dispatcher.is_clean()
     }
 
     /// Nothing is left in any table: no call waiting, none being served, no
