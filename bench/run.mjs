@@ -11,6 +11,7 @@
 //   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
 //   node bench/run.mjs --browser=chromium     one browser only (chromium or firefox)
 //   node bench/run.mjs --sizes    the size tables only (no browser)
+//   node bench/run.mjs --json=FILE    also write the results as JSON (the docs' charts are drawn from it)
 import { build } from "esbuild";
 import { SUBPATHS } from "../scripts/subpath-entries.mjs";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -309,15 +310,17 @@ async function rivalSizes() {
   return rows;
 }
 
-/** The size tables: the web build's files, then what each npm entry costs a page, beside the other libraries. */
+/** The size tables: the web build's files, then what each npm entry costs a page, beside the other libraries; returns them as data. */
 async function printSizes() {
   const size = sizes(join(root, "pkg-web"), subpathFile);
+  const data = { web: size, entries: [], rivals: [] };
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   console.log(`\n| size (release, wasm-opt -Oz) | raw | gzip |\n| --- | ---: | ---: |`);
   console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
   console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
   console.log(`| total | ${kb(size.total.raw)} | ${kb(size.total.gzip)} |`);
   const entries = await entrySizes();
+  data.entries = entries.map(([entry, wasm, js]) => ({ entry, wasm, js }));
   if (entries.length > 0) {
     console.log(`\n| npm package entry: what a page pays (gzip) | .wasm | JS | total |\n| --- | ---: | ---: | ---: |`);
     for (const [entry, wasm, js] of entries) console.log(`| ${entry} | ${kb(wasm)} | ${kb(js)} | ${kb(wasm + js)} |`);
@@ -325,12 +328,25 @@ async function printSizes() {
     const [, rootWasm, rootJs] = entries[0];
     console.log(`\n| the whole library, bundled (gzip) | total | ÷ wiggum-rpc's root entry |\n| --- | ---: | ---: |`);
     console.log(`| wiggum-rpc (root entry) | ${kb(rootWasm + rootJs)} | 1.00 |`);
-    for (const [name, bytes] of await rivalSizes()) console.log(`| ${name} | ${kb(bytes)} | ${(bytes / (rootWasm + rootJs)).toFixed(2)} |`);
+    for (const [name, bytes] of await rivalSizes()) {
+      console.log(`| ${name} | ${kb(bytes)} | ${(bytes / (rootWasm + rootJs)).toFixed(2)} |`);
+      data.rivals.push({ name, bytes });
+    }
   }
+  return data;
+}
+
+/** Writes the run as JSON when asked (`--json=FILE`). */
+function writeJson(run) {
+  const file = option("json");
+  if (!file) return;
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}`;
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), smoke, machine, ...run }, null, 2)}\n`);
+  console.log(`\nresults as JSON: ${file}`);
 }
 
 if (process.argv.includes("--sizes")) {
-  await printSizes();
+  writeJson({ sizes: await printSizes() });
   process.exit(0);
 }
 
@@ -350,7 +366,13 @@ try {
   if (outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
   for (const [name, outcome] of outcomes) console.log(`\nCold start, ${name}\n\n${coldTable(outcome, options.starts)}`);
   for (const [name, outcome] of outcomes) if (outcome.load) console.log(`\nUnder load, ${name}\n\n${loadTable(outcome.load)}`);
-  await printSizes();
+  const sizesData = await printSizes();
+  writeJson({
+    variants: VARIANTS,
+    coldVariants: COLD_VARIANTS,
+    browsers: outcomes.map(([name, { version, results, runs, cold }]) => ({ name, version, runs, results: Object.fromEntries(measured(results)), cold })),
+    sizes: sizesData,
+  });
 } finally {
   await server.close();
   await cachingServer.close();

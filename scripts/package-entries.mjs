@@ -64,7 +64,8 @@ writeFileSync(
   join(node, "framing.cjs"),
   `// \`wiggum-rpc/framing\`: Content-Length framing of JSON-RPC over a child process's stdio.\nconst { ${framingExports.join(", ")} } = require("./wiggum_rpc.cjs");\nmodule.exports = { ${framingExports.join(", ")} };\n`,
 );
-writeFileSync(join(node, "framing.d.cts"), `export { ${framingExports.join(", ")} } from "./wiggum_rpc.cjs";\n`);
+const framingDoc = "/**\n * Node only: the Content-Length framing of LSP and `duet-rpc` over a child process's stdio.\n *\n * @module wiggum-rpc/framing\n */\n";
+writeFileSync(join(node, "framing.d.cts"), `${framingDoc}export { ${framingExports.join(", ")} } from "./wiggum_rpc.cjs";\n`);
 const browserFraming = `// \`wiggum-rpc/framing\` outside Node: there is no stdio to frame here.\nthrow new Error("wiggum-rpc/framing is for Node (framed JSON-RPC over a child process's stdio); browsers have no stdio");\n`;
 const browserFramingTypes = `// \`wiggum-rpc/framing\` is for Node: outside Node it exports nothing.\nexport {};\n`;
 

@@ -1,4 +1,10 @@
 // Types of `wiggum-rpc/hub` (hub.js): one server for many clients.
+/**
+ * One server for many clients: `Hub` (WebSocket servers, SharedWorker and service-worker pages, any transport), `broadcastHub`, and the pages' side of a SharedWorker or service worker.
+ *
+ * @module wiggum-rpc/hub
+ */
+
 import type {
   CallContext,
   EndpointOptions,

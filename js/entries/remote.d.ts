@@ -1,6 +1,12 @@
 // Types of `wiggum-rpc/remote` (remote.js): importing the entry adds
 // `remote()`, `expose()` and `implement()` to the root entry's classes, and
 // these declarations to their types.
+/**
+ * Importing this entry adds `remote<API>()`, `expose()` and `implement()` to the root entry's classes.
+ *
+ * @module wiggum-rpc/remote
+ */
+
 import type {
   MethodHandler,
   MethodInfo,

@@ -1,6 +1,12 @@
 // Types of `wiggum-rpc/stream` (stream.js): importing the entry adds
 // `stream()` to the root entry's calling classes, and this declaration to
 // their types.
+/**
+ * Importing this entry adds `stream()` to `Peer` and `JSONRPCClient`: a call's chunks as an async iterator.
+ *
+ * @module wiggum-rpc/stream
+ */
+
 import type { Params, RequestOptions } from "./wiggum_rpc.js";
 
 /** A streamed call: its chunks as an async iterator, its final result beside them. */

@@ -1,5 +1,11 @@
 // Types of `wiggum-rpc/http` (http.js): the root entry's glue is the module
 // beside this file in every build.
+/**
+ * JSON-RPC over HTTP and MCP's Streamable HTTP: `httpTransport`, `connectMcp`, `initializeMcp`.
+ *
+ * @module wiggum-rpc/http
+ */
+
 import type {
   EndpointOptions,
   MethodHandler,

@@ -1,5 +1,11 @@
 // Types of `wiggum-rpc/websocket` (websocket.js): the root entry's glue is
 // the module beside this file in every build.
+/**
+ * `webSocketTransport`: a page and its server over WebSocket (browsers and Node), with reconnect.
+ *
+ * @module wiggum-rpc/websocket
+ */
+
 import type { Transport, TransportEvent, TransportEvents } from "./wiggum_rpc.js";
 /** When and how often a WebSocket transport redials. */
 export interface ReconnectOptions {

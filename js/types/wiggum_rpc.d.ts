@@ -6,6 +6,12 @@
 // (js/entries, js/transports) import it as "./wiggum_rpc.js", where it is in
 // the package. `tsc -p js` checks them all together, laid out as shipped.
 
+/**
+ * The root entry: `Peer`, `JSONRPCClient`, `JSONRPCServer`, `RPCError`, `ErrorCode`, `transfer`, the postMessage transports and the `Transport` base class. `wiggum-rpc/web` has the same API plus `init()` and `compiledModule()`.
+ *
+ * @module wiggum-rpc
+ */
+
 /** Params of a call: positional (an array) or named (an object), as the spec allows. */
 export type Params = readonly unknown[] | { readonly [name: string]: unknown };
 

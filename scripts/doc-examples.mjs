@@ -1,0 +1,227 @@
+// Checks every code example of the README and the docs site: each `ts`/`js`
+// fence is type-checked against the built package (pkg/), and the ones marked
+// `run=node` or `run=browser` are executed (Node; Vite + headless Chromium).
+//
+//   node scripts/doc-examples.mjs [page.md ...]   (default: README.md and docs/)
+//
+// A fence's info string is `lang [meta...]`:
+//   no-check            not checked (a deliberate sketch)
+//   file=NAME           a companion file of the page's runnable example
+//   run=node|browser    executed; passes if its output contains expect="TEXT"
+// An HTML comment `<!-- prelude: ... -->` on the line before a fence is
+// prepended to it for checking only (stand-ins for the app's own names).
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { promisify } from "node:util";
+import { transform } from "esbuild";
+
+const run = promisify(execFile);
+const root = new URL("..", import.meta.url).pathname;
+const work = join(root, "target/doc-examples");
+const RUN_TIMEOUT_MS = 20_000;
+
+/** Every Markdown page the examples live in: the README and the site's sources (not its generated API). */
+export function pages() {
+  const found = [join(root, "README.md")];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && !entry.name.startsWith(".") && entry.name !== "api") walk(path);
+      else if (entry.name.endsWith(".md")) found.push(path);
+    }
+  };
+  walk(join(root, "docs"));
+  return found;
+}
+
+/** The fences of one page, with their meta and prelude. */
+export function fences(page) {
+  const lines = readFileSync(page, "utf8").split("\n");
+  const found = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,})(\S*)\s*(.*)$/.exec(lines[i]);
+    if (!open) continue;
+    const [, indent, ticks, lang, info] = open;
+    const body = [];
+    let j = i + 1;
+    while (j < lines.length && !new RegExp(`^\\s*${ticks}\\s*$`).test(lines[j])) body.push(lines[j++].slice(indent.length));
+    const meta = Object.fromEntries([...info.matchAll(/([\w-]+)(?:=(?:"([^"]*)"|(\S+)))?/g)].map((m) => [m[1], m[2] ?? m[3] ?? true]));
+    const prelude = /<!--\s*prelude:([\s\S]*?)-->/.exec(lines[i - 1] ?? "")?.[1] ?? "";
+    found.push({ page, line: i + 1, lang, meta, prelude, code: body.join("\n") });
+    i = j;
+  }
+  return found;
+}
+
+const slug = (page) => relative(root, page).replace(/\.md$/, "").replace(/[^\w]+/g, "-");
+
+/** Writes a page's checked fences into their own folder; returns what to check and run. */
+function layOut(page) {
+  const dir = join(work, "pages", slug(page));
+  mkdirSync(dir, { recursive: true });
+  const checked = [];
+  const runs = [];
+  fences(page).forEach((fence, n) => {
+    if (!["ts", "js", "html"].includes(fence.lang) || fence.meta["no-check"]) return;
+    if (fence.lang === "html" && !fence.meta.file) return;
+    const name = fence.meta.file ?? `example-${n + 1}.${fence.lang}`;
+    const where = `${relative(root, page)}:${fence.line}`;
+    const text = fence.lang === "html" ? fence.code : `${fence.prelude}\n${fence.code}\nexport {};\n`;
+    writeFileSync(join(dir, name), text);
+    if (fence.lang !== "html") checked.push({ file: join(dir, name), where, lang: fence.lang });
+    if (fence.meta.run) {
+      if (typeof fence.meta.expect !== "string") throw new Error(`${where}: run= needs expect="…"`);
+      runs.push({ dir, name, where, how: fence.meta.run, expect: fence.meta.expect });
+    }
+  });
+  return { checked, runs };
+}
+
+/** The built package as an app installs it, beside the examples. */
+function installPackage() {
+  const into = join(work, "node_modules/wiggum-rpc");
+  if (!existsSync(join(root, "pkg/package.json"))) throw new Error("pkg/ is missing: run `bash scripts/build.sh bundler` first");
+  rmSync(into, { recursive: true, force: true });
+  cpSync(join(root, "pkg"), into, { recursive: true });
+}
+
+const tsconfig = (files, strict) => ({
+  compilerOptions: {
+    target: "es2022",
+    module: "esnext",
+    moduleResolution: "bundler",
+    lib: ["es2022", "dom", "dom.iterable"],
+    types: ["node"],
+    typeRoots: [join(root, "node_modules/@types")],
+    strict,
+    allowJs: true,
+    checkJs: true,
+    noEmit: true,
+    skipLibCheck: true,
+    allowImportingTsExtensions: true,
+  },
+  files,
+});
+
+/** Type-checks the fences; returns tsc's complaints, each naming the page and line it came from. */
+async function typeCheck(checked) {
+  const failures = [];
+  for (const [lang, strict] of [["ts", true], ["js", false]]) {
+    const group = checked.filter((c) => c.lang === lang);
+    if (!group.length) continue;
+    const config = join(work, `tsconfig.${lang}.json`);
+    writeFileSync(config, JSON.stringify(tsconfig(group.map((c) => c.file), strict), null, 2));
+    try {
+      await run(join(root, "node_modules/.bin/tsc"), ["-p", config, "--pretty", "false"], { cwd: work, maxBuffer: 1 << 24 });
+    } catch (error) {
+      for (const line of String(error.stdout).split("\n").filter(Boolean)) {
+        const at = group.find((c) => line.startsWith(relative(work, c.file)) || line.startsWith(c.file));
+        failures.push(at ? `${at.where} (${relative(work, at.file)}): ${line}` : line);
+      }
+      if (!failures.length) failures.push(String(error));
+    }
+  }
+  return failures;
+}
+
+/** Runs one Node example; resolves with a complaint or null. */
+async function runNode({ dir, name, where, expect }) {
+  const source = readFileSync(join(dir, name), "utf8");
+  const { code } = await transform(source, { loader: name.endsWith(".ts") ? "ts" : "js", format: "esm", target: "node20" });
+  const file = join(dir, name.replace(/\.[jt]s$/, ".run.mjs"));
+  writeFileSync(file, code);
+  try {
+    const { stdout } = await run(process.execPath, [file], { cwd: dir, timeout: RUN_TIMEOUT_MS });
+    return stdout.includes(expect) ? null : `${where}: printed ${JSON.stringify(stdout.slice(0, 300))}, not "${expect}"`;
+  } catch (error) {
+    return `${where}: ${error.killed ? `did not finish in ${RUN_TIMEOUT_MS} ms` : "failed"}\n${error.stderr ?? error}`;
+  }
+}
+
+/** Builds every browser example with Vite (one build per page) and runs each in Chromium; resolves with complaints. */
+async function runBrowser(runs) {
+  if (!runs.length) return [];
+  const { build } = await import("vite");
+  const { launchChromium } = await import("../tests/js/browser.mjs");
+  const { startServer } = await import("./serve.mjs");
+  const failures = [];
+  const byDir = new Map();
+  for (const r of runs) byDir.set(r.dir, [...(byDir.get(r.dir) ?? []), r]);
+  const browser = await launchChromium();
+  try {
+    for (const [dir, group] of byDir) {
+      const input = {};
+      for (const r of group) {
+        const html = r.name.replace(/\.[jt]s$/, ".page.html");
+        writeFileSync(join(dir, html), `<!doctype html><meta charset="utf-8"><script type="module" src="./${r.name}"></script>\n`);
+        input[html] = join(dir, html);
+        r.html = html;
+      }
+      const outDir = join(dir, "dist");
+      try {
+        await build({
+          root: dir,
+          configFile: false,
+          logLevel: "error",
+          worker: { format: "es" },
+          build: { outDir, emptyOutDir: true, rollupOptions: { input } },
+        });
+      } catch (error) {
+        failures.push(`${group[0].where}: the Vite build failed: ${error.message}`);
+        continue;
+      }
+      const server = await startServer({ mounts: [["/", outDir]] });
+      try {
+        for (const r of group) failures.push(await runPage(browser, `${server.url}${r.html}`, r));
+      } finally {
+        await server.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  return failures.filter(Boolean);
+}
+
+async function runPage(browser, url, { where, expect }) {
+  const page = await browser.newPage();
+  const said = [];
+  let thrown = null;
+  page.on("console", (message) => said.push(message.text()));
+  page.on("pageerror", (error) => (thrown ??= error));
+  try {
+    await page.goto(url);
+    const deadline = Date.now() + RUN_TIMEOUT_MS;
+    while (!thrown && !said.some((text) => text.includes(expect)) && Date.now() < deadline) await page.waitForTimeout(50);
+    if (thrown) return `${where}: threw ${thrown.stack ?? thrown}`;
+    if (!said.some((text) => text.includes(expect))) return `${where}: printed ${JSON.stringify(said.join("\n").slice(0, 300))}, not "${expect}"`;
+    return null;
+  } finally {
+    await page.close();
+  }
+}
+
+/** Checks the examples of `list`; resolves with { checked, ran, failures }. */
+export async function checkExamples(list = pages()) {
+  rmSync(join(work, "pages"), { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  installPackage();
+  const laid = list.map(layOut);
+  const checked = laid.flatMap((l) => l.checked);
+  const runs = laid.flatMap((l) => l.runs);
+  const failures = await typeCheck(checked);
+  for (const r of runs.filter((r) => r.how === "node")) failures.push(await runNode(r));
+  failures.push(...(await runBrowser(runs.filter((r) => r.how === "browser"))));
+  const unknown = runs.filter((r) => !["node", "browser"].includes(r.how));
+  for (const r of unknown) failures.push(`${r.where}: run=${r.how} is neither node nor browser`);
+  return { checked: checked.length, ran: runs.length, failures: failures.filter(Boolean) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const list = process.argv.slice(2).map((p) => join(process.cwd(), p));
+  const { checked, ran, failures } = await checkExamples(list.length ? list : pages());
+  for (const failure of failures) console.error(`FAIL ${failure}`);
+  console.log(`examples: ${checked} type-checked, ${ran} run, ${failures.length} failed`);
+  process.exitCode = failures.length ? 1 : 0;
+}
