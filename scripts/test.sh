@@ -2,7 +2,7 @@
 # Runs every test of wiggum-rpc, set-up included (idempotent):
 # formatting and lints, the native core tests, the browser suite in headless
 # Chromium and Firefox, the release build in Chromium (demo page), the npm
-# import path, and the benchmark in smoke mode. Exits non-zero if any failed.
+# import path, the docs site and its examples, and the benchmark in smoke mode. Exits non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,10 +49,12 @@ run "npm package: bundler build at the root, Node and no-bundler builds, subpath
 run "npm import path: pack, install, tsc (bundler, node16) over every entry, esbuild + Chromium, no bundler (wiggum-rpc/web), Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
 run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire; wiggum-rpc/web's compiled module handed to a Vite-built worker" \
   node --test tests/js/bundlers.test.mjs
+run "docs: the API reference generated, the benchmark's charts drawn, the VitePress site built (dead links fail), every example of the README and the docs type-checked and the runnable ones run (Node; Vite + Chromium)" \
+  node --test tests/js/docs.test.mjs
 run "MCP over Streamable HTTP: the TypeScript SDK's server, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors)" \
   node --test tests/js/mcp.test.mjs
-run "Node: the root entry alone, then each capability entry imported (trace, contracts, introspection, jrpc-oo)" node --test tests/js/entries.test.mjs
-run "Node: the hooks a transport may offer (idle, reportsUndelivered)" node --test tests/js/transport-hooks.test.mjs
+run "Node: the root entry alone, then each capability entry imported (trace, contracts, introspection)" node --test tests/js/entries.test.mjs
+run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "Node: schema-checked methods (zod, valibot, hand-written), rpc.discover against the OpenRPC meta-schema, the trace hook" \
   node --test tests/js/contracts.test.mjs
@@ -72,7 +74,7 @@ run "WebSocket: interop with a Python JSON-RPC server (websockets + jsonrpcserve
 run "benchmark, smoke mode" node bench/run.mjs --smoke
 
 echo
-echo "demo screenshot: target/demo.png"
+echo "demo screenshot: target/demo.png; the docs' benchmark page: target/docs-benchmark.png"
 for name in "${failures[@]}"; do echo "FAILED: $name"; done
 echo "suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,80 @@
+// The docs site, built as a reader gets it: the API reference generated from
+// the package's declarations, the benchmark's charts drawn from its JSON, the
+// VitePress build (a dead link or a page that does not build fails it), every
+// example of the README and the docs type-checked and the runnable ones run,
+// and the benchmark page's charts seen in Chromium (target/docs-benchmark.png).
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { charts } from "../../scripts/bench-charts.mjs";
+import { checkExamples, pages } from "../../scripts/doc-examples.mjs";
+import { startServer } from "../../scripts/serve.mjs";
+import { launchChromium } from "./browser.mjs";
+
+const root = new URL("../..", import.meta.url).pathname;
+const docs = join(root, "docs");
+const dist = join(docs, ".vitepress/dist");
+const bin = (name) => join(root, "node_modules/.bin", name);
+const results = JSON.parse(readFileSync(join(docs, "benchmark/results.json"), "utf8"));
+
+test("the README is one screen of what a user needs, at most 250 lines", () => {
+  const lines = readFileSync(join(root, "README.md"), "utf8").split("\n").length;
+  assert.ok(lines <= 250, `README.md has ${lines} lines`);
+});
+
+test("the API reference is generated from the package's declarations, one module per entry", () => {
+  execFileSync(bin("typedoc"), ["--options", "typedoc.json"], { cwd: docs, stdio: "inherit" });
+  const modules = readdirSync(join(docs, "api/wiggum-rpc"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  for (const entry of ["websocket", "http", "hub", "remote", "stream", "trace", "contracts", "introspection", "framing"]) {
+    assert.ok(modules.includes(entry), `docs/api has wiggum-rpc/${entry}`);
+  }
+  const rootApi = readFileSync(join(docs, "api/wiggum-rpc/index.md"), "utf8");
+  for (const name of ["Peer", "JSONRPCClient", "JSONRPCServer", "RPCError", "workerTransport"]) assert.match(rootApi, new RegExp(`\\b${name}\\b`));
+});
+
+test("the benchmark's charts are drawn from its JSON: throughput and cold start per browser, sizes", () => {
+  execFileSync(process.execPath, [join(root, "scripts/bench-charts.mjs"), join(docs, "benchmark/results.json"), join(docs, "public/benchmark")]);
+  const drawn = charts(results).map(([file]) => file);
+  for (const browser of results.browsers) {
+    const slug = browser.name.toLowerCase();
+    assert.ok(drawn.includes(`throughput-${slug}.svg`) && drawn.includes(`cold-start-${slug}.svg`), slug);
+  }
+  assert.ok(drawn.includes("sizes.svg"));
+  const sizes = readFileSync(join(docs, "public/benchmark/sizes.svg"), "utf8");
+  for (const rival of ["Cap'n Web", "json-rpc-2.0", "comlink", "birpc"]) assert.ok(sizes.includes(rival), rival);
+});
+
+test("the site builds with VitePress, every page and link", () => {
+  execFileSync(bin("vitepress"), ["build", "docs"], { cwd: root, stdio: "inherit" });
+  for (const page of pages().filter((p) => p.startsWith(docs))) {
+    const html = join(dist, page.slice(docs.length).replace(/\.md$/, ".html"));
+    assert.ok(existsSync(html), `${html} was built`);
+  }
+});
+
+test("every example of the README and the docs type-checks, and the runnable ones run", { timeout: 600_000 }, async () => {
+  const { checked, ran, failures } = await checkExamples();
+  console.log(`examples: ${checked} type-checked, ${ran} run`);
+  assert.deepEqual(failures, []);
+  assert.ok(checked >= 40 && ran >= 15, `${checked} checked, ${ran} run`);
+});
+
+test("the benchmark page shows its charts in Chromium", async () => {
+  const server = await startServer({ mounts: [["/", dist]] });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${server.url}benchmark.html`);
+    const images = await page.$$eval("img", (all) =>
+      all.filter((img) => img.src.includes("/benchmark/")).map((img) => ({ src: img.src, width: img.naturalWidth, done: img.complete })),
+    );
+    assert.ok(images.length >= 5, `${images.length} charts`);
+    for (const image of images) assert.ok(image.done && image.width > 0, `${image.src} loaded`);
+    await page.screenshot({ path: join(root, "target/docs-benchmark.png"), fullPage: true });
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
