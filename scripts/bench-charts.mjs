@@ -23,7 +23,9 @@ export function barChart({ title, note, groups }) {
   const barHeight = 18;
   const gap = 4;
   const groupGap = 16;
-  const plot = width - labelWidth - 90;
+  // Room on the right for the longest value label (about 6.6 px a character).
+  const longest = Math.max(...groups.flatMap((g) => g.bars.map((b) => String(b.text).length)));
+  const plot = width - labelWidth - Math.ceil(longest * 6.6) - 16;
   const max = Math.max(...groups.flatMap((g) => g.bars.map((b) => b.value)));
   let y = 44;
   const parts = [];
