@@ -55,6 +55,8 @@ run "MCP over Streamable HTTP: the TypeScript SDK's server, from Node and Chromi
   node --test tests/js/mcp.test.mjs
 run "Node: the root entry alone, then each capability entry imported (trace, contracts, introspection)" node --test tests/js/entries.test.mjs
 run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
+run "Node: a MessagePort shared with ZenFS's Port backend (both at full load; closePort: false leaves the port open, the default closes it)" \
+  node --test tests/js/shared-port.test.mjs
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "Node: schema-checked methods (zod, valibot, hand-written), rpc.discover against the OpenRPC meta-schema, the trace hook" \
   node --test tests/js/contracts.test.mjs

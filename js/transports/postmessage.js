@@ -286,10 +286,14 @@ export function windowTransport(target, source, origin, options) {
   return transport;
 }
 
-/** A transport over one end of a `MessageChannel`. Starts the port; `destroy()` closes it. */
+/**
+ * A transport over one end of a `MessageChannel`. Starts the port;
+ * `destroy()` closes it, unless `closePort: false` (a port another protocol
+ * also uses, or one the caller owns and closes itself).
+ */
 export function portTransport(port, options) {
   requireObject(port, "portTransport: port must be a MessagePort");
-  const transport = channelTransport(port, true, handshakeOption(options, "announce"));
+  const transport = channelTransport(port, options?.closePort !== false, handshakeOption(options, "announce"));
   try {
     port.start();
   } catch (error) {

@@ -160,8 +160,17 @@ export function windowTransport(
   origin?: string,
   options?: PostMessageTransportOptions,
 ): PostMessageTransport;
-/** A transport over a MessagePort; starts the port, and `destroy()` closes it. */
-export function portTransport(port: MessagePort, options?: PostMessageTransportOptions): PostMessageTransport;
+/** Options of `portTransport`. */
+export interface PortTransportOptions extends PostMessageTransportOptions {
+  /**
+   * Whether `destroy()` closes the port (default `true`). `false` leaves it
+   * open, for a port another protocol shares (a file system's channel) or
+   * one its owner closes: destroy() still removes this transport's listener.
+   */
+  closePort?: boolean;
+}
+/** A transport over a MessagePort; starts the port, and `destroy()` closes it unless `closePort: false`. */
+export function portTransport(port: MessagePort, options?: PortTransportOptions): PostMessageTransport;
 /** The main thread's side of a dedicated Worker. */
 export function workerTransport(worker: Worker, options?: PostMessageTransportOptions): PostMessageTransport;
 /** Inside a dedicated worker: the side that talks to `workerTransport(worker)`. */
