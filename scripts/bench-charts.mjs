@@ -128,12 +128,14 @@ export function tables(run) {
   const libraries = run.variants.filter((v) => !v.includes("traced"));
   const lines = [`Run of ${run.date.slice(0, 10)} on ${run.machine}${run.smoke ? " (smoke mode)" : ""}.`, ""];
   for (const browser of run.browsers ?? []) {
-    lines.push(`### ${browser.version}`, "", `| calls/s (median of ${browser.runs}) | ${libraries.join(" | ")} | wiggum-rpc ÷ raw | ÷ fastest other library |`);
-    lines.push(`| --- | ${libraries.map(() => "---:").join(" | ")} | ---: | ---: |`);
+    lines.push(`### ${browser.version}`, "", `| calls/s (median of ${browser.runs}) | ${libraries.join(" | ")} | wiggum-rpc ÷ raw | ÷ fastest other library | with a \`trace\` hook ÷ without |`);
+    lines.push(`| --- | ${libraries.map(() => "---:").join(" | ")} | ---: | ---: | ---: |`);
     for (const [measure, byVariant] of Object.entries(browser.results)) {
       const ours = byVariant["wiggum-rpc"];
       const fastest = Math.max(...libraries.filter((v) => v !== "raw" && v !== "wiggum-rpc").map((v) => byVariant[v]));
-      lines.push(`| ${measure} | ${libraries.map((v) => fmt(byVariant[v])).join(" | ")} | ${(ours / byVariant.raw).toFixed(2)} | ${(ours / fastest).toFixed(2)} |`);
+      const traced = byVariant["wiggum-rpc, traced"];
+      const tracedRatio = traced === undefined ? "—" : (traced / ours).toFixed(2);
+      lines.push(`| ${measure} | ${libraries.map((v) => fmt(byVariant[v])).join(" | ")} | ${(ours / byVariant.raw).toFixed(2)} | ${(ours / fastest).toFixed(2)} | ${tracedRatio} |`);
     }
     lines.push("", "| new Worker() → first answer (median ms) | uncached | from the HTTP cache |", "| --- | ---: | ---: |");
     for (const variant of run.coldVariants.filter((v) => v in browser.cold.cached.worker)) {

@@ -75,8 +75,6 @@ export class Hub {
   on(event: "connection" | "disconnection", listener: (client: string) => void): () => void;
   /** A connection `attach()` turned away, and why. */
   on(event: "refused", listener: (refused: { origin?: string; host?: string; status: number; reason: string }) => void): () => void;
-  /** A connection `attach()` turned away, and why. */
-  on(event: "refused", listener: (refused: { origin?: string; host?: string; status: number; reason: string }) => void): () => void;
   /** Takes every connection of a WebSocket server (`new WebSocketServer({ port })` of the `ws` package). */
   attach(server: SocketServer, options?: AttachOptions): this;
   /**

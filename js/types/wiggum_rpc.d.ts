@@ -336,7 +336,7 @@ export interface EndpointOptions {
   /** What `rpc.discover` says of this server. */
   openrpc?: OpenRPCOptions;
   /**
-   * Receives every JSON-RPC message in (after parsing) and out (once sent),
+   * Receives every JSON-RPC message in (after parsing) and out (just before it is sent),
    * with the round-trip time of answers, and this side's own events. A
    * throwing hook is reported as an uncaught error; it changes nothing.
    * Needs `import "wiggum-rpc/trace"` (a TypeError without it).
