@@ -22,10 +22,13 @@
 //   `streamTransport`, for framed JSON-RPC over a child process's stdio. In
 //   a browser there is no stdio: importing it there throws, saying so, and
 //   its types there export nothing.
+// - `wiggum-rpc/esbuild`, for Node where esbuild runs: the plugin that
+//   bundles the root entry's `.wasm` (js/tools/esbuild.js).
 //
 //   node scripts/package-entries.mjs <package dir> <nodejs build dir> <web build dir>
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { transformSync } from "esbuild";
 import { INSTALLS, SUBPATHS, writeSubpathEntries } from "./subpath-entries.mjs";
 
 const [dir, nodeBuild, webBuild] = process.argv.slice(2);
@@ -100,6 +103,14 @@ const nodeInitTypes = (from) =>
 writeFileSync(join(web, "node.d.mts"), nodeInitTypes("../node/wiggum_rpc.cjs"));
 writeFileSync(join(web, "node.d.cts"), nodeInitTypes("../node/wiggum_rpc.cjs"));
 
+// `wiggum-rpc/esbuild`: the plugin that lets esbuild bundle the root entry's `.wasm` (Node, where esbuild runs).
+const tools = join(new URL("..", import.meta.url).pathname, "js/tools");
+const plugin = readFileSync(join(tools, "esbuild.js"), "utf8");
+writeFileSync(join(dir, "esbuild.js"), plugin);
+writeFileSync(join(dir, "esbuild.cjs"), transformSync(plugin, { format: "cjs", target: "node20" }).code);
+cpSync(join(tools, "esbuild.d.ts"), join(dir, "esbuild.d.ts"));
+cpSync(join(tools, "esbuild.d.ts"), join(dir, "esbuild.d.cts"));
+
 for (const folder of [dir, join(dir, "web")]) {
   writeFileSync(join(folder, "framing.js"), browserFraming);
   writeFileSync(join(folder, "framing.d.ts"), browserFramingTypes);
@@ -127,6 +138,10 @@ manifest.exports = {
     default: "./web/wiggum_rpc.js",
   },
   ...Object.fromEntries(subpaths.map((name) => [`./web/${name}`, entry(`./web/${name}`, `./node/${name}.d.cts`, `./node/${name}.cjs`)])),
+  "./esbuild": {
+    import: { types: "./esbuild.d.ts", default: "./esbuild.js" },
+    require: { types: "./esbuild.d.cts", default: "./esbuild.cjs" },
+  },
   "./package.json": "./package.json",
 };
 // The entries that add methods to the classes must not be dropped by a
@@ -136,6 +151,6 @@ manifest.sideEffects = [...new Set([...(manifest.sideEffects ?? []), "./web/wigg
 // require() of the ES-module snippets needs Node 20.19 or later.
 manifest.engines = { node: ">=20.19" };
 const rootFiles = subpaths.flatMap((name) => [`${name}.js`, `${name}.d.ts`]);
-manifest.files = [...new Set([...(manifest.files ?? []), ...rootFiles, "node/", "web/"])];
+manifest.files = [...new Set([...(manifest.files ?? []), ...rootFiles, "esbuild.js", "esbuild.d.ts", "esbuild.cjs", "esbuild.d.cts", "node/", "web/"])];
 writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 console.log(`package-entries: ${dir}: node/ (require and import in Node), web/ (browsers without a bundler), subpaths ${Object.keys(manifest.exports).join(" ")}`);

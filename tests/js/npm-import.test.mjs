@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { startServer } from "../../scripts/serve.mjs";
@@ -20,37 +21,6 @@ import { serveMulOverWebSocket } from "./installed.mjs";
 const root = resolve(new URL("../..", import.meta.url).pathname);
 let app;
 let tarball;
-
-/**
- * esbuild has no WebAssembly/ES-module integration of its own: this plugin
- * instantiates the `.wasm` a bundler-target package imports, wiring its
- * imports to the JS modules it names (as webpack's asyncWebAssembly does).
- */
-const wasmModules = {
-  name: "wasm-esm",
-  setup(builder) {
-    builder.onResolve({ filter: /\.wasm$/ }, (args) => ({
-      path: resolve(args.resolveDir, args.path),
-      namespace: args.namespace === "wasm-bytes" ? "wasm-bytes" : "wasm-esm",
-    }));
-    builder.onLoad({ filter: /.*/, namespace: "wasm-esm" }, (args) => {
-      const module = new WebAssembly.Module(readFileSync(args.path));
-      const sources = [...new Set(WebAssembly.Module.imports(module).map((i) => i.module))];
-      const names = WebAssembly.Module.exports(module).map((e) => e.name);
-      const contents = [
-        ...sources.map((source, i) => `import * as m${i} from ${JSON.stringify(source)};`),
-        `import bytes from ${JSON.stringify(args.path)} with { type: "bytes" };`,
-        `const { instance } = await WebAssembly.instantiate(bytes, {${sources.map((s, i) => `${JSON.stringify(s)}: m${i}`).join(", ")}});`,
-        ...names.map((name) => `export const ${name} = instance.exports.${name};`),
-      ].join("\n");
-      return { contents, resolveDir: dirname(args.path), loader: "js" };
-    });
-    builder.onLoad({ filter: /.*/, namespace: "wasm-bytes" }, (args) => ({
-      contents: readFileSync(args.path),
-      loader: "binary",
-    }));
-  },
-};
 
 before(() => {
   app = mkdtempSync(join(tmpdir(), "wiggum-npm-app-"));
@@ -70,7 +40,7 @@ test("the tarball holds the package and nothing else", () => {
   const esm = entries.flatMap((name) => [`${name}.d.ts`, `${name}.js`, `${name}.js.map`]);
   const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    ...esm, "framing.d.ts", "framing.js", "node", "package.json", "snippets", "web",
+    ...esm, "esbuild.cjs", "esbuild.d.cts", "esbuild.d.ts", "esbuild.js", "framing.d.ts", "framing.js", "node", "package.json", "snippets", "web",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
   ].sort(byName));
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
@@ -154,7 +124,7 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   assert.deepEqual(problems, {});
   const subpaths = ["contracts", "framing", "http", "hub", "introspection", "remote", "stream", "trace", "websocket"];
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
-    ".", "./package.json", "./web", ...subpaths.flatMap((name) => [`./${name}`, `./web/${name}`]),
+    ".", "./esbuild", "./package.json", "./web", ...subpaths.flatMap((name) => [`./${name}`, `./web/${name}`]),
   ].sort());
   for (const entry of Object.keys(analysis.entrypoints)) {
     assert.deepEqual(Object.keys(analysis.entrypoints[entry].resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);
@@ -229,20 +199,15 @@ peer.method("wasmFetched", () => performance.getEntriesByType("resource").filter
 
 test("bundled with esbuild, it calls a worker in Chromium", async () => {
   const dist = join(app, "dist");
-  const wasmBytes = {
-    name: "wasm-bytes-namespace",
-    setup(builder) {
-      // `import bytes from "x.wasm" with { type: "bytes" }` inside the plugin's module.
-      builder.onResolve({ filter: /\.wasm$/, namespace: "wasm-esm" }, (args) => ({ path: args.path, namespace: "wasm-bytes" }));
-    },
-  };
+  // The package's own plugin, as an app gets it: `wiggum-rpc/esbuild`.
+  const { wasmPlugin } = createRequire(join(app, "package.json"))("wiggum-rpc/esbuild");
   await build({
     entryPoints: [join(app, "src/main.ts"), join(app, "src/worker.ts")],
     bundle: true,
     format: "esm",
     target: "es2022",
     outdir: dist,
-    plugins: [wasmBytes, wasmModules],
+    plugins: [wasmPlugin()],
     logLevel: "warning",
   });
   cpSync(join(app, "index.html"), join(dist, "index.html"));
