@@ -156,3 +156,20 @@ test("json-rpc-2.0 meets our limits and thrown codes: TOO_MANY_CALLS, one -32600
     port1.close();
   }
 });
+
+test("the Wiggum spec's reference server: a handler that returns nothing answers { result: undefined }, and the call resolves", async () => {
+  const reference = await import("../browser/reference.js");
+  const { port1, port2 } = new MessageChannel();
+  const server = new reference.JSONRPCServer(reference.portTransport(port1));
+  server.method("log", () => {});
+  server.method("add", ([a, b]) => a + b);
+  const ours = new lib.Peer(lib.portTransport(port2), { timeout: 2000 });
+  try {
+    assert.equal(await ours.request("add", [2, 3]), 5);
+    // Structured clone keeps the member: { jsonrpc, result: undefined, id }.
+    assert.equal(await ours.request("log", ["hi"]), undefined);
+  } finally {
+    ours.destroy();
+    server.destroy();
+  }
+});
