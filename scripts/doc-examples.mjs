@@ -4,7 +4,8 @@
 //
 //   node scripts/doc-examples.mjs [page.md ...]   (default: README.md and docs/)
 //
-// A fence's info string is `lang [meta...]`:
+// Code for Node (run=node, or importing `node:` modules or `wiggum-rpc/framing`)
+// is checked with the package's Node types. A fence's info string is `lang [meta...]`:
 //   no-check            not checked (a deliberate sketch)
 //   file=NAME           a companion file of the page's runnable example
 //   run=node|browser    executed; passes if its output contains expect="TEXT"
@@ -69,7 +70,9 @@ function layOut(page) {
     const where = `${relative(root, page)}:${fence.line}`;
     const text = fence.lang === "html" ? fence.code : `${fence.prelude}\n${fence.code}\nexport {};\n`;
     writeFileSync(join(dir, name), text);
-    if (fence.lang !== "html") checked.push({ file: join(dir, name), where, lang: fence.lang });
+    // Code for Node is checked with the package's Node types (its `node` export condition).
+    const node = fence.meta.run === "node" || /from "(node:|wiggum-rpc\/framing)/.test(fence.code);
+    if (fence.lang !== "html") checked.push({ file: join(dir, name), where, lang: fence.lang, node });
     if (fence.meta.run) {
       if (typeof fence.meta.expect !== "string") throw new Error(`${where}: run= needs expect="…"`);
       runs.push({ dir, name, where, how: fence.meta.run, expect: fence.meta.expect });
@@ -86,8 +89,9 @@ function installPackage() {
   cpSync(join(root, "pkg"), into, { recursive: true });
 }
 
-const tsconfig = (files, strict) => ({
+const tsconfig = (files, strict, node) => ({
   compilerOptions: {
+    ...(node ? { customConditions: ["node"] } : {}),
     target: "es2022",
     module: "esnext",
     moduleResolution: "bundler",
@@ -107,11 +111,11 @@ const tsconfig = (files, strict) => ({
 /** Type-checks the fences; returns tsc's complaints, each naming the page and line it came from. */
 async function typeCheck(checked) {
   const failures = [];
-  for (const [lang, strict] of [["ts", true], ["js", false]]) {
-    const group = checked.filter((c) => c.lang === lang);
+  for (const [lang, strict, node] of [["ts", true, false], ["ts", true, true], ["js", false, false], ["js", false, true]]) {
+    const group = checked.filter((c) => c.lang === lang && c.node === node);
     if (!group.length) continue;
-    const config = join(work, `tsconfig.${lang}.json`);
-    writeFileSync(config, JSON.stringify(tsconfig(group.map((c) => c.file), strict), null, 2));
+    const config = join(work, `tsconfig.${lang}${node ? ".node" : ""}.json`);
+    writeFileSync(config, JSON.stringify(tsconfig(group.map((c) => c.file), strict, node), null, 2));
     try {
       await run(join(root, "node_modules/.bin/tsc"), ["-p", config, "--pretty", "false"], { cwd: work, maxBuffer: 1 << 24 });
     } catch (error) {
