@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh web
+node scripts/build-demo.mjs
 exec node scripts/serve.mjs

@@ -38,7 +38,11 @@ run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test
 run "browser suite in headless Chromium" node scripts/browser-suite.mjs chromium
 run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
-run "release build in Chromium: the demo page" node --test tests/js/demo.test.mjs
+run "release build in Chromium: the demo page (esbuild-wasm in the build worker, the preview running its bundle, ZenFS beside the RPC)" node --test tests/js/demo.test.mjs
+run "release build in Firefox: the demo's real stack (esbuild-wasm build from ZenFS, the preview running it, ZenFS on Ralph's port)" \
+  node --test tests/js/firefox-demo.test.mjs
+run "the demo's bundling with esbuild-wasm in Node: TSX from memory and from ZenFS; a syntax error, a missing import, a cycle, 5 MB, an empty project" \
+  node --test tests/js/demo-build.test.mjs
 run "release build in Chromium: endpoint lifetime across garbage collection" node --test tests/js/lifetime.test.mjs
 run "release build in Chromium: a million calls, memory flat; 10,000 in flight" node --test tests/js/memory.test.mjs
 run "the package's declarations where they are written (js/types, js/entries, js/transports; tsc --strict)" \
@@ -76,7 +80,7 @@ run "WebSocket: interop with a Python JSON-RPC server (websockets + jsonrpcserve
 run "benchmark, smoke mode" node bench/run.mjs --smoke
 
 echo
-echo "demo screenshot: target/demo.png; the docs' benchmark page: target/docs-benchmark.png"
+echo "demo screenshots: target/demo.png, target/demo-build.png (a real build, the preview running it), target/demo-diagnostic.png; the docs' benchmark page: target/docs-benchmark.png"
 for name in "${failures[@]}"; do echo "FAILED: $name"; done
 echo "suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

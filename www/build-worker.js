@@ -1,34 +1,53 @@
-// The build worker: a small real transformation of several source files
-// (line comments stripped, lines trimmed), checked for unbalanced brackets
-// first. Outputs are Uint8Arrays moved back with a transfer list; progress
-// goes out as `buildProgress` notifications, one per file. Its params are
-// checked by a schema (a hand-written Standard Schema, so that the page
-// needs no schema library), which `rpc.discover` also publishes.
+// The build worker: bundles the page's TS/TSX project with esbuild-wasm,
+// loaded once per worker. `build({ files })` takes the sources from the call;
+// `build({ dir })` reads them from the file system the page shares with this
+// worker through ZenFS, on a MessageChannel of its own. Outputs are
+// Uint8Arrays moved back with a transfer list; each file loaded is a
+// `buildProgress` notification, esbuild's warnings are `buildWarning`
+// notifications, and its errors fail the call with BUILD_FAILED (-32001),
+// whose data carries the diagnostics (text, file, line, column).
 import init, { ErrorCode, Peer, RPCError, selfTransport, transfer } from "/pkg/wiggum_rpc.js";
 import "/pkg/contracts.js";
 import "/pkg/introspection.js";
+import * as esbuild from "/vendor/esbuild/browser.min.js";
+import { configure, fs, Port } from "/vendor/zenfs.js";
+import { bundle, fileSystemSource, memorySource } from "./bundle.js";
 
-// The page posts its compiled module first: instantiating it here needs no
-// fetch and no compile (`compiledModule()` on the page).
-const module = await new Promise((resolve) => {
+// The page posts its compiled module first (instantiating it here needs no
+// fetch and no compile), then the port of the shared file system.
+const firstMessages = new Promise((resolve) => {
+  let module;
   self.addEventListener("message", function first({ data }) {
-    if (!(data instanceof WebAssembly.Module)) return;
-    self.removeEventListener("message", first);
-    resolve(data);
+    if (data instanceof WebAssembly.Module) module = data;
+    else if (data?.type === "fs" && module) {
+      self.removeEventListener("message", first);
+      resolve({ module, fsPort: data.port });
+    }
   });
 });
+const { module, fsPort } = await firstMessages;
+fsPort.start(); // ZenFS listens with addEventListener, which does not start a port
 await init({ module_or_path: module });
 const main = new Peer(selfTransport(), { openrpc: { title: "Wiggum build worker", version: "1.0.0" } });
 
-// `{ files: { [path]: source } }`, as a Standard Schema with its JSON Schema.
+// esbuild-wasm and the file system start while the first calls may already wait.
+const ready = Promise.all([
+  esbuild.initialize({ wasmURL: "/vendor/esbuild/esbuild.wasm", worker: false }),
+  configure({ mounts: { "/project": { backend: Port, port: fsPort, timeout: 5000 } } }),
+]);
+
+// `{ files: { [path]: source } }` or `{ dir }`, with an optional `entry`: a
+// Standard Schema with its JSON Schema, so that the page needs no schema library.
 const buildParams = {
   "~standard": {
     version: 1,
     vendor: "wiggum-demo",
     validate(value) {
-      const files = value?.files;
+      const { files, dir, entry } = value ?? {};
+      if (entry !== undefined && typeof entry !== "string") return { issues: [{ message: "entry must be a path", path: ["entry"] }] };
+      if (typeof dir === "string") return { value };
       if (files === null || typeof files !== "object" || Array.isArray(files)) {
-        return { issues: [{ message: "files must be an object of path → source", path: ["files"] }] };
+        return { issues: [{ message: "files must be an object of path → source, or dir a directory", path: ["files"] }] };
       }
       const issues = Object.entries(files)
         .filter(([, source]) => typeof source !== "string")
@@ -38,51 +57,34 @@ const buildParams = {
     jsonSchema: {
       input: () => ({
         type: "object",
-        properties: { files: { type: "object", additionalProperties: { type: "string" }, description: "path → source" } },
-        required: ["files"],
+        properties: {
+          files: { type: "object", additionalProperties: { type: "string" }, description: "path → source" },
+          dir: { type: "string", description: "a directory of the shared file system" },
+          entry: { type: "string", description: "the entry point (default src/main.tsx)" },
+        },
       }),
       output: () => buildParams["~standard"].jsonSchema.input(),
     },
   },
 };
 
-const stripComments = (source) => source.replace(/\/\/.*$/gm, "");
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// The first bracket problem of a file, as a diagnostic, or undefined.
-function diagnose(path, source) {
-  const stack = [];
-  const pairs = { ")": "(", "]": "[", "}": "{" };
-  const lines = stripComments(source).split("\n");
-  for (let line = 0; line < lines.length; line++) {
-    for (const [column, char] of [...lines[line]].entries()) {
-      if ("([{".includes(char)) stack.push({ char, line, column });
-      else if (char in pairs && stack.pop()?.char !== pairs[char]) {
-        return { file: path, line: line + 1, column: column + 1, message: `unexpected '${char}'` };
-      }
-    }
-  }
-  const open = stack.pop();
-  return open && { file: path, line: open.line + 1, column: open.column + 1, message: `'${open.char}' is never closed` };
-}
-
-main.method("build", async ({ files }) => {
-  const entries = Object.entries(files);
-  const diagnostics = entries.map(([path, source]) => diagnose(path, source)).filter(Boolean);
-  if (diagnostics.length) {
+main.method("build", async ({ files, dir, entry = "src/main.tsx" }) => {
+  await ready;
+  const source = typeof dir === "string" ? fileSystemSource(fs.promises, dir) : memorySource(files);
+  try {
+    const { outputs } = await bundle(esbuild, source, {
+      entry,
+      onLoad: (progress) => main.notify("buildProgress", progress),
+      onWarnings: (warnings) => main.notify("buildWarning", { warnings }),
+    });
+    return transfer({ outputs }, Object.values(outputs).map((bytes) => bytes.buffer));
+  } catch (failure) {
+    if (!failure?.diagnostics) throw failure;
+    const { diagnostics } = failure;
     throw new RPCError(ErrorCode.BUILD_FAILED, `Build failed: ${diagnostics.length} error(s)`, { diagnostics });
   }
-  const outputs = {};
-  for (const [index, [path, source]] of entries.entries()) {
-    const code = stripComments(source).split("\n").map((line) => line.trim()).filter(Boolean).join("\n");
-    outputs[path.replace(/^src\//, "dist/")] = new TextEncoder().encode(`${code}\n`);
-    // Slow enough per file for the progress bar to be seen moving.
-    await sleep(120);
-    main.notify("buildProgress", { done: index + 1, total: entries.length, file: path });
-  }
-  return transfer({ outputs }, Object.values(outputs).map((bytes) => bytes.buffer));
 }, {
-  description: "Strips line comments and blank lines from each file; fails on unbalanced brackets",
+  description: "Bundles a TS/TSX project with esbuild (from the call's files, or a directory of the shared file system)",
   params: buildParams,
   returns: "{ outputs: { [path]: Uint8Array } }",
   errors: [ErrorCode.BUILD_FAILED],

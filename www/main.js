@@ -6,6 +6,7 @@ import { httpTransport, initializeMcp } from "/pkg/http.js";
 import { serviceWorkerTransport } from "/pkg/hub.js";
 import { webSocketTransport } from "/pkg/websocket.js";
 import "/pkg/trace.js";
+import { attachFS, configure, fs, InMemory, mounts } from "/vendor/zenfs.js";
 import { Inspector } from "./inspector.js";
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +51,11 @@ function append(list, text, { error = false, label, follow = true } = {}) {
 }
 
 await init();
+// The project lives in a ZenFS file system the page serves to its workers:
+// the build worker on a channel of its own, Ralph on the port its RPC uses.
+await configure({ mounts: { "/project": InMemory } });
+const projectFs = mounts.get("/project");
+window.demoFs = fs; // for the console (and the tests): the page's side of the shared file system
 
 const inspector = new Inspector({
   boundaries: ["preview", "build", "ralph", "mcp", "server", "sw"],
@@ -80,6 +86,9 @@ const pages = new Map([
 ]);
 
 const preview = new Peer(windowTransport($("preview").contentWindow, window, location.origin), traced("preview"));
+// The frame loads once its parent listens: what a frame posts to a parent
+// whose scripts are still loading reaches nobody.
+$("preview").src = "preview.html";
 preview.method("fetch", ({ url }) => {
   const page = pages.get(url);
   // A missing page is an answer, as with HTTP: the iframe decides it failed.
@@ -106,12 +115,14 @@ $("refresh").onclick = () =>
 $("route").addEventListener("keydown", (event) => event.key === "Enter" && $("navigate").click());
 
 // ── Build worker ↔ main thread ─────────────────────────────────────────────
+// A TSX project, compiled for real by esbuild-wasm in the worker, which reads
+// it from the shared file system; the preview runs what it built (/app).
 const sources = new Map([
-  ["src/main.js", 'import { greet } from "./greet.js";\nimport { shout } from "./util.js";\n\n// the entry point\nconsole.log(shout(greet("wiggum")));\n'],
-  ["src/greet.js", "export function greet(name) {\n  // say hello\n  return `hello, ${name}`;\n}\n"],
-  ["src/util.js", "// helpers\nexport const shout = (text) => text.toUpperCase() + \"!\";\n"],
+  ["src/main.tsx", 'import { h } from "./h";\nimport { Greeting } from "./greeting";\n\nconst app = document.getElementById("app")!;\napp.append(<Greeting name="wiggum" />);\nconsole.log(`built app rendered: ${app.textContent}`);\n'],
+  ["src/greeting.tsx", 'import { h } from "./h";\n\nexport function Greeting({ name }: { name: string }) {\n  return <h1 class="greeting">hello, {name}</h1>;\n}\n'],
+  ["src/h.ts", "// The JSX factory: elements straight into the DOM.\nexport function h(tag: string | ((props: any) => Node), props: Record<string, any> | null, ...children: (Node | string)[]): Node {\n  if (typeof tag === \"function\") return tag({ ...props, children });\n  const element = document.createElement(tag);\n  for (const [name, value] of Object.entries(props ?? {})) element.setAttribute(name, String(value));\n  element.append(...children);\n  return element;\n}\n"],
 ]);
-let openFile = "src/main.js";
+let openFile = "src/main.tsx";
 
 function renderTabs(failing = new Set()) {
   $("tabs").replaceChildren(
@@ -135,32 +146,51 @@ $("source").value = sources.get(openFile);
 $("source").addEventListener("input", () => sources.set(openFile, $("source").value));
 renderTabs();
 
-// The worker instantiates the page's compiled module: no second fetch or compile.
+// The worker instantiates the page's compiled module (no second fetch or
+// compile), then mounts the project over its own MessageChannel.
 const worker = new Worker("build-worker.js", { type: "module" });
+const fsChannel = new MessageChannel();
+attachFS(fsChannel.port1, projectFs);
+fsChannel.port1.start();
 worker.postMessage(compiledModule());
+worker.postMessage({ type: "fs", port: fsChannel.port2 }, [fsChannel.port2]);
 const builder = new Peer(workerTransport(worker), traced("build"));
-builder.onNotify("buildProgress", ({ done, total }) => {
+builder.onNotify("buildProgress", ({ done, total, file }) => {
   $("progress").value = done / total;
-  $("progress-label").textContent = `${done}/${total}`;
+  $("progress-label").textContent = `${done}/${total} ${file}`;
 });
+builder.onNotify("buildWarning", ({ warnings }) => {
+  for (const { text, file, line, column } of warnings) append($("build-output"), text, { label: `warning ${file}:${line}:${column}` });
+});
+
+/** Writes the editor's files into the shared file system. */
+async function saveProject() {
+  for (const [path, source] of sources) {
+    await fs.promises.mkdir(`/project/${path.split("/").slice(0, -1).join("/")}`, { recursive: true });
+    await fs.promises.writeFile(`/project/${path}`, source);
+  }
+}
 
 $("build").onclick = async () => {
   $("build").disabled = true;
   $("progress").value = 0;
-  $("progress-label").textContent = `0/${sources.size}`;
+  $("progress-label").textContent = "0";
   $("build-output").replaceChildren();
-  const files = Object.fromEntries(sources);
   try {
-    const { outputs } = await show($("build-result"), builder.request("build", { files }), ({ outputs }) =>
-      `built ${Object.keys(outputs).length} files; each output's buffer was moved back with a transfer list`);
+    await saveProject();
+    const { outputs } = await show($("build-result"), builder.request("build", { dir: "/project", entry: "src/main.tsx" }, { timeout: 60_000 }),
+      ({ outputs }) => `esbuild bundled ${sources.size} files into ${Object.keys(outputs).join(", ")}; the buffers were moved back, and the preview runs it at /app`);
     for (const [path, bytes] of Object.entries(outputs)) {
       append($("build-output"), new TextDecoder().decode(bytes), { label: `${path} · ${bytes.byteLength} B`, follow: false });
     }
     renderTabs();
+    pages.set("/app", { body: '<div id="app"></div>', script: new TextDecoder().decode(outputs["dist/main.js"]) });
+    $("route").value = "/app";
+    await settled(show($("preview-result"), preview.request("navigate", { path: "/app" }), ({ route }) => `navigate → at ${route}: the built app`));
   } catch (error) {
     const diagnostics = error instanceof RPCError ? (error.data?.diagnostics ?? []) : [];
-    for (const { file, line, column, message } of diagnostics) {
-      append($("build-output"), message, { label: `${file}:${line}:${column}`, error: true });
+    for (const { text, file, line, column } of diagnostics) {
+      append($("build-output"), text, { label: `${file}:${line}:${column}`, error: true });
     }
     renderTabs(new Set(diagnostics.map(({ file }) => file)));
   } finally {
@@ -183,10 +213,21 @@ $("discover").onclick = async () => {
 
 // ── Chief ↔ Ralph ──────────────────────────────────────────────────────────
 // The port is handed over with a plain message; JSON-RPC starts after it.
+// ZenFS serves the project over the same port: each protocol takes only its
+// own messages (counted below), and the peer leaves the port open for ZenFS.
 const ralphWorker = new Worker("ralph-worker.js", { type: "module" });
 const channel = new MessageChannel();
+attachFS(channel.port1, projectFs);
+const onPort = { jsonrpc: 0, zenfs: 0 };
+channel.port1.addEventListener("message", ({ data }) => {
+  if (data?._zenfs) onPort.zenfs++;
+  else if (data?.jsonrpc === "2.0" || Array.isArray(data)) onPort.jsonrpc++;
+  $("shared-port").textContent = `port shared with ZenFS: ${onPort.jsonrpc} JSON-RPC messages from Ralph (in the inspector), ${onPort.zenfs} ZenFS messages (not in it)`;
+  $("shared-port").dataset.jsonrpc = onPort.jsonrpc;
+  $("shared-port").dataset.zenfs = onPort.zenfs;
+});
 ralphWorker.postMessage({ type: "connect", port: channel.port2, module: compiledModule() }, [channel.port2]);
-const ralph = new Peer(portTransport(channel.port1), traced("ralph"));
+const ralph = new Peer(portTransport(channel.port1, { closePort: false }), traced("ralph"));
 
 const TASKS = [
   { title: "Add a dark-mode toggle", file: "src/App.tsx" },

@@ -1,16 +1,22 @@
 // Ralph, the agent: a module worker that Chief (the page) reaches over a
 // MessageChannel. It runs a task step by step, reports `progress` and
 // `gateResult` notifications, asks Chief's `requestPermission` before
-// writing a file, and stops when Chief calls `cancelTask`.
+// writing a file, writes it into the file system Chief shares over the same
+// port (ZenFS's Port backend beside the JSON-RPC peer), and stops when Chief
+// calls `cancelTask`.
 import init, { ErrorCode, Peer, RPCError, portTransport } from "/pkg/wiggum_rpc.js";
+import { configure, fs, Port } from "/vendor/zenfs.js";
 
 // The port hand-off is a plain message, with the page's compiled module (no
 // fetch, no compile here); the port itself holds Chief's calls until
-// portTransport starts it.
+// portTransport starts it. ZenFS mounts over the same port: each protocol
+// takes only its own messages, and destroying the peer leaves the port open.
 self.addEventListener("message", async ({ data }) => {
   if (data?.type !== "connect" || !(data.port instanceof MessagePort)) return;
   await init({ module_or_path: data.module });
-  serve(new Peer(portTransport(data.port)));
+  const chief = new Peer(portTransport(data.port, { closePort: false }));
+  const mounted = configure({ mounts: { "/project": { backend: Port, port: data.port, timeout: 5000 } } });
+  serve(chief, mounted);
 });
 
 const GATES = ["typecheck", "lint", "test"];
@@ -27,7 +33,7 @@ function sleep(ms, signal) {
   });
 }
 
-function serve(chief) {
+function serve(chief, mounted) {
   const running = new Map();
 
   async function writeFile(task, signal) {
@@ -41,7 +47,12 @@ function serve(chief) {
     if (!granted) {
       throw new RPCError(ErrorCode.PERMISSION_DENIED, `Permission denied: write ${task.file}`, { id: task.id, path: task.file });
     }
+    await mounted;
+    const path = `/project/ralph/${task.file}`;
+    await fs.promises.mkdir(path.split("/").slice(0, -1).join("/"), { recursive: true });
+    await fs.promises.writeFile(path, `// ${task.title} (${task.id})\n`);
     await sleep(250, signal);
+    return path;
   }
 
   async function runGates(task, signal) {
@@ -61,10 +72,11 @@ function serve(chief) {
     running.set(task.id, controller);
     const started = performance.now();
     let gates = [];
+    let written;
     const steps = [
       ["read the codebase", () => sleep(350, signal)],
       ["plan the change", () => sleep(350, signal)],
-      [`write ${task.file}`, () => writeFile(task, signal)],
+      [`write ${task.file}`, async () => (written = await writeFile(task, signal))],
       ["run the gates", async () => (gates = await runGates(task, signal))],
       ["summarize", () => sleep(200, signal)],
     ];
@@ -80,7 +92,7 @@ function serve(chief) {
         id: task.id,
         title: task.title,
         steps: steps.length,
-        wrote: [task.file],
+        wrote: [written],
         gates: Object.fromEntries(gates.map(({ gate, passed }) => [gate, passed ? "pass" : "fail"])),
         ms: Math.round(performance.now() - started),
       };

@@ -1,4 +1,5 @@
-// The demo page end to end, in headless Chromium with the web build: clicks
+// The demo page end to end, in headless Chromium with the web build (and the
+// demo's esbuild-wasm and ZenFS, from scripts/build-demo.mjs): clicks
 // through each boundary (preview iframe ↔ parent, build worker ↔ main thread,
 // Chief ↔ Ralph over a MessageChannel), checks what the page shows, checks
 // the inspector's rows (every request paired with its response, the right
@@ -6,6 +7,7 @@
 // load. Saves a 1280×800 screenshot to target/demo.png.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./browser.mjs";
@@ -18,6 +20,7 @@ let page;
 const problems = [];
 
 before(async () => {
+  execFileSync(process.execPath, [new URL("../../scripts/build-demo.mjs", import.meta.url).pathname]);
   server = await startServer({ mcp: true });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -93,39 +96,57 @@ test("the page loads and the preview iframe fetches its first page from the pare
   assert.equal(response.error, false);
 });
 
-test("a build of three files moves its outputs back and drives the progress bar", async () => {
+test("esbuild-wasm bundles the TSX project from the shared file system; the preview runs what was built", async () => {
   await page.click("#build");
-  await page.waitForSelector('#build-result[data-state="ok"]');
+  await page.waitForSelector('#build-result[data-state="ok"]', { timeout: 60000 });
+  assert.match(await text("#build-result"), /^esbuild bundled 3 files into dist\/main\.js/);
   const outputs = await listItems("#build-output");
-  assert.equal(outputs.length, 3);
-  assert.deepEqual(outputs.map((item) => item.split(" · ")[0]), ["dist/main.js", "dist/greet.js", "dist/util.js"]);
-  assert.ok(outputs.every((item) => !item.includes("//")), "comments stripped");
-  assert.match(outputs[1], /return `hello, \$\{name\}`;/);
+  assert.equal(outputs.length, 1);
+  assert.match(outputs[0], /^dist\/main\.js · \d+ B/);
+  // Compiled for real: the JSX became calls of the factory, the types are gone.
+  assert.match(outputs[0], /h\(Greeting, \{ name: "wiggum" \}\)/);
+  assert.doesNotMatch(outputs[0], /: string/);
   assert.equal(await page.evaluate(() => document.querySelector("#progress").value), 1);
-  assert.equal(await text("#progress-label"), "3/3");
+  assert.match(await text("#progress-label"), /^3\/3 /);
 
   const { request, response, all } = await lastCall("build", "out", "build");
+  assert.equal(request.detail, '{"dir":"/project","entry":"src/main.tsx"}');
   assert.equal(response.error, false);
   assert.match(response.detail, /"dist\/main\.js":"‹Uint8Array \d+ B›"/, "outputs arrive as Uint8Arrays");
   const progress = all.slice(all.indexOf(request), all.indexOf(response))
     .filter((row) => row.kind === "notification" && row.method === "buildProgress");
-  assert.equal(progress.length, 3, "one buildProgress per file, before the result");
+  assert.equal(progress.length, 3, "one buildProgress per file loaded, before the result");
+
+  // The preview navigates to /app, fetches the bundle from the parent and runs it.
+  await page.waitForSelector('#preview-result[data-state="ok"]');
+  assert.equal(await page.frameLocator("#preview").locator("#app h1.greeting").textContent(), "hello, wiggum");
+  await page.waitForFunction(() => [...document.querySelectorAll("#preview-events li")].some((li) => li.textContent.includes("built app rendered")));
+  assert.ok((await listItems("#preview-events")).includes("console.log built app rendered: hello, wiggum"));
+  await page.screenshot({ path: screenshot.replace(/\.png$/, "-build.png") });
 });
 
-test("a syntax error is BUILD_FAILED (-32001) with its diagnostics shown", async () => {
-  await page.click('#tabs [data-file="src/util.js"]');
-  assert.match(await page.inputValue("#source"), /export const shout/);
-  await page.fill("#source", "// helpers\nexport const shout = (text => text.toUpperCase();\n");
+test("a syntax error is BUILD_FAILED (-32001) with esbuild's diagnostic: file, line, column", async () => {
+  await page.click('#tabs [data-file="src/greeting.tsx"]');
+  assert.match(await page.inputValue("#source"), /export function Greeting/);
+  const original = await page.inputValue("#source");
+  await page.fill("#source", 'import { h } from "./h";\n\nexport function Greeting({ name }: { name: string }) {\n  return <h1 class="greeting">hello, {name}</h1>;\n');
   await page.click("#build");
-  await page.waitForSelector('#build-result[data-state="error"]');
-  assert.match(await text("#build-result"), /^-32001 BUILD_FAILED: Build failed/);
-  assert.deepEqual(await listItems("#build-output"), ["src/util.js:2:22 '(' is never closed"]);
-  assert.equal(await page.getAttribute('#tabs [data-file="src/util.js"]', "class"), "error");
+  await page.waitForSelector('#build-result[data-state="error"]', { timeout: 60000 });
+  assert.match(await text("#build-result"), /^-32001 BUILD_FAILED: Build failed: 1 error/);
+  const shown = await listItems("#build-output");
+  assert.equal(shown.length, 1);
+  assert.match(shown[0], /^src\/greeting\.tsx:5:\d+ Unexpected end of file/);
+  assert.equal(await page.getAttribute('#tabs [data-file="src/greeting.tsx"]', "class"), "error");
 
   const { response } = await lastCall("build", "out", "build");
   assert.equal(response.code, "-32001");
   assert.equal(response.error, true);
   assert.match(response.detail, /-32001 BUILD_FAILED .*"diagnostics"/);
+  await page.screenshot({ path: screenshot.replace(/\.png$/, "-diagnostic.png") });
+  // Mended, it builds again.
+  await page.fill("#source", original);
+  await page.click("#build");
+  await page.waitForSelector('#build-result[data-state="ok"]', { timeout: 60000 });
 });
 
 test("describe: the build worker's OpenRPC document (rpc.discover), its params as JSON Schema", async () => {
@@ -203,7 +224,7 @@ test("a task that completes: Ralph asks before writing, the page allows", async 
 
   await page.click("#allow");
   await page.waitForSelector('#task-result[data-state="ok"]', { timeout: 10000 });
-  assert.match(await text("#task-result"), /^task-1 done in \d+ ms: wrote src\/App\.tsx; gates typecheck pass, lint pass, test pass$/);
+  assert.match(await text("#task-result"), /^task-1 done in \d+ ms: wrote \/project\/ralph\/src\/App\.tsx; gates typecheck pass, lint pass, test pass$/);
   assert.deepEqual(await page.$$eval("#steps li", (items) => items.map((item) => item.dataset.state)), Array(5).fill("done"));
   assert.deepEqual(await page.$$eval("#gates .gate.pass", (items) => items.map((item) => item.dataset.gate)), ["typecheck", "lint", "test"]);
   assert.equal(await text("#permission-text"), "No question from Ralph.");
@@ -211,7 +232,17 @@ test("a task that completes: Ralph asks before writing, the page allows", async 
 
   const { request, response, all } = await lastCall("ralph", "out", "sendTask");
   assert.equal(response.error, false);
-  assert.match(response.detail, /"wrote":\["src\/App\.tsx"\]/);
+  assert.match(response.detail, /"wrote":\["\/project\/ralph\/src\/App\.tsx"\]/);
+  // Ralph wrote it through ZenFS on the port its RPC uses: the page's file system has it.
+  assert.equal(await page.evaluate(() => window.demoFs.promises.readFile("/project/ralph/src/App.tsx", "utf8")), "// Add a dark-mode toggle (task-1)\n");
+  // Both protocols on one port: every JSON-RPC message from Ralph is in the
+  // inspector, and none of ZenFS's.
+  const shared = await page.$eval("#shared-port", (el) => ({ jsonrpc: Number(el.dataset.jsonrpc), zenfs: Number(el.dataset.zenfs) }));
+  assert.ok(shared.zenfs > 0, "ZenFS messages crossed the port");
+  const fromRalph = (await rows()).filter((row) => row.boundary === "ralph" && row.dir === "in");
+  const messagesFromRalph = new Set(fromRalph.map((row, i) => (row.batch ? `batch ${row.batch}` : `row ${i}`))).size;
+  assert.ok(messagesFromRalph > 0);
+  assert.equal(shared.jsonrpc, messagesFromRalph, "the inspector saw each JSON-RPC message on the port, and only those");
   const permission = await lastCall("ralph", "in", "requestPermission");
   assert.equal(permission.response.detail, '{"granted":true}');
   const during = all.slice(all.indexOf(request), all.indexOf(response));
