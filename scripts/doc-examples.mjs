@@ -162,6 +162,10 @@ async function runBrowser(runs) {
         input[html] = join(dir, html);
         r.html = html;
       }
+      // An html companion (a frame's document) is a page of the build too.
+      for (const file of readdirSync(dir)) {
+        if (file.endsWith(".html") && !file.endsWith(".page.html")) input[file] = join(dir, file);
+      }
       const outDir = join(dir, "dist");
       try {
         await build({
