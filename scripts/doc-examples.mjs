@@ -8,7 +8,9 @@
 // is checked with the package's Node types. A fence's info string is `lang [meta...]`:
 //   no-check            not checked (a deliberate sketch)
 //   file=NAME           a companion file of the page's runnable example
-//   run=node|browser    executed; passes if its output contains expect="TEXT"
+//   run=node|browser|page  executed (Node; Vite + Chromium; Chromium with no
+//                       bundler, an import map naming the package); passes if
+//                       its output contains expect="TEXT"
 // An HTML comment `<!-- prelude: ... -->` on the line before a fence is
 // prepended to it for checking only (stand-ins for the app's own names).
 import { execFile } from "node:child_process";
@@ -104,6 +106,8 @@ const tsconfig = (files, strict, node) => ({
     noEmit: true,
     skipLibCheck: true,
     allowImportingTsExtensions: true,
+    // A page without a bundler names the installed package by its URL.
+    paths: { "/node_modules/*": ["./node_modules/*"] },
   },
   files,
 });
@@ -192,6 +196,44 @@ async function runBrowser(runs) {
   return failures.filter(Boolean);
 }
 
+/**
+ * Runs the `run=page` examples as a browser without a bundler gets them: each
+ * file with its types stripped and nothing else changed, the installed
+ * package served at /node_modules/wiggum-rpc/ and named by an import map.
+ */
+async function runUnbundled(runs) {
+  if (!runs.length) return [];
+  const { launchChromium } = await import("../tests/js/browser.mjs");
+  const { startServer } = await import("./serve.mjs");
+  const failures = [];
+  const browser = await launchChromium();
+  const importMap = JSON.stringify({
+    imports: { "wiggum-rpc/web": "/node_modules/wiggum-rpc/web/wiggum_rpc.js", "wiggum-rpc/web/": "/node_modules/wiggum-rpc/web/" },
+  });
+  try {
+    for (const r of runs) {
+      const served = join(r.dir, "served");
+      rmSync(served, { recursive: true, force: true });
+      mkdirSync(served);
+      for (const file of readdirSync(r.dir).filter((f) => /\.[jt]s$/.test(f))) {
+        const { code } = await transform(readFileSync(join(r.dir, file), "utf8"), { loader: file.endsWith(".ts") ? "ts" : "js", format: "esm" });
+        writeFileSync(join(served, file), code);
+      }
+      r.html = r.name.replace(/\.[jt]s$/, ".page.html");
+      writeFileSync(join(served, r.html), `<!doctype html><meta charset="utf-8"><script type="importmap">${importMap}</script><script type="module" src="./${r.name}"></script>\n`);
+      const server = await startServer({ mounts: [["/node_modules/", join(work, "node_modules")], ["/", served]] });
+      try {
+        failures.push(await runPage(browser, `${server.url}${r.html}`, r));
+      } finally {
+        await server.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  return failures.filter(Boolean);
+}
+
 async function runPage(browser, url, { where, expect }) {
   const page = await browser.newPage();
   const said = [];
@@ -221,8 +263,9 @@ export async function checkExamples(list = pages()) {
   const failures = await typeCheck(checked);
   for (const r of runs.filter((r) => r.how === "node")) failures.push(await runNode(r));
   failures.push(...(await runBrowser(runs.filter((r) => r.how === "browser"))));
-  const unknown = runs.filter((r) => !["node", "browser"].includes(r.how));
-  for (const r of unknown) failures.push(`${r.where}: run=${r.how} is neither node nor browser`);
+  failures.push(...(await runUnbundled(runs.filter((r) => r.how === "page"))));
+  const unknown = runs.filter((r) => !["node", "browser", "page"].includes(r.how));
+  for (const r of unknown) failures.push(`${r.where}: run=${r.how} is none of node, browser, page`);
   return { checked: checked.length, ran: runs.length, failures: failures.filter(Boolean) };
 }
 
