@@ -102,6 +102,8 @@ export class Inspector {
 
   // Something that happened on the endpoint's side only.
   event(boundary, { event, time, id, method, detail }) {
+    // A call of this side that ended here (a timeout, a destroy) waits no more.
+    if (id !== undefined) this.waiting.delete(this.key(boundary, "out", id));
     if (this.paused) {
       this.notShown++;
       return;

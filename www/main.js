@@ -147,21 +147,35 @@ $("source").addEventListener("input", () => sources.set(openFile, $("source").va
 renderTabs();
 
 // The worker instantiates the page's compiled module (no second fetch or
-// compile), then mounts the project over its own MessageChannel.
-const worker = new Worker("build-worker.js", { type: "module" });
-const fsChannel = new MessageChannel();
-attachFS(fsChannel.port1, projectFs);
-fsChannel.port1.start();
-worker.postMessage(compiledModule());
-worker.postMessage({ type: "fs", port: fsChannel.port2 }, [fsChannel.port2]);
-const builder = new Peer(workerTransport(worker), traced("build"));
-builder.onNotify("buildProgress", ({ done, total, file }) => {
-  $("progress").value = done / total;
-  $("progress-label").textContent = `${done}/${total} ${file}`;
-});
-builder.onNotify("buildWarning", ({ warnings }) => {
-  for (const { text, file, line, column } of warnings) append($("build-output"), text, { label: `warning ${file}:${line}:${column}` });
-});
+// compile), then mounts the project over its own MessageChannel. "stop"
+// terminates it mid-build: its call fails at once, and the next build starts
+// a new worker.
+let builder;
+let stopBuilder;
+function startBuilder() {
+  const worker = new Worker("build-worker.js", { type: "module" });
+  const fsChannel = new MessageChannel();
+  attachFS(fsChannel.port1, projectFs);
+  fsChannel.port1.start();
+  worker.postMessage(compiledModule());
+  worker.postMessage({ type: "fs", port: fsChannel.port2 }, [fsChannel.port2]);
+  const peer = new Peer(workerTransport(worker), traced("build"));
+  peer.onNotify("buildProgress", ({ done, total, file }) => {
+    $("progress").value = done / total;
+    $("progress-label").textContent = `${done}/${total} ${file}`;
+  });
+  peer.onNotify("buildWarning", ({ warnings }) => {
+    for (const { text, file, line, column } of warnings) append($("build-output"), text, { label: `warning ${file}:${line}:${column}` });
+  });
+  builder = peer;
+  stopBuilder = () => {
+    worker.terminate();
+    peer.destroy(); // the call in flight fails with DESTROYED
+    fsChannel.port1.close();
+    builder = undefined;
+  };
+}
+startBuilder();
 
 /** Writes the editor's files into the shared file system. */
 async function saveProject() {
@@ -171,13 +185,17 @@ async function saveProject() {
   }
 }
 
+$("stop-build").onclick = () => stopBuilder?.();
+
 $("build").onclick = async () => {
   $("build").disabled = true;
+  $("stop-build").disabled = false;
   $("progress").value = 0;
   $("progress-label").textContent = "0";
   $("build-output").replaceChildren();
   try {
     await saveProject();
+    if (!builder) startBuilder();
     const { outputs } = await show($("build-result"), builder.request("build", { dir: "/project", entry: "src/main.tsx" }, { timeout: 60_000 }),
       ({ outputs }) => `esbuild bundled ${sources.size} files into ${Object.keys(outputs).join(", ")}; the buffers were moved back, and the preview runs it at /app`);
     for (const [path, bytes] of Object.entries(outputs)) {
@@ -195,11 +213,13 @@ $("build").onclick = async () => {
     renderTabs(new Set(diagnostics.map(({ file }) => file)));
   } finally {
     $("build").disabled = false;
+    $("stop-build").disabled = true;
   }
 };
 
 // The worker's OpenRPC document: each method with its params' JSON Schema.
 $("discover").onclick = async () => {
+  if (!builder) startBuilder();
   $("build-output").replaceChildren();
   const { info, methods } = await show($("build-result"), builder.request("rpc.discover"), ({ info, methods }) =>
     `${info.title}: ${methods.length} methods (rpc.discover, OpenRPC)`);
@@ -393,12 +413,16 @@ if (serviceWorker) {
   worker.on("reconnected", () => append($("sw-events"), "connected to the next worker", { label: stamp() }));
   $("sw-call").onclick = () => settled(show($("sw-result"), worker.request("hello"), ({ instance, calls }) =>
     `answered by worker ${instance} (its call ${calls})`));
-  // A page cannot stop a worker itself: unregistering it ends it, and a new one takes its place.
+  // A page cannot stop a worker itself: a new script URL installs a new
+  // worker, which takes over (skipWaiting) and makes the old one redundant.
+  // (Unregistering would not do: a registration with a controlled client, such
+  // as a dedicated worker made after it took control, is resurrected by the
+  // next register() of the same script.)
+  let generation = 0;
   $("sw-replace").onclick = async () => {
     $("sw-replace").disabled = true;
-    append($("sw-events"), "unregistering the worker and registering it again", { label: stamp() });
-    await (await serviceWorker.getRegistration())?.unregister();
-    await serviceWorker.register("sw.js", { type: "module" });
+    append($("sw-events"), "registering a new worker in the old one's place", { label: stamp() });
+    await serviceWorker.register(`sw.js?generation=${++generation}`, { type: "module" });
   };
 } else {
   connectionState("sw-state", "closed", "no service workers here");

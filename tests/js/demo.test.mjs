@@ -61,8 +61,10 @@ const stat = (boundary, name) => text(`#stats tr[data-boundary="${boundary}"] [d
 /** The response row answering `request`: same boundary, other direction, same id, after it. */
 function responseTo(all, request) {
   const at = all.indexOf(request);
-  return all.slice(at + 1).filter((row) =>
-    row.kind === "response" && row.boundary === request.boundary && row.dir !== request.dir && row.id === request.id);
+  // Up to the next request with the same id there: a new worker's endpoint counts its ids from 1 again.
+  const sameId = (row) => row.boundary === request.boundary && row.id === request.id;
+  const next = all.findIndex((row, i) => i > at && row.kind === "request" && row.dir === request.dir && sameId(row));
+  return all.slice(at + 1, next === -1 ? undefined : next).filter((row) => row.kind === "response" && row.dir !== request.dir && sameId(row));
 }
 
 /** The last request of `method` on `boundary` in direction `dir`, and its response. */
@@ -147,6 +149,28 @@ test("a syntax error is BUILD_FAILED (-32001) with esbuild's diagnostic: file, l
   await page.fill("#source", original);
   await page.click("#build");
   await page.waitForSelector('#build-result[data-state="ok"]', { timeout: 60000 });
+});
+
+test("the build worker terminated mid-build: the call fails at once with DESTROYED, the next build starts a new worker", async () => {
+  // A 5 MB source keeps esbuild busy long enough to stop it halfway.
+  await page.click('#tabs [data-file="src/h.ts"]');
+  const original = await page.inputValue("#source");
+  await page.evaluate((source) => {
+    const area = document.querySelector("#source");
+    area.value = `${source}export const big = ${JSON.stringify("x".repeat(5 * 1024 * 1024))};\n`;
+    area.dispatchEvent(new Event("input"));
+  }, original);
+  const started = Date.now();
+  await page.click("#build");
+  await waitForInFlight("build", 1);
+  await page.click("#stop-build");
+  await page.waitForSelector('#build-result[data-state="error"]');
+  assert.match(await text("#build-result"), /^-32098 DESTROYED/);
+  assert.ok(Date.now() - started < 10000, "failed at once, not at a timeout");
+  await page.fill("#source", original);
+  await page.click("#build");
+  await page.waitForSelector('#build-result[data-state="ok"]', { timeout: 60000 });
+  assert.match(await text("#build-result"), /^esbuild bundled 3 files/);
 });
 
 test("describe: the build worker's OpenRPC document (rpc.discover), its params as JSON Schema", async () => {
@@ -302,6 +326,13 @@ test("every request in the inspector is paired with one response, and the number
   assert.ok(requests.length >= 15, `${requests.length} requests`);
   for (const request of requests) {
     const answers = responseTo(all, request);
+    if (answers.length === 0) {
+      // Only the build its worker was terminated for has no answer: its endpoint reported it failed.
+      const ended = all.slice(all.indexOf(request)).find((row) =>
+        row.kind === "event" && row.boundary === request.boundary && row.text.includes(`#${request.id}`));
+      assert.ok(ended && request.method === "build", `${request.boundary} ${request.method} #${request.id}: answered, or ended by its endpoint`);
+      continue;
+    }
     assert.equal(answers.length, 1, `${request.boundary} ${request.method} #${request.id}: one response`);
     assert.equal(answers[0].answers, request.method);
   }
@@ -321,7 +352,7 @@ test("every request in the inspector is paired with one response, and the number
   }
   assert.equal(await stat("all", "calls"), String(requests.length));
   assert.equal(await stat("all", "errors"), "4");
-  assert.equal(await text("#inspector-count"), `${all.length} messages`);
+  assert.equal(await text("#inspector-count"), `${all.filter((row) => row.kind !== "event").length} messages`);
 
   // The page fits the window: panels scroll inside, the page itself does not.
   assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollHeight, document.documentElement.scrollWidth]), [800, 1280]);
@@ -338,6 +369,7 @@ test("the inspector filters by boundary, pauses while still counting, and clears
   assert.ok((await rows()).every((row) => row.visible));
 
   const shown = all.length;
+  const messages = all.filter((row) => row.kind !== "event").length;
   const calls = Number(await stat("preview", "calls"));
   await page.click("#pause");
   await page.click("#refresh");
@@ -345,7 +377,7 @@ test("the inspector filters by boundary, pauses while still counting, and clears
   // refresh (and the iframe's fetch, in it) counted, not shown.
   await page.waitForFunction((expected) => document.querySelector('#stats tr[data-boundary="preview"] [data-stat="calls"]').textContent === String(expected), calls + 2);
   assert.equal((await rows()).length, shown);
-  assert.match(await text("#inspector-count"), new RegExp(`^${shown + 6} messages · paused, 6 not shown$`));
+  assert.match(await text("#inspector-count"), new RegExp(`^${messages + 6} messages · paused, 6 not shown$`));
 
   await page.click("#pause");
   await page.click("#clear");
