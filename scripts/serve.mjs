@@ -63,6 +63,8 @@ export async function startServer({ port = 0, host = "127.0.0.1", mounts = defau
     response.writeHead(200, {
       "content-type": types[extname(file)] ?? "application/octet-stream",
       "cache-control": cache ? "max-age=3600" : "no-store",
+      // A sandboxed frame's origin is opaque: its module scripts and .wasm are cross-origin fetches.
+      "access-control-allow-origin": "*",
     });
     response.end(body);
   });

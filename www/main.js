@@ -85,28 +85,48 @@ const pages = new Map([
   }],
 ]);
 
-const preview = new Peer(windowTransport($("preview").contentWindow, window, location.origin), traced("preview"));
-// The frame loads once its parent listens: what a frame posts to a parent
-// whose scripts are still loading reaches nobody.
-$("preview").src = "preview.html";
-preview.method("fetch", ({ url }) => {
-  const page = pages.get(url);
-  // A missing page is an answer, as with HTTP: the iframe decides it failed.
-  return page ? { status: 200, ...page } : { status: 404, body: "" };
-});
-
 let previewRendered;
 const firstRender = new Promise((resolve) => (previewRendered = resolve));
-preview.onNotify("updateNavigationState", ({ path, title }) => {
-  append($("preview-events"), `${path}${title ? ` (${title})` : ""}`, { label: "updateNavigationState" });
-  previewRendered();
-});
-preview.onNotify("console", ({ level, message }) => {
-  append($("preview-events"), message, { label: `console.${level}`, error: level === "error" });
-});
-preview.onNotify("error", ({ message }) => {
-  append($("preview-events"), message, { label: "error", error: true });
-});
+
+// The preview frame and its Peer. Sandboxed (`allow-scripts` only, as a real
+// app runs untrusted code), the frame's origin is opaque: the parent pins
+// "null", and its calls wait for the frame's hello (an opaque frame cannot be
+// read, so its load cannot be told from its initial document's).
+let preview;
+function openPreview(sandboxed) {
+  preview?.destroy();
+  const old = $("preview");
+  const frame = document.createElement("iframe");
+  frame.id = "preview";
+  frame.title = sandboxed ? "preview (sandboxed)" : "preview";
+  if (sandboxed) frame.sandbox.add("allow-scripts");
+  old.replaceWith(frame);
+  const peer = new Peer(
+    windowTransport(frame.contentWindow, window, sandboxed ? "null" : location.origin, sandboxed ? { handshake: "wait" } : undefined),
+    traced("preview"),
+  );
+  peer.method("fetch", ({ url }) => {
+    const page = pages.get(url);
+    // A missing page is an answer, as with HTTP: the iframe decides it failed.
+    return page ? { status: 200, ...page } : { status: 404, body: "" };
+  });
+  peer.onNotify("updateNavigationState", ({ path, title, origin }) => {
+    append($("preview-events"), `${path}${title ? ` (${title})` : ""}${origin === "null" ? " [sandboxed]" : ""}`, { label: "updateNavigationState" });
+    previewRendered();
+  });
+  peer.onNotify("console", ({ level, message }) => {
+    append($("preview-events"), message, { label: `console.${level}`, error: level === "error" });
+  });
+  peer.onNotify("error", ({ message }) => {
+    append($("preview-events"), message, { label: "error", error: true });
+  });
+  preview = peer;
+  // The frame loads once its parent listens: what a frame posts to a parent
+  // whose scripts are still loading reaches nobody.
+  frame.src = "preview.html";
+}
+openPreview(false);
+$("sandboxed").onchange = () => openPreview($("sandboxed").checked);
 
 $("navigate").onclick = () =>
   settled(show($("preview-result"), preview.request("navigate", { path: $("route").value.trim() }), ({ route }) => `navigate → at ${route}`));

@@ -37,7 +37,7 @@ async function render(path) {
   }
   page.innerHTML = response.body;
   route = path;
-  parent.notify("updateNavigationState", { path, title: page.querySelector("h1")?.textContent ?? "" });
+  parent.notify("updateNavigationState", { path, title: page.querySelector("h1")?.textContent ?? "", origin: self.origin });
   if (response.script) {
     try {
       new Function("page", "console", response.script)(page, pageConsole);

@@ -127,6 +127,25 @@ test("esbuild-wasm bundles the TSX project from the shared file system; the prev
   await page.screenshot({ path: screenshot.replace(/\.png$/, "-build.png") });
 });
 
+test("the sandboxed preview (allow-scripts, an opaque origin) runs the built app too", async () => {
+  const rendered = async () => (await listItems("#preview-events")).filter((item) => item === "console.log built app rendered: hello, wiggum").length;
+  const before = await rendered();
+  await page.check("#sandboxed");
+  await page.waitForFunction(() => [...document.querySelectorAll("#preview-events li")].some((li) => li.textContent.endsWith("/ (Home) [sandboxed]")));
+  assert.equal(await page.getAttribute("#preview", "sandbox"), "allow-scripts");
+  const frame = page.frames().find((f) => f.url().endsWith("/preview.html"));
+  assert.equal(await frame.evaluate(() => self.origin), "null");
+  await page.click("#build");
+  await page.waitForSelector('#build-result[data-state="ok"]', { timeout: 60000 });
+  await page.waitForSelector('#preview-result[data-state="ok"]');
+  await page.waitForFunction((count) => [...document.querySelectorAll("#preview-events li")]
+    .filter((li) => li.textContent === "console.log built app rendered: hello, wiggum").length === count, before + 1);
+  assert.equal(await page.frameLocator("#preview").locator("#app h1.greeting").textContent(), "hello, wiggum");
+  await page.uncheck("#sandboxed");
+  await page.waitForFunction(() => document.querySelector("#preview").getAttribute("sandbox") === null
+    && [...document.querySelectorAll("#preview-events li")].at(-1)?.textContent === "updateNavigationState / (Home)");
+});
+
 test("a syntax error is BUILD_FAILED (-32001) with esbuild's diagnostic: file, line, column", async () => {
   await page.click('#tabs [data-file="src/greeting.tsx"]');
   assert.match(await page.inputValue("#source"), /export function Greeting/);
