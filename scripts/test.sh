@@ -38,6 +38,8 @@ run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test
 run "browser suite in headless Chromium" node scripts/browser-suite.mjs chromium
 run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
+run "the other side's end noticed in Chromium and Firefox: a worker terminated, a port's other side destroyed, an iframe removed or navigated away (CONNECTION_CLOSED within a second)" \
+  node --test tests/js/peer-gone.test.mjs
 run "release build in Chromium: the demo page (esbuild-wasm in the build worker, the preview running its bundle, ZenFS beside the RPC)" node --test tests/js/demo.test.mjs
 run "release build in Firefox: the demo's real stack (esbuild-wasm build from ZenFS, the preview running it, ZenFS on Ralph's port)" \
   node --test tests/js/firefox-demo.test.mjs

@@ -48,11 +48,17 @@ struct Side {
     refuses: Option<&'static str>,
     /// Calls the core gave back as unsendable: (id, waiter).
     unsent: Vec<(u64, u32)>,
+    /// The presence names of the other side the core asked to watch.
+    watching: Vec<String>,
 }
 
 impl Side {
     fn new(config: Config) -> Side {
-        let mut endpoint = Endpoint::new(config);
+        Side::with_presence(config, None)
+    }
+
+    fn with_presence(config: Config, presence: Option<&str>) -> Side {
+        let mut endpoint = Endpoint::with_presence(config, presence.map(String::from));
         for (name, handler) in [("echo", Handler::Echo), ("fail", Handler::Fail), ("later", Handler::Later)] {
             endpoint.set_method(name, handler);
         }
@@ -72,6 +78,7 @@ impl Side {
             flush_due: false,
             refuses: None,
             unsent: Vec::new(),
+            watching: Vec::new(),
         }
     }
 
@@ -113,6 +120,7 @@ impl Side {
                 Event::Cancelled { call } => self.cancelled.push(call),
                 Event::CheckExpired { call } => self.check_expired.push(call),
                 Event::PeerReady(capabilities) => self.peer = Some(capabilities),
+                Event::WatchPeer(presence) => self.watching.push(presence),
                 Event::ScheduleFlush => self.flush_due = true,
             }
         }
@@ -1073,4 +1081,73 @@ fn the_endpoint_says_which_of_its_calls_a_message_answers() {
     assert_eq!(answers(&pair.a, json!({"result": 1, "id": id})), None, "not JSON-RPC on a shared channel");
     let server = Side::new(Config::new(Roles::SERVER));
     assert_eq!(answers(&server, json!({"jsonrpc": "2.0", "result": 1, "id": id})), None, "a server has no calls");
+}
+
+// ---- presence: the other side's end, noticed -------------------------------
+
+/// A hello that names this side's presence, and what the other side's host is asked to watch.
+#[test]
+fn a_hello_names_its_presence_and_the_other_side_watches_it_once() {
+    let config = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = Pair { a: Side::with_presence(config, Some("wiggum-rpc:a")), ..Pair::new(config, config) };
+    pair.to_b.clear();
+    pair.to_a.clear();
+    pair.to_b.extend(pair.a.end_turn());
+    let hello = pair.to_b.front().cloned().expect("a says hello");
+    assert_eq!(hello["method"], "$/ready");
+    assert_eq!(hello["params"]["presence"], "wiggum-rpc:a");
+    pair.run();
+    assert_eq!(pair.b.watching, vec!["wiggum-rpc:a".to_string()]);
+    // b named none: nothing for a to watch, and no member in b's hello.
+    assert!(pair.a.watching.is_empty());
+    assert!(pair.b.sent.iter().all(|sent| sent["params"].get("presence").is_none()));
+
+    // The same name again is the same instance; a new one is a new instance (a reloaded frame).
+    let ready = |presence: &str| json!({ "jsonrpc": "2.0", "method": "$/ready", "params": { "ack": true, "presence": presence } });
+    pair.b.endpoint.receive(&ready("wiggum-rpc:a"), Framing::Object);
+    pair.b.drain();
+    assert_eq!(pair.b.watching.len(), 1);
+    pair.b.endpoint.receive(&ready("wiggum-rpc:a2"), Framing::Object);
+    pair.b.drain();
+    assert_eq!(pair.b.watching, vec!["wiggum-rpc:a".to_string(), "wiggum-rpc:a2".to_string()]);
+}
+
+/// When the watched side has gone, the host says so, and the calls waiting on it fail at once.
+#[test]
+fn the_other_sides_end_fails_the_calls_waiting_on_it() {
+    let config = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(config, config);
+    pair.run();
+    let now = pair.now;
+    let id = pair.b.call(7, "later", json!([]), Some(60_000), now).expect("sent");
+    pair.run();
+    assert!(pair.b.settled.is_empty(), "a holds the call");
+    // a's host ended (a worker terminated, a frame removed): b's host saw its presence go.
+    pair.b.endpoint.connection_closed();
+    pair.b.drain();
+    assert_eq!(pair.b.settled.get(&7), Some(&Outcome::Failed(Failure::ConnectionClosed)), "call {id}");
+}
+
+/// A presence that is not a short, non-empty string names nothing.
+#[test]
+fn a_hostile_presence_names_nothing() {
+    let config = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut side = Side::new(config);
+    side.drain();
+    let long = "x".repeat(201);
+    for presence in [json!(7), json!(""), json!(long), json!(null), json!({ "name": "x" })] {
+        side.endpoint.receive(
+            &json!({ "jsonrpc": "2.0", "method": "$/ready", "params": { "ack": true, "presence": presence } }),
+            Framing::Object,
+        );
+        side.drain();
+    }
+    assert!(side.watching.is_empty());
+    let fits = "y".repeat(200);
+    side.endpoint.receive(
+        &json!({ "jsonrpc": "2.0", "method": "$/ready", "params": { "ack": true, "presence": fits } }),
+        Framing::Object,
+    );
+    side.drain();
+    assert_eq!(side.watching, vec!["y".repeat(200)]);
 }

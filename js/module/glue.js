@@ -305,8 +305,10 @@ export function errorMessage(id, code, message, data) {
 
 // The extensions' messages (`$/ready`, a cancel, `stream.chunk`, `stream.end`),
 // their methods as the core names them.
-export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch) {
-  return { jsonrpc: "2.0", method, params: { ack, batches, splitBatchAnswers, maxBatch } };
+export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch, presence) {
+  const params = { ack, batches, splitBatchAnswers, maxBatch };
+  if (presence !== undefined) params.presence = presence;
+  return { jsonrpc: "2.0", method, params };
 }
 
 // `member`: the member of the params that names the request (MCP's `requestId`).

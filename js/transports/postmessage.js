@@ -111,6 +111,46 @@ export class Transport {
   }
 }
 
+// Presence: one side holds a Web Lock while it lives and names it in its
+// hello; the other side waits for that lock, which the browser frees however
+// the holder ends. Locks are per origin: a side of another origin (or an
+// opaque one) is never seen, and nothing is watched.
+
+/** Holds a lock of a fresh name until `signal` aborts (or this context ends); its name, or undefined without Web Locks. */
+function holdPresence(signal) {
+  const locks = globalThis.navigator?.locks;
+  if (locks === undefined || typeof crypto?.randomUUID !== "function") return undefined;
+  const name = `wiggum-rpc:${crypto.randomUUID()}`;
+  try {
+    locks.request(name, () => new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }))).catch(() => {});
+  } catch {
+    return undefined;
+  }
+  return name;
+}
+
+/**
+ * Calls `onGone` once the lock `name` is free, unless `signal` aborts first.
+ * It waits only for a lock it has seen held (its hello may come before the
+ * holder's request is granted; a lock of another origin is never seen).
+ */
+async function watchPresence(name, signal, onGone) {
+  const locks = globalThis.navigator?.locks;
+  if (locks === undefined) return;
+  try {
+    for (let tries = 0; ; tries++) {
+      const { held = [] } = await locks.query();
+      if (signal.aborted) return;
+      if (held.some((lock) => lock.name === name)) break;
+      if (tries === 20) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await locks.request(name, { signal }, () => onGone());
+  } catch {
+    // Aborted, or no locks here (an opaque origin): nothing to watch.
+  }
+}
+
 /** Whether `data` may be JSON-RPC: an array, or an object with `jsonrpc: "2.0"`. */
 function isOurs(data) {
   return Array.isArray(data) || (data !== null && typeof data === "object" && data.jsonrpc === "2.0");
@@ -159,6 +199,9 @@ class PostMessageTransport extends Transport {
   #listenOn;
   #listener;
   #unwatch;
+  #alive = new AbortController();
+  #watching;
+  #gone = false;
 
   /** `source` and `origin` (or undefined) are what incoming messages must come from. */
   constructor(post, port, listenOn, source, origin, handshake) {
@@ -175,6 +218,29 @@ class PostMessageTransport extends Transport {
     };
     replayEarly(listenOn, this.#listener);
     listenOn.addEventListener("message", this.#listener);
+    /** The Web Lock this side holds while it lives, named in the hello (undefined without Web Locks). */
+    this.presence = holdPresence(this.#alive.signal);
+  }
+
+  /**
+   * The other side's hello named the lock it holds while it lives: when the
+   * lock frees (a worker terminated, a frame removed or navigated away, its
+   * endpoint destroyed), emits `close`, and the endpoint fails the calls
+   * waiting on it. A new name is a new instance (a frame that reloaded):
+   * `open` again if the last one had gone.
+   */
+  watch(name) {
+    this.#watching?.abort();
+    const watching = (this.#watching = new AbortController());
+    if (this.#gone) {
+      this.#gone = false;
+      this.emit("open");
+    }
+    watchPresence(name, watching.signal, () => {
+      if (this.destroyed || watching.signal.aborted) return;
+      this.#gone = true;
+      this.emit("close", { code: 1001, reason: "the other side has gone" });
+    });
   }
 
   /**
@@ -206,8 +272,10 @@ class PostMessageTransport extends Transport {
     this.#post(message, transfer);
   }
 
-  /** Removes the listener and closes an owned port. */
+  /** Removes the listener, frees this side's lock (the other side learns it has gone), closes an owned port. */
   release() {
+    this.#watching?.abort();
+    this.#alive.abort();
     this.#unwatch?.();
     this.#listenOn.removeEventListener("message", this.#listener);
     try {

@@ -143,10 +143,25 @@ export interface PostMessageTransport extends RPCTransport {
   send(message: unknown, transfer?: Transferable[]): void;
   onMessage(handler: (message: unknown) => void): void;
   offMessage(handler: (message: unknown) => void): void;
-  /** Removes the listener, closes an owned port, drops what waits in the inbox. */
+  /** Removes the listener, closes an owned port, drops what waits in the inbox, frees this side's Web Lock. */
   destroy(): void;
   /** The handshake this transport asks of its endpoints (undefined: none). */
   readonly handshake?: "hold" | "announce";
+  /**
+   * The Web Lock this side holds while it lives, named in its hello
+   * (undefined where there are no Web Locks, as in Node).
+   */
+  readonly presence?: string;
+  /**
+   * Called by the endpoint with the lock the other side's hello named: when
+   * it frees (a worker terminated, a frame removed or navigated away, the
+   * other endpoint destroyed), the transport emits `close` and the calls
+   * waiting on it fail with `CONNECTION_CLOSED`. Locks are per origin: a side
+   * of another origin, or an opaque one, is not watched.
+   */
+  watch(presence: string): void;
+  /** Lifecycle events: `close` when the other side has gone, `open` when it is back (a frame that reloaded) or loaded. */
+  on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
 }
 
 /**
@@ -432,7 +447,12 @@ export interface Serves {
 
 /** What every endpoint has. */
 export interface Lifecycle {
-  /** Listens to the transport's lifecycle events; returns what removes the listener. Throws if the transport has none. */
+  /**
+   * Listens to the transport's lifecycle events; returns what removes the
+   * listener. Throws if the transport has none (a plain object without
+   * `on`). Every transport of the package has them: a postMessage transport
+   * emits `close` when the other side has gone (see `PostMessageTransport.watch`).
+   */
   on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
   /** Rejects every pending call (`DESTROYED`), stops serving, removes the listener, destroys the transport. */
   destroy(): void;

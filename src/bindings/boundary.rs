@@ -61,6 +61,7 @@ extern "C" {
         batches: bool,
         split_batch_answers: bool,
         max_batch: f64,
+        presence: Option<&str>,
     ) -> JsValue;
     #[wasm_bindgen(js_name = cancelMessage)]
     pub fn cancel_message(method: &JsValue, member: &JsValue, id: f64) -> JsValue;

@@ -66,15 +66,18 @@ pub fn message(message: &Message<Json>) -> Json {
         }
         Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id.value(), "chunk": chunk })),
         Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id.value() })),
-        Message::Ready { ack, capabilities } => notification(
-            READY,
-            json!({
+        Message::Ready { ack, capabilities, presence } => {
+            let mut params = json!({
                 "ack": ack,
                 "batches": capabilities.batches,
                 "splitBatchAnswers": capabilities.split_batch_answers,
                 "maxBatch": capabilities.max_batch,
-            }),
-        ),
+            });
+            if let (Some(presence), Json::Object(members)) = (presence, &mut params) {
+                members.insert("presence".into(), json!(presence));
+            }
+            notification(READY, params)
+        }
     }
 }
 

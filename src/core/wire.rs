@@ -85,6 +85,9 @@ pub enum Message<V> {
     Ready {
         ack: bool,
         capabilities: Capabilities,
+        /// A name by which the host on the other side can tell when this
+        /// side has gone (a Web Lock this side holds while it lives).
+        presence: Option<String>,
     },
 }
 
@@ -107,6 +110,16 @@ pub struct Capabilities {
     pub split_batch_answers: bool,
     /// The longest batch it answers (0: it did not say).
     pub max_batch: usize,
+}
+
+/// The longest presence name a hello may carry; a longer one says nothing.
+pub const MAX_PRESENCE: usize = 200;
+
+/// The presence name of a `$/ready` params object: a non-empty string of at
+/// most [`MAX_PRESENCE`] characters, or nothing.
+pub fn presence_of<V: Value>(params: Option<&V>) -> Option<String> {
+    let name = params.and_then(|p| p.member("presence")).and_then(|v| v.as_text())?;
+    (!name.is_empty() && name.chars().count() <= MAX_PRESENCE).then_some(name)
 }
 
 impl Capabilities {

@@ -476,8 +476,9 @@ const scenarios = {
       const client = new lib.JSONRPCClient(lib.portTransport(port2), { batch });
       try {
         await sleep(10);
-        eq(raw.ready.map((m) => m.params), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000 }],
+        eq(raw.ready.map(({ params: { presence, ...capabilities } }) => capabilities), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000 }],
           `${what}: the client says hello with its capabilities`);
+        assert(/^wiggum-rpc:[0-9a-f-]{36}$/.test(raw.ready[0].params.presence), `${what}: and names the Web Lock it holds while it lives`);
         if (offered) {
           raw.announce({ batches: true });
           await sleep(10);
@@ -1007,8 +1008,8 @@ const scenarios = {
       server.destroy();
       await sleep(20);
       eq(seen, [lib.ErrorCode.REQUEST_CANCELLED, lib.ErrorCode.DESTROYED], "destroy aborts running handlers");
-      client.destroy();
-      await rejects(orphan, lib.ErrorCode.DESTROYED, "the orphaned call ends with its client");
+      // The server's end frees the lock it held: the client notices, and fails the call at once.
+      await rejects(orphan, lib.ErrorCode.CONNECTION_CLOSED, "the orphaned call ends when its server has gone");
     } finally {
       client.destroy();
       server.destroy();

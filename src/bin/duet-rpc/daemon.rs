@@ -174,6 +174,7 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             | Event::Chunk { .. }
             | Event::Cancelled { .. }
             | Event::PeerReady(_)
+            | Event::WatchPeer(_)
             | Event::CheckExpired { .. } => {}
         }
     }

@@ -166,6 +166,8 @@ impl Binding {
         .with_dialect(dialect);
         let limits = config.limits;
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
+        // A transport that holds a Web Lock while it lives names it: the hello carries it.
+        let presence = js::named(&transport, "presence").as_string();
         let tracer = match option(options, keys::TRACE) {
             hook if hook.is_undefined() => None,
             hook => Some(JsValue::from(js::tracer(&hook)?)),
@@ -200,7 +202,7 @@ impl Binding {
                 jrpc_oo,
                 announce_due: Cell::new(false),
                 default_timeout,
-                core: RefCell::new(Endpoint::new(config)),
+                core: RefCell::new(Endpoint::with_presence(config, presence)),
                 draining: Cell::new(false),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
@@ -291,6 +293,12 @@ impl Binding {
                     }
                 }
                 Event::PeerReady(_) => {}
+                Event::WatchPeer(presence) => {
+                    // The transport watches the other side's presence and emits `close` when it goes.
+                    if let Some(watch) = js::method(&self.transport, "watch") {
+                        let _ = watch.call1(&self.transport, &JsValue::from_str(&presence));
+                    }
+                }
             }
         }
         self.draining.set(false);

@@ -126,13 +126,14 @@ impl Binding {
                 keys::CHUNK_METHOD.with(|method| js::chunk_message(method, id.value(), chunk))
             }
             Message::StreamEnd { id } => keys::END_METHOD.with(|method| js::stream_end_message(method, id.value())),
-            Message::Ready { ack, capabilities } => keys::READY_METHOD.with(|method| {
+            Message::Ready { ack, capabilities, presence } => keys::READY_METHOD.with(|method| {
                 js::ready_message(
                     method,
                     *ack,
                     capabilities.batches,
                     capabilities.split_batch_answers,
                     capabilities.max_batch as f64,
+                    presence.as_deref(),
                 )
             }),
         }

@@ -178,6 +178,11 @@ pub enum Event<V, H, W> {
     CheckExpired { call: CallId },
     /// The other side said hello or answered ours, with what it accepts.
     PeerReady(Capabilities),
+    /// The other side's hello named its presence (see
+    /// [`super::Endpoint::with_presence`]): watch it, and report its end with
+    /// [`super::Endpoint::connection_closed`]. Once per name: a new name is a
+    /// new instance on the other side (a frame that reloaded).
+    WatchPeer(String),
     /// Call [`super::Endpoint::flush`] once the current turn's work is done (a
     /// microtask in a browser): queued calls and batch answers go out then.
     ScheduleFlush,

@@ -36,7 +36,7 @@ use super::inbound::{classify_envelope, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
-use super::wire::{Capabilities, Message, Transmit};
+use super::wire::{presence_of, Capabilities, Message, Transmit};
 
 /// A call of this side's, waiting to settle.
 struct Call<W> {
@@ -67,11 +67,22 @@ pub struct Endpoint<V, H, W> {
     /// any time: a list is enough).
     checks: Vec<(CallId, Deadline)>,
     destroyed: bool,
+    /// The name this side's hello gives for its presence.
+    presence: Option<String>,
+    /// The other side's presence name last reported with [`Event::WatchPeer`].
+    watched: Option<String>,
 }
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// A new endpoint; with a handshake, its hello is the first event.
     pub fn new(config: Config) -> Self {
+        Self::with_presence(config, None)
+    }
+
+    /// A new endpoint whose hello names its `presence`: something the host
+    /// holds while this side lives (a Web Lock), by which the other side's
+    /// host can tell when it has gone, however it went.
+    pub fn with_presence(config: Config, presence: Option<String>) -> Self {
         let mut dispatcher = Dispatcher::new(config.roles);
         dispatcher.set_batch_policy(config.batch_policy);
         dispatcher.set_null_params_absent(config.null_params_absent);
@@ -90,6 +101,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             earliest: None,
             checks: Vec::new(),
             destroyed: false,
+            presence,
+            watched: None,
         };
         if config.handshake != Handshake::Off {
             endpoint.transmit(Transmit::Single(endpoint.ready(false)));
@@ -485,6 +498,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     let (ack, capabilities) = Capabilities::read(params.as_ref());
                     if !ack {
                         self.transmit(Transmit::Single(self.ready(true)));
+                    }
+                    if let Some(presence) = presence_of(params.as_ref()) {
+                        if self.watched.as_ref() != Some(&presence) {
+                            self.watched = Some(presence.clone());
+                            self.events.push_back(Event::WatchPeer(presence));
+                        }
                     }
                     self.peer_ready(capabilities);
                 }

@@ -27,7 +27,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 _ => 0,
             },
         };
-        Message::Ready { ack, capabilities }
+        Message::Ready { ack, capabilities, presence: self.presence.clone() }
     }
 
     pub(super) fn peer_ready(&mut self, capabilities: Capabilities) {

@@ -1,0 +1,53 @@
+// The other side's end noticed on the postMessage transports, in Chromium and
+// in Firefox: a worker terminated, the other side of a port destroyed, an
+// iframe removed, an iframe navigated away. A call waiting on it fails with
+// CONNECTION_CLOSED, soon (not at its 20 s timeout), and `close` is emitted:
+// each side holds a Web Lock while it lives and names it in its hello, and
+// the other side waits for that lock (tests/js/pages/gone.js).
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { openLibPage, startPagesServer } from "./browser.mjs";
+import { launchFirefox } from "./firefox.mjs";
+
+const CONNECTION_CLOSED = -32095;
+const BOUND_MS = 1000;
+const WAYS = ["worker terminated", "the port's other side destroyed", "iframe removed", "iframe navigated away"];
+
+function check(browser, results) {
+  for (const way of WAYS) {
+    const result = results[way];
+    console.log(`${browser}, ${way}: ${JSON.stringify(result)}`);
+    assert.equal(result.code, CONNECTION_CLOSED, `${browser}, ${way}: CONNECTION_CLOSED`);
+    assert.ok(result.ms < BOUND_MS, `${browser}, ${way}: within ${BOUND_MS} ms (took ${result.ms})`);
+    assert.deepEqual(result.closes, ["the other side has gone"], `${browser}, ${way}: close emitted once`);
+  }
+}
+
+let chromium;
+let server;
+let firefox;
+before(async () => {
+  chromium = await openLibPage();
+  server = await startPagesServer();
+  firefox = await launchFirefox();
+});
+after(async () => {
+  await chromium?.close();
+  await firefox?.close();
+  await server?.close();
+});
+
+test("Chromium: each way the other side ends fails the waiting call with CONNECTION_CLOSED within a second", async () => {
+  check("Chromium", await chromium.page.evaluate(async () => (await import("/gone.js")).endsNoticed()));
+});
+
+test("Firefox: each way the other side ends fails the waiting call with CONNECTION_CLOSED within a second", async () => {
+  const tab = await firefox.open(`${server.url}blank.html`);
+  const results = await firefox.evaluate(tab, async () => {
+    const root = await import("/pkg/wiggum_rpc.js");
+    await root.default();
+    window.lib = root;
+    return (await import("/gone.js")).endsNoticed();
+  });
+  check("Firefox", results);
+});
