@@ -63,6 +63,8 @@ run "Node: the root entry alone, then each capability entry imported (trace, con
 run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: a MessagePort shared with ZenFS's Port backend (both at full load; closePort: false leaves the port open, the default closes it)" \
   node --test tests/js/shared-port.test.mjs
+run "Node: streams with flow control (a producer within a window of a reader 1,000× slower, a ReadableStream cancelled, a stranger's plain chunks)" \
+  node --test tests/js/stream-credit.test.mjs
 run "Node: the framing codec, a client driving duet-rpc over stdio, Peers over MessageChannel" node --test tests/js/node-framing.test.mjs
 run "Node: schema-checked methods (zod, valibot, hand-written), rpc.discover against the OpenRPC meta-schema, the trace hook" \
   node --test tests/js/contracts.test.mjs

@@ -50,6 +50,8 @@ struct Side {
     unsent: Vec<(u64, u32)>,
     /// The presence names of the other side the core asked to watch.
     watching: Vec<String>,
+    /// Handlers the core said may stream again.
+    may_stream: Vec<CallId>,
 }
 
 impl Side {
@@ -79,6 +81,7 @@ impl Side {
             refuses: None,
             unsent: Vec::new(),
             watching: Vec::new(),
+            may_stream: Vec::new(),
         }
     }
 
@@ -121,6 +124,7 @@ impl Side {
                 Event::CheckExpired { call } => self.check_expired.push(call),
                 Event::PeerReady(capabilities) => self.peer = Some(capabilities),
                 Event::WatchPeer(presence) => self.watching.push(presence),
+                Event::MayStream { call } => self.may_stream.push(call),
                 Event::ScheduleFlush => self.flush_due = true,
             }
         }
@@ -247,12 +251,12 @@ fn methods(sent: &[Json]) -> Vec<String> {
 #[test]
 fn friends_learn_each_others_capabilities() {
     let pair = Pair::friends();
-    let both = Capabilities { batches: true, split_batch_answers: true, max_batch: 1000 };
+    let both = Capabilities { batches: true, split_batch_answers: true, max_batch: 1000, stream_credit: true };
     assert_eq!(pair.a.peer, Some(both));
     assert_eq!(pair.b.peer, Some(both));
     assert_eq!(
         pair.a.sent[0],
-        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "splitBatchAnswers": true, "maxBatch": 1000}})
+        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "splitBatchAnswers": true, "maxBatch": 1000, "streamCredit": true}})
     );
     assert_eq!(pair.a.sent[1]["params"]["ack"], json!(true), "each hello is answered");
 }
@@ -1150,4 +1154,106 @@ fn a_hostile_presence_names_nothing() {
     );
     side.drain();
     assert_eq!(side.watching, vec!["y".repeat(200)]);
+}
+
+// ---- stream credit: a slow caller slows its handler --------------------------
+
+/// A's call to B's `later`, with a window of `window` chunks opened in the same turn.
+fn windowed_call(pair: &mut Pair, window: u32) -> (u64, CallId) {
+    let mut id = 0;
+    pair.turn(To::A, |side, now| {
+        id = side.endpoint.request_windowed(json!("later"), Some(json!([])), 1, None, || now, window).unwrap();
+    });
+    pair.run();
+    (id, *pair.b.later.last().expect("b serves it"))
+}
+
+#[test]
+fn a_window_bounds_what_the_handler_may_send_until_the_caller_takes_chunks() {
+    let mut pair = Pair::friends();
+    assert!(pair.a.peer.is_some_and(|peer| peer.stream_credit), "friends offer stream credit");
+    let (id, call) = windowed_call(&mut pair, 4);
+    // The request and its credit crossed as one batch: the handler knew its bound before it ran.
+    let batch = pair.a.sent.iter().find_map(|m| m.as_array().cloned()).expect("one batch");
+    assert_eq!(batch.len(), 2);
+    assert_eq!(batch[0]["method"], "later");
+    assert_eq!(batch[1], json!({ "jsonrpc": "2.0", "method": "stream.credit", "params": { "id": id, "credit": 4 } }));
+    // B's handler sends four chunks: the last one uses up the window.
+    let mut may = Vec::new();
+    for n in 0..4 {
+        pair.b.endpoint.emit(call, json!(n));
+        may.push(pair.b.endpoint.may_stream(call));
+    }
+    assert_eq!(may, [true, true, true, false]);
+    pair.b.end_turn().into_iter().for_each(|m| pair.to_a.push_back(m));
+    pair.run();
+    assert_eq!(pair.a.chunks.len(), 4);
+
+    // A takes one: not yet half a window, nothing goes back.
+    pair.turn(To::A, |side, _| side.endpoint.consumed(id, 1));
+    pair.run();
+    assert!(pair.b.may_stream.is_empty());
+    assert!(!pair.b.endpoint.may_stream(call));
+    // A takes a second: two more chunks may come, and B's handler hears it.
+    pair.turn(To::A, |side, _| side.endpoint.consumed(id, 1));
+    pair.run();
+    assert_eq!(pair.b.may_stream, vec![call]);
+    assert!(pair.b.endpoint.may_stream(call));
+    pair.b.endpoint.emit(call, json!(4));
+    pair.b.endpoint.emit(call, json!(5));
+    assert!(!pair.b.endpoint.may_stream(call));
+
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("done"))));
+    pair.run();
+    assert_eq!(pair.a.result(1), Some(&json!("done")));
+    assert_eq!(pair.a.chunks.len(), 6);
+    // Once answered, nothing more may be sent, and taking chunks sends nothing.
+    assert!(!pair.b.endpoint.may_stream(call));
+    let before = pair.a.sent.len();
+    pair.turn(To::A, |side, _| side.endpoint.consumed(id, 6));
+    assert_eq!(pair.a.sent.len(), before);
+}
+
+#[test]
+fn without_the_other_sides_offer_a_window_is_not_opened_and_the_call_streams_freely() {
+    // No handshake: neither side knows the other offers credit.
+    let config = Config { handshake: Handshake::Off, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(config, config);
+    pair.run();
+    let (_, call) = windowed_call(&mut pair, 2);
+    assert!(pair.a.sent.iter().all(|m| m["method"] != "stream.credit"), "a stranger gets no stream.credit");
+    for n in 0..100 {
+        pair.b.endpoint.emit(call, json!(n));
+        assert!(pair.b.endpoint.may_stream(call));
+    }
+}
+
+#[test]
+fn credit_that_is_not_a_positive_whole_number_is_ignored() {
+    let config = Config { handshake: Handshake::Off, ..Config::new(Roles::PEER) };
+    let mut side = Side::new(config);
+    side.endpoint.receive(&json!({ "jsonrpc": "2.0", "id": 9, "method": "later" }), Framing::Object);
+    side.drain();
+    let call = side.later[0];
+    let credit =
+        |credit: Json| json!({ "jsonrpc": "2.0", "method": "stream.credit", "params": { "id": 9, "credit": credit } });
+    for bad in [json!(0), json!(-1), json!(1.5), json!("2"), json!(null)] {
+        side.endpoint.receive(&credit(bad), Framing::Object);
+        side.drain();
+    }
+    side.endpoint.receive(
+        &json!({ "jsonrpc": "2.0", "method": "stream.credit", "params": { "id": 10, "credit": 1 } }),
+        Framing::Object,
+    );
+    side.drain();
+    assert!(side.endpoint.may_stream(call), "no bound was set");
+    side.endpoint.receive(&credit(json!(1)), Framing::Object);
+    side.drain();
+    side.endpoint.emit(call, json!("one"));
+    assert!(!side.endpoint.may_stream(call), "one chunk, then wait");
+    // A huge grant is clamped, not wrapped.
+    side.endpoint.receive(&credit(json!(1e300)), Framing::Object);
+    side.drain();
+    assert!(side.endpoint.may_stream(call));
+    assert_eq!(side.may_stream, vec![call]);
 }

@@ -283,7 +283,7 @@ fn a_server_refusing_batches_says_so() {
     let Some(Event::Transmit(hello)) = endpoint.poll() else { panic!("a hello first") };
     assert_eq!(
         wire::transmit(&hello)["params"],
-        json!({"ack": false, "batches": false, "splitBatchAnswers": true, "maxBatch": 0})
+        json!({"ack": false, "batches": false, "splitBatchAnswers": true, "maxBatch": 0, "streamCredit": true})
     );
 }
 

@@ -1,5 +1,7 @@
 // `wiggum-rpc/stream`: `peer.stream(method, params)`, a request as an async
-// iterator of its chunks with the final result beside it. Importing the
+// iterator (or a ReadableStream) of its chunks with the final result beside
+// it. A chunk counts as taken when the reader takes it: the request's
+// `window` (default 16) bounds how far the producer runs ahead. Importing the
 // entry adds the method to the calling classes (the entry's last lines,
 // written by the build, call `installStream` with the root entry's
 // classes). The chunks themselves (`onChunk`, `emit`) are the root's: this
@@ -14,7 +16,9 @@ export function installStream({ JSONRPCClient, Peer }) {
   }
 }
 
-// `start(options)` makes the request with `onChunk` and `signal` filled in.
+const WINDOW = 16;
+
+// `start(options)` makes the request with `onChunk`, `window` and `signal` filled in.
 function streamCall(start, options) {
   const chunks = [];
   let wake = null;
@@ -26,12 +30,15 @@ function streamCall(start, options) {
   const forward = () => controller.abort(outer.reason);
   if (outer?.aborted) controller.abort(outer.reason);
   else outer?.addEventListener("abort", forward, { once: true });
+  // Each chunk waits until the reader takes it; its promise settling lets the producer send another.
   const onChunk = (chunk) => {
-    chunks.push(chunk);
     options?.onChunk?.(chunk);
-    wake?.();
+    return new Promise((taken) => {
+      chunks.push({ chunk, taken });
+      wake?.();
+    });
   };
-  const result = start({ ...options, signal: controller.signal, onChunk });
+  const result = start({ window: WINDOW, ...options, signal: controller.signal, onChunk });
   const finish = () => {
     done = true;
     outer?.removeEventListener("abort", forward);
@@ -41,16 +48,35 @@ function streamCall(start, options) {
     failure = error;
     finish();
   });
-  return {
+  const streamed = {
     result,
     cancel(reason) {
       controller.abort(reason);
+    },
+    get readable() {
+      const reader = streamed[Symbol.asyncIterator]();
+      return new ReadableStream(
+        {
+          async pull(stream) {
+            const { value, done: finished } = await reader.next();
+            if (finished) stream.close();
+            else stream.enqueue(value);
+          },
+          async cancel(reason) {
+            controller.abort(reason);
+            await reader.return?.();
+          },
+        },
+        { highWaterMark: 0 },
+      );
     },
     async *[Symbol.asyncIterator]() {
       try {
         for (;;) {
           if (chunks.length > 0) {
-            yield chunks.shift();
+            const { chunk, taken } = chunks.shift();
+            taken();
+            yield chunk;
           } else if (done) {
             if (failure !== undefined) throw failure;
             return;
@@ -65,4 +91,5 @@ function streamCall(start, options) {
       }
     },
   };
+  return streamed;
 }

@@ -261,13 +261,27 @@ export function fail(promise, code, what, data) {
 // A throwing `onChunk` is reported like any uncaught error; it must not
 // unwind through wasm, where the endpoint is carrying out its events.
 export function chunk(promise, value) {
+  const call = promise[CALL];
   try {
-    promise[CALL]?.onChunk?.(value);
+    const taken = call?.onChunk?.(value);
+    if (call?.consumed !== undefined) {
+      if (isThenable(taken)) taken.then(call.consumed, call.consumed);
+      else call.consumed();
+    }
   } catch (error) {
+    call?.consumed?.();
     queueMicrotask(() => {
       throw error;
     });
   }
+}
+
+// A windowed call (`window`): each chunk counts as taken once its `onChunk`
+// is done with it (a promise it returns has settled), which lets the other
+// side send more.
+export function countConsumed(promise, consumed, id) {
+  const call = promise[CALL];
+  if (call !== undefined) call.consumed = () => consumed(id);
 }
 
 // Calls `onAbort(id)` when the caller's signal fires (the reason is kept for
@@ -305,8 +319,8 @@ export function errorMessage(id, code, message, data) {
 
 // The extensions' messages (`$/ready`, a cancel, `stream.chunk`, `stream.end`),
 // their methods as the core names them.
-export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch, presence) {
-  const params = { ack, batches, splitBatchAnswers, maxBatch };
+export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch, streamCredit, presence) {
+  const params = { ack, batches, splitBatchAnswers, maxBatch, streamCredit };
   if (presence !== undefined) params.presence = presence;
   return { jsonrpc: "2.0", method, params };
 }
@@ -322,6 +336,10 @@ export function chunkMessage(method, id, chunk) {
 
 export function streamEndMessage(method, id) {
   return { jsonrpc: "2.0", method, params: { id } };
+}
+
+export function creditMessage(method, id, credit) {
+  return { jsonrpc: "2.0", method, params: { id, credit } };
 }
 
 // Sends a message or a batch: transfer() markers in params and results are
@@ -386,11 +404,24 @@ export function eventSignalling(signal, what) {
 }
 
 // The second argument of a handler that declares one, `{ signal, emit }`; its
-// controller waits in `hooks.controllers` until the handler is done.
+// controller waits in `hooks.controllers` until the handler is done. `emit`
+// sends a chunk and returns a promise that resolves once the handler may send
+// the next: at once, unless the caller's credit is used up (`stream.credit`).
 function handlerContext(hooks, call) {
   const controller = new AbortController();
   hooks.controllers.set(call, controller);
-  return { signal: controller.signal, emit: (chunk) => hooks.signal(CHUNK, call, chunk) };
+  const emit = (chunk) => {
+    if (hooks.signal(CHUNK, call, chunk) !== false) return Promise.resolve();
+    return new Promise((resolve) => hooks.streaming.set(call, resolve));
+  };
+  return { signal: controller.signal, emit };
+}
+
+// The handler of `call` may stream again (or is done): its waiting `emit` resolves.
+export function mayStream(hooks, call) {
+  const resume = hooks.streaming.get(call);
+  hooks.streaming.delete(call);
+  resume?.();
 }
 
 // Reports how an asynchronous handler ended: its value as RESOLVED, or (a
@@ -400,11 +431,13 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
   outcome.then(
     (value) => {
       hooks.controllers.delete(call);
+      mayStream(hooks, call);
       const [what, reported] = verdict(value);
       hooks.signal(what, call, reported);
     },
     (error) => {
       hooks.controllers.delete(call);
+      mayStream(hooks, call);
       hooks.signal(REJECTED, call, error);
     },
   );
@@ -454,7 +487,7 @@ function invokeChecked(hooks, contract, params, call) {
 // An endpoint's per-handler state: the controllers of handlers that take a
 // signal, and the endpoint's tracer (if it has one).
 export function handlerHooks(signal, trace) {
-  return { signal, controllers: new Map(), trace };
+  return { signal, controllers: new Map(), streaming: new Map(), trace };
 }
 
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).
@@ -462,6 +495,7 @@ export function abortHandlers(hooks, call, reason) {
   for (const [running, controller] of [...hooks.controllers]) {
     if (call !== undefined && running !== call) continue;
     hooks.controllers.delete(running);
+    mayStream(hooks, running);
     controller.abort(reason);
   }
 }

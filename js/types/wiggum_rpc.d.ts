@@ -480,13 +480,27 @@ export interface Peer extends Calls, Serves, Lifecycle {}
 
 // Streamed chunks: a call's `onChunk`, a handler's `emit`.
 export interface RequestOptions {
-  /** Receives the call's chunks (`stream.chunk`), in order, before it resolves. */
-  onChunk?: (chunk: any) => void;
+  /**
+   * Receives the call's chunks (`stream.chunk`), in order, before it resolves.
+   * With `window`, a chunk counts as taken once a promise it returns settles.
+   */
+  onChunk?: (chunk: any) => void | Promise<unknown>;
+  /**
+   * Flow control: the other side may send at most this many chunks ahead of
+   * what `onChunk` has taken (`stream.credit`), when its hello offered it (a
+   * wiggum-rpc endpoint); toward any other, the call streams freely. The
+   * bound holds from the credit's arrival: a handler that emits before it
+   * (in its first turn) may send about one window more.
+   */
+  window?: number;
 }
 export interface CallContext {
   /**
    * Sends a chunk of the result ahead of it (`stream.chunk`); `stream.end`
-   * follows before the response. Does nothing once the call has been answered.
+   * follows before the response. Does nothing once the call has been
+   * answered. Resolves when the handler may send the next: at once, unless
+   * the caller's window is full (then when it has taken more, or the call
+   * is over). `await emit(chunk)` keeps a fast producer at the consumer's pace.
    */
-  readonly emit: (chunk: unknown) => void;
+  readonly emit: (chunk: unknown) => Promise<void>;
 }

@@ -43,6 +43,9 @@ extern "C" {
     pub fn settle(call: &JsValue, ok: bool, value: &JsValue);
     pub fn fail(call: &JsValue, code: f64, what: &str, data: &JsValue);
     pub fn chunk(call: &JsValue, value: &JsValue);
+    /// Each chunk of a windowed call counts as taken once its `onChunk` is done: `consumed(id)`.
+    #[wasm_bindgen(js_name = countConsumed)]
+    pub fn count_consumed(call: &JsValue, consumed: &Function, id: f64);
     #[wasm_bindgen(js_name = watchAbort)]
     pub fn watch_abort(call: &JsValue, signal: &JsValue, on_abort: &Function, id: f64);
 
@@ -61,12 +64,15 @@ extern "C" {
         batches: bool,
         split_batch_answers: bool,
         max_batch: f64,
+        stream_credit: bool,
         presence: Option<&str>,
     ) -> JsValue;
     #[wasm_bindgen(js_name = cancelMessage)]
     pub fn cancel_message(method: &JsValue, member: &JsValue, id: f64) -> JsValue;
     #[wasm_bindgen(js_name = chunkMessage)]
     pub fn chunk_message(method: &JsValue, id: &JsValue, chunk: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = creditMessage)]
+    pub fn credit_message(method: &JsValue, id: f64, credit: f64) -> JsValue;
     #[wasm_bindgen(js_name = streamEndMessage)]
     pub fn stream_end_message(method: &JsValue, id: &JsValue) -> JsValue;
     #[wasm_bindgen(catch)]
@@ -98,6 +104,9 @@ extern "C" {
     pub fn signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
+    /// The handler of `call` may stream again: what its `emit` returned resolves.
+    #[wasm_bindgen(js_name = mayStream)]
+    pub fn may_stream(hooks: &JsValue, call: f64);
     pub fn encodable(value: &JsValue, as_text: bool) -> bool;
     pub fn describe(error: &JsValue) -> String;
 }
@@ -257,6 +266,8 @@ pub mod signal {
     pub const UNDELIVERED: u32 = 15;
     /// Call `n`'s result failed its schema.
     pub const INVALID_RESULT: u32 = 14;
+    /// The caller took one more chunk of its call `n` (a windowed stream).
+    pub const CONSUMED: u32 = 16;
 }
 
 // glue.js numbers the envelope bits and the handlers' signals as this file
@@ -381,6 +392,7 @@ pub mod keys {
         MCP_CANCEL_METHOD = crate::core::MCP_CANCELLED,
         CHUNK_METHOD = crate::core::STREAM_CHUNK,
         END_METHOD = crate::core::STREAM_END,
+        CREDIT_METHOD = crate::core::STREAM_CREDIT,
         CANCEL_ID = crate::core::Cancellation::Lsp.id_member(),
         MCP_CANCEL_ID = crate::core::Cancellation::Mcp.id_member()
     );

@@ -9,7 +9,7 @@ use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::{Id, Response};
 use super::table::Table;
 use super::value::{Kind, Value};
-use super::wire::{Cancellation, READY, STREAM_CHUNK, STREAM_END};
+use super::wire::{Cancellation, MAX_CREDIT, READY, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
 /// requests (a server sharing its transport may); a server never reads
@@ -111,6 +111,9 @@ pub enum Action<V, H> {
     StreamEnd { id: V },
     /// The other side's `$/ready` handshake, with its params.
     Ready { params: Option<V> },
+    /// The caller let the handler of `call` send more chunks (`stream.credit`);
+    /// `resumed`: it had used up what it had.
+    Credit { call: CallId, resumed: bool },
 }
 
 /// What is registered under one name: a method, a notification handler, or both.
@@ -124,6 +127,8 @@ struct InFlight<V> {
     batch: Option<(u32, usize)>,
     /// Its handler sent chunks: `stream.end` goes before the answer.
     streamed: bool,
+    /// Chunks it may still send (`None`: no `stream.credit` came, so no bound).
+    credit: Option<u32>,
 }
 
 struct Batch<V> {
@@ -254,7 +259,16 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     pub fn stream(&mut self, call: CallId) -> Option<Id<V>> {
         let in_flight = self.calls.get_mut(&call.0)?;
         in_flight.streamed = true;
+        if let Some(credit) = &mut in_flight.credit {
+            *credit = credit.saturating_sub(1);
+        }
         Some(in_flight.id.clone())
+    }
+
+    /// Whether the handler of `call` may send a chunk now: it has credit, or
+    /// its caller bounds nothing (false once the call has been answered).
+    pub fn may_stream(&self, call: CallId) -> bool {
+        self.calls.get(&call.0).is_some_and(|in_flight| in_flight.credit != Some(0))
     }
 
     /// The id of a call that sent chunks, when its answer is about to go:
@@ -428,7 +442,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                     return Some(Response::error(Some(request.id), error));
                 }
                 let call = self.next_call_id();
-                self.calls.insert(call.0, InFlight { id: request.id, batch, streamed: false });
+                self.calls.insert(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
                 actions.push(Action::Call { call, handler, params: request.params });
                 None
             }
@@ -447,6 +461,22 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                     true => Action::StreamEnd { id },
                     false => Action::Chunk { id, chunk: params.member("chunk") },
                 });
+                None
+            }
+            // Flow control of a stream this side serves: a whole number of chunks, at least one.
+            Inbound::Notification(notification) if self.roles.server && notification.method == STREAM_CREDIT => {
+                let params = notification.params?;
+                let id = params.member("id")?;
+                // A whole number of chunks (no float library here: `as` truncates), at least one; past the most, the most.
+                let whole =
+                    |count: &f64| *count >= 1.0 && (*count >= MAX_CREDIT as f64 || (*count as u64) as f64 == *count);
+                let grant = params.member("credit").and_then(|credit| credit.as_number()).filter(whole)?;
+                let grant = grant.min(MAX_CREDIT as f64) as u32;
+                let key = self.calls.iter().find(|(_, c)| *c.id.value() == id).map(|(&key, _)| key)?;
+                let in_flight = self.calls.get_mut(&key)?;
+                let before = in_flight.credit;
+                in_flight.credit = Some(before.unwrap_or(0).saturating_add(grant).min(MAX_CREDIT));
+                actions.push(Action::Credit { call: CallId(key), resumed: before == Some(0) });
                 None
             }
             Inbound::Notification(notification) if self.roles.server => {

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
 use super::message::{Id, Response};
-use super::wire::{Message, Transmit, READY, STREAM_CHUNK, STREAM_END};
+use super::wire::{Message, Transmit, READY, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
 pub fn parse(text: &str) -> Option<Json> {
@@ -66,12 +66,14 @@ pub fn message(message: &Message<Json>) -> Json {
         }
         Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id.value(), "chunk": chunk })),
         Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id.value() })),
+        Message::Credit { id, credit } => notification(STREAM_CREDIT, json!({ "id": id, "credit": credit })),
         Message::Ready { ack, capabilities, presence } => {
             let mut params = json!({
                 "ack": ack,
                 "batches": capabilities.batches,
                 "splitBatchAnswers": capabilities.split_batch_answers,
                 "maxBatch": capabilities.max_batch,
+                "streamCredit": capabilities.stream_credit,
             });
             if let (Some(presence), Json::Object(members)) = (presence, &mut params) {
                 members.insert("presence".into(), json!(presence));

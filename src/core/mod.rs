@@ -32,5 +32,6 @@ pub use message::{Id, Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
 pub use wire::{
-    Cancellation, Capabilities, Message, Transmit, CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_END,
+    Cancellation, Capabilities, Message, Transmit, CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_CREDIT,
+    STREAM_END,
 };

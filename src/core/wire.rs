@@ -47,6 +47,12 @@ impl Cancellation {
 pub const STREAM_CHUNK: &str = "stream.chunk";
 /// `{"id": <request id>}`: no more chunks for that request.
 pub const STREAM_END: &str = "stream.end";
+/// Flow control of a stream, between endpoints whose hellos offered it
+/// (`streamCredit`): `{"id": <request id>, "credit": n}` from the caller lets
+/// the handler send `n` more chunks. A call that never got one streams freely.
+pub const STREAM_CREDIT: &str = "stream.credit";
+/// The most credit one `stream.credit` grants; more says this much.
+pub const MAX_CREDIT: u32 = 1 << 20;
 
 /// The start-up handshake: `{"ack": false, …capabilities}` says hello and
 /// asks for an answer; `{"ack": true, …capabilities}` is the answer.
@@ -81,6 +87,12 @@ pub enum Message<V> {
     StreamEnd {
         id: Id<V>,
     },
+    /// `stream.credit` for this side's call `id`: its handler may send
+    /// `credit` more chunks.
+    Credit {
+        id: u64,
+        credit: u32,
+    },
     /// `$/ready`: hello (`ack: false`) or its answer.
     Ready {
         ack: bool,
@@ -110,6 +122,8 @@ pub struct Capabilities {
     pub split_batch_answers: bool,
     /// The longest batch it answers (0: it did not say).
     pub max_batch: usize,
+    /// It honours `stream.credit`: a caller may bound what it streams.
+    pub stream_credit: bool,
 }
 
 /// The longest presence name a hello may carry; a longer one says nothing.
@@ -124,7 +138,8 @@ pub fn presence_of<V: Value>(params: Option<&V>) -> Option<String> {
 
 impl Capabilities {
     /// A peer nobody has vouched for: the spec only.
-    pub const NONE: Capabilities = Capabilities { batches: false, split_batch_answers: false, max_batch: 0 };
+    pub const NONE: Capabilities =
+        Capabilities { batches: false, split_batch_answers: false, max_batch: 0, stream_credit: false };
 
     /// Reads the capabilities of a `$/ready` params object; members that are
     /// absent, not `true`, or unknown count as not offered.
@@ -136,6 +151,7 @@ impl Capabilities {
             split_batch_answers: flag("splitBatchAnswers"),
             // A positive whole number; anything else says nothing.
             max_batch: max_batch.filter(|n| *n >= 1.0).map_or(0, |n| n.min(u32::MAX as f64) as usize),
+            stream_credit: flag("streamCredit"),
         };
         (flag("ack"), capabilities)
     }

@@ -175,6 +175,7 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             | Event::Cancelled { .. }
             | Event::PeerReady(_)
             | Event::WatchPeer(_)
+            | Event::MayStream { .. }
             | Event::CheckExpired { .. } => {}
         }
     }

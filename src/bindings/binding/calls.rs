@@ -19,6 +19,8 @@ struct CallOptions {
     signal: Option<js::AbortSignal>,
     transfer: Option<JsValue>,
     on_chunk: Option<JsValue>,
+    /// Chunks the other side may send ahead of `onChunk` (flow control).
+    window: Option<u32>,
 }
 
 impl CallOptions {
@@ -32,6 +34,7 @@ impl CallOptions {
             signal: signal.is_object().then(|| signal.unchecked_into()),
             transfer: transfer_option(options),
             on_chunk: present(option(options, keys::ON_CHUNK)),
+            window: js::named(options, "window").as_f64().filter(|n| *n >= 1.0).map(|n| n.min(u32::MAX as f64) as u32),
         }
     }
 }
@@ -70,12 +73,18 @@ impl Binding {
         let timeout = (timeout.is_finite() && timeout > 0.0).then(|| ceil_ms(timeout));
         let params = (!params.is_undefined()).then_some(params);
         let waiter = call.clone();
-        let id = match self.core() {
-            Some(mut core) => core.request(method, params, waiter, timeout, now),
-            None => return Promise::reject(&js::type_error("re-entrant call")),
+        let window = options.window.filter(|_| options.on_chunk.is_some());
+        let id = match (self.core(), window) {
+            (Some(mut core), None) => core.request(method, params, waiter, timeout, now),
+            (Some(mut core), Some(window)) => core.request_windowed(method, params, waiter, timeout, now, window),
+            (None, _) => return Promise::reject(&js::type_error("re-entrant call")),
         };
         if let (Some(id), Some(signal)) = (id, &options.signal) {
             js::watch_abort(&call, signal, &self.on_abort, id as f64);
+        }
+        // A windowed stream: more credit goes back as `onChunk` takes chunks.
+        if let (Some(id), Some(_)) = (id, window) {
+            js::count_consumed(&call, &self.signalling(js::signal::CONSUMED), id as f64);
         }
         self.drain();
         call.unchecked_into()

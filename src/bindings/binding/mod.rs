@@ -293,6 +293,7 @@ impl Binding {
                     }
                 }
                 Event::PeerReady(_) => {}
+                Event::MayStream { call } => js::may_stream(&self.hooks, call.0 as f64),
                 Event::WatchPeer(presence) => {
                     // The transport watches the other side's presence and emits `close` when it goes.
                     if let Some(watch) = js::method(&self.transport, "watch") {
@@ -420,9 +421,15 @@ impl Binding {
                 let error = thrown_error(&value);
                 self.with_core(|core| core.complete(CallId(n as u32), Err(error)))
             }
-            js::signal::CHUNK => self.with_core(|core| {
-                core.emit(CallId(n as u32), value);
-            }),
+            js::signal::CHUNK => {
+                // Whether the handler may go on: the caller's credit (`emit` returns a promise that waits when not).
+                let mut more = false;
+                self.with_core(|core| {
+                    core.emit(CallId(n as u32), value);
+                    more = core.may_stream(CallId(n as u32));
+                });
+                return JsValue::from_bool(more);
+            }
             js::signal::CLOSED => {
                 // Nobody is left to answer: running handlers may stop.
                 let reason = js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
@@ -434,6 +441,7 @@ impl Binding {
                 self.with_core(|core| core.checking(CallId(n as u32), deadline));
             }
             js::signal::CHECKED => self.with_core(|core| core.checked(CallId(n as u32))),
+            js::signal::CONSUMED => self.with_core(|core| core.consumed(n as u64, 1)),
             js::signal::INVALID_PARAMS => self.with_core(|core| core.reject_params(CallId(n as u32), value)),
             js::signal::INVALID_RESULT => self.with_core(|core| core.reject_result(CallId(n as u32))),
             js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),

@@ -126,6 +126,9 @@ impl Binding {
                 keys::CHUNK_METHOD.with(|method| js::chunk_message(method, id.value(), chunk))
             }
             Message::StreamEnd { id } => keys::END_METHOD.with(|method| js::stream_end_message(method, id.value())),
+            Message::Credit { id, credit } => {
+                keys::CREDIT_METHOD.with(|method| js::credit_message(method, *id as f64, *credit as f64))
+            }
             Message::Ready { ack, capabilities, presence } => keys::READY_METHOD.with(|method| {
                 js::ready_message(
                     method,
@@ -133,6 +136,7 @@ impl Binding {
                     capabilities.batches,
                     capabilities.split_batch_answers,
                     capabilities.max_batch as f64,
+                    capabilities.stream_credit,
                     presence.as_deref(),
                 )
             }),

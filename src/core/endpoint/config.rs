@@ -178,6 +178,9 @@ pub enum Event<V, H, W> {
     CheckExpired { call: CallId },
     /// The other side said hello or answered ours, with what it accepts.
     PeerReady(Capabilities),
+    /// The handler of `call` had sent all the chunks its caller allowed, and
+    /// may send more now (see [`super::Endpoint::may_stream`]).
+    MayStream { call: CallId },
     /// The other side's hello named its presence (see
     /// [`super::Endpoint::with_presence`]): watch it, and report its end with
     /// [`super::Endpoint::connection_closed`]. Once per name: a new name is a

@@ -36,7 +36,7 @@ use super::inbound::{classify_envelope, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
-use super::wire::{presence_of, Capabilities, Message, Transmit};
+use super::wire::{presence_of, Capabilities, Message, Transmit, MAX_CREDIT};
 
 /// A call of this side's, waiting to settle.
 struct Call<W> {
@@ -45,6 +45,16 @@ struct Call<W> {
     sent: bool,
     /// Its `stream.end` has come: later chunks belong to nothing.
     stream_ended: bool,
+    /// Flow control of its chunks (see [`Endpoint::request_windowed`]).
+    window: Option<Window>,
+}
+
+/// How many chunks of a call the other side may send ahead of the caller,
+/// and how many the caller has taken since it last said so.
+#[derive(Clone, Copy)]
+struct Window {
+    size: u32,
+    consumed: u32,
 }
 
 pub struct Endpoint<V, H, W> {
@@ -173,6 +183,37 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         timeout_ms: Option<u64>,
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
+        self.call(method, params, waiter, timeout_ms, now, None)
+    }
+
+    /// [`Endpoint::request`] for a call whose chunks the caller takes at its
+    /// own pace: toward a peer whose hello offered flow control
+    /// (`streamCredit`) and batches, the request and a `stream.credit` of
+    /// `window` chunks go out together, so its handler knows the bound before
+    /// it runs; the caller then reports what it takes with
+    /// [`Endpoint::consumed`]. Toward any other peer, a plain request.
+    #[allow(clippy::too_many_arguments)]
+    pub fn request_windowed(
+        &mut self,
+        method: V,
+        params: Option<V>,
+        waiter: W,
+        timeout_ms: Option<u64>,
+        now: impl FnOnce() -> Deadline,
+        window: u32,
+    ) -> Option<u64> {
+        self.call(method, params, waiter, timeout_ms, now, Some(window.clamp(1, MAX_CREDIT)))
+    }
+
+    fn call(
+        &mut self,
+        method: V,
+        params: Option<V>,
+        waiter: W,
+        timeout_ms: Option<u64>,
+        now: impl FnOnce() -> Deadline,
+        window: Option<u32>,
+    ) -> Option<u64> {
         if self.destroyed {
             self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Failed(Failure::Destroyed) });
             return None;
@@ -191,8 +232,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             Some(Due::At(at)) => self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at))),
             None => {}
         }
-        let id = self.calls.insert(Call { waiter, sent: false, stream_ended: false }, due);
-        self.send(Message::Request { id, method, params }, Some(id));
+        let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
+        let window = window.filter(|_| offered && !self.holding());
+        let call =
+            Call { waiter, sent: false, stream_ended: false, window: window.map(|size| Window { size, consumed: 0 }) };
+        let id = self.calls.insert(call, due);
+        let request = Message::Request { id, method, params };
+        match window {
+            // One batch at the end of the turn: the request and its credit cross together.
+            Some(credit) => {
+                self.queue.push(Queued { message: request, call: Some(id) });
+                self.queue.push(Queued { message: Message::Credit { id, credit }, call: None });
+                self.schedule_flush();
+            }
+            None => self.send(request, Some(id)),
+        }
         Some(id)
     }
 
@@ -332,11 +386,35 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     // ---- the calls this side serves ----------------------------------------
 
     /// A handler's chunk for the call it serves (`stream.chunk`); false once
-    /// the call has been answered.
+    /// the call has been answered. A chunk past the caller's credit is still
+    /// sent: [`Endpoint::may_stream`] says whether the handler should wait.
     pub fn emit(&mut self, call: CallId, chunk: V) -> bool {
         let Some(id) = self.dispatcher.stream(call) else { return false };
         self.send(Message::Chunk { id, chunk }, None);
         true
+    }
+
+    /// Whether the handler of `call` may send a chunk now: its caller gave it
+    /// credit, or bounds nothing. When it may not, [`Event::MayStream`] says
+    /// when it may again.
+    pub fn may_stream(&self, call: CallId) -> bool {
+        self.dispatcher.may_stream(call)
+    }
+
+    /// The caller has taken `n` more chunks of its call `id`: once it has
+    /// taken half a window, the other side may send that many more.
+    pub fn consumed(&mut self, id: u64, n: u32) {
+        let Some(call) = self.calls.get_mut(id) else { return };
+        if call.stream_ended {
+            return;
+        }
+        let Some(window) = &mut call.window else { return };
+        window.consumed = window.consumed.saturating_add(n);
+        if window.consumed < window.size.div_ceil(2) {
+            return;
+        }
+        let credit = core::mem::take(&mut window.consumed).min(MAX_CREDIT);
+        self.send(Message::Credit { id, credit }, None);
     }
 
     /// How a handler ended. A lone call is answered at once; so is a batch
@@ -479,6 +557,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     }
                 }
                 Action::Cancel { call } => self.events.push_back(Event::Cancelled { call }),
+                Action::Credit { call, resumed } => {
+                    if resumed {
+                        self.events.push_back(Event::MayStream { call });
+                    }
+                }
                 Action::Chunk { id, chunk } => {
                     let Some(id) = self.own_call(&id) else { continue };
                     match self.calls.get_mut(id) {

@@ -26,6 +26,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 BatchPolicy::Limit(most) => most,
                 _ => 0,
             },
+            stream_credit: true,
         };
         Message::Ready { ack, capabilities, presence: self.presence.clone() }
     }
