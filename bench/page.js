@@ -1,9 +1,12 @@
 // The benchmark page: the same calls through raw postMessage (a hand-written
-// id map), json-rpc-2.0, comlink and wiggum-rpc, each over a MessageChannel
-// in this page. Bundled by bench/run.mjs; wiggum-rpc comes from /pkg/.
+// id map), json-rpc-2.0, comlink, birpc, Cap'n Web and wiggum-rpc, each over
+// a MessageChannel in this page. Bundled by bench/run.mjs; wiggum-rpc comes
+// from /pkg/.
 import init, { JSONRPCClient, JSONRPCServer, portTransport } from "/pkg/wiggum_rpc.js";
 import { JSONRPCClient as JrpcClient, JSONRPCServer as JrpcServer } from "json-rpc-2.0";
 import * as Comlink from "comlink";
+import { createBirpc } from "birpc";
+import { newMessagePortRpcSession, RpcTarget } from "capnweb";
 import "/pkg/trace.js";
 import "./cold.js";
 import "./load.js";
@@ -49,6 +52,27 @@ const variants = {
     const { port1, port2 } = new MessageChannel();
     Comlink.expose(api, port1);
     const remote = Comlink.wrap(port2);
+    return { call: (method, params) => remote[method](...params), close: () => (port1.close(), port2.close()) };
+  },
+  birpc() {
+    const { port1, port2 } = new MessageChannel();
+    const over = (port) => ({ post: (data) => port.postMessage(data), on: (handler) => (port.onmessage = ({ data }) => handler(data)) });
+    createBirpc(api, over(port1));
+    const remote = createBirpc({}, over(port2));
+    return { call: (method, params) => remote[method](...params), close: () => (port1.close(), port2.close()) };
+  },
+  "Cap'n Web"() {
+    const { port1, port2 } = new MessageChannel();
+    class Api extends RpcTarget {
+      add(a, b) {
+        return a + b;
+      }
+      echo(value) {
+        return value;
+      }
+    }
+    newMessagePortRpcSession(port1, new Api());
+    const remote = newMessagePortRpcSession(port2);
     return { call: (method, params) => remote[method](...params), close: () => (port1.close(), port2.close()) };
   },
   "wiggum-rpc"() {

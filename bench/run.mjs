@@ -162,7 +162,7 @@ async function entrySizes() {
   return entries;
 }
 
-const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "wiggum-rpc", "wiggum-rpc, traced"];
+const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "wiggum-rpc", "wiggum-rpc, traced"];
 const MEASURES = ["sequential", "64 in flight", "1024 in flight", "1 MB payload"];
 /** A browser's results, in the page's order (WebDriver does not keep an object's key order). */
 const measured = (results) => MEASURES.filter((label) => label in results).map((label) => [label, results[label]]);
@@ -256,17 +256,20 @@ function loadTable(load) {
   return lines.join("\n");
 }
 
+// The libraries wiggum-rpc is compared with, each ratio a column.
+const OTHERS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web"];
+
 function table({ results, runs }) {
   const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
   const lines = [
-    `| measure (calls/s, median of ${runs}) | ${VARIANTS.join(" | ")} | wiggum ÷ raw | wiggum ÷ json-rpc-2.0 | wiggum ÷ comlink | traced ÷ untraced |`,
-    `| --- | ${VARIANTS.map(() => "---:").join(" | ")} | ---: | ---: | ---: | ---: |`,
+    `| measure (calls/s, median of ${runs}) | ${VARIANTS.join(" | ")} | ${OTHERS.map((other) => `wiggum ÷ ${other}`).join(" | ")} | traced ÷ untraced |`,
+    `| --- | ${VARIANTS.map(() => "---:").join(" | ")} | ${OTHERS.map(() => "---:").join(" | ")} | ---: |`,
   ];
   for (const [label, byVariant] of measured(results)) {
     const w = byVariant["wiggum-rpc"];
     const ratio = (other) => (w / byVariant[other]).toFixed(2);
     const traced = (byVariant["wiggum-rpc, traced"] / w).toFixed(2);
-    lines.push(`| ${label} | ${VARIANTS.map((v) => fmt(byVariant[v])).join(" | ")} | ${ratio("raw")} | ${ratio("json-rpc-2.0")} | ${ratio("comlink")} | ${traced} |`);
+    lines.push(`| ${label} | ${VARIANTS.map((v) => fmt(byVariant[v])).join(" | ")} | ${OTHERS.map(ratio).join(" | ")} | ${traced} |`);
   }
   return lines.join("\n");
 }
@@ -275,14 +278,14 @@ function table({ results, runs }) {
 function sideBySide(outcomes) {
   const names = outcomes.map(([name]) => name);
   const lines = [
-    `| measure | ${names.map((name) => `${name}: ÷ raw | ${name}: ÷ json-rpc-2.0 | ${name}: ÷ comlink`).join(" | ")} |`,
-    `| --- | ${names.map(() => "---: | ---: | ---:").join(" | ")} |`,
+    `| measure | ${names.map((name) => OTHERS.map((other) => `${name}: ÷ ${other}`).join(" | ")).join(" | ")} |`,
+    `| --- | ${names.map(() => OTHERS.map(() => "---:").join(" | ")).join(" | ")} |`,
   ];
   for (const [label] of measured(outcomes[0][1].results)) {
     const cells = outcomes.map(([, { results }]) => {
       const byVariant = results[label];
       const w = byVariant["wiggum-rpc"];
-      return ["raw", "json-rpc-2.0", "comlink"].map((other) => (w / byVariant[other]).toFixed(2)).join(" | ");
+      return OTHERS.map((other) => (w / byVariant[other]).toFixed(2)).join(" | ");
     });
     lines.push(`| ${label} | ${cells.join(" | ")} |`);
   }
