@@ -83,6 +83,9 @@ const pages = new Map([
     body: "<h1>Broken</h1><p>This page's script reads a property of undefined.</p>",
     script: "const user = undefined;\npage.querySelector('p').textContent = user.name;",
   }],
+  // Untrusted code that never returns: in the sandboxed preview (a process of
+  // its own in Chromium) the page goes on, and the call times out.
+  ["/loop", { body: "<h1>Loop</h1><p>This page's script never returns.</p>", script: "for (;;) {}" }],
 ]);
 
 let previewRendered;
@@ -129,7 +132,7 @@ openPreview(false);
 $("sandboxed").onchange = () => openPreview($("sandboxed").checked);
 
 $("navigate").onclick = () =>
-  settled(show($("preview-result"), preview.request("navigate", { path: $("route").value.trim() }), ({ route }) => `navigate → at ${route}`));
+  settled(show($("preview-result"), preview.request("navigate", { path: $("route").value.trim() }, { timeout: 5000 }), ({ route }) => `navigate → at ${route}`));
 $("refresh").onclick = () =>
   settled(show($("preview-result"), preview.request("refresh"), ({ route }) => `refresh → at ${route}`));
 $("route").addEventListener("keydown", (event) => event.key === "Enter" && $("navigate").click());

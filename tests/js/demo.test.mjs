@@ -141,6 +141,26 @@ test("the sandboxed preview (allow-scripts, an opaque origin) runs the built app
   await page.waitForFunction((count) => [...document.querySelectorAll("#preview-events li")]
     .filter((li) => li.textContent === "console.log built app rendered: hello, wiggum").length === count, before + 1);
   assert.equal(await page.frameLocator("#preview").locator("#app h1.greeting").textContent(), "hello, wiggum");
+
+  // Untrusted code that never returns: Chromium runs the sandboxed frame in a
+  // process of its own, so the page goes on and the call times out.
+  await page.fill("#route", "/loop");
+  const started = Date.now();
+  await page.click("#navigate");
+  const ticks = await page.evaluate(async () => {
+    let count = 0;
+    const end = performance.now() + 1000;
+    while (performance.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      count++;
+    }
+    return count;
+  });
+  assert.ok(ticks > 50, `the page kept running beside the looping frame (${ticks} timer turns in 1 s)`);
+  await page.waitForSelector('#preview-result[data-state="error"]', { timeout: 15000 });
+  assert.match(await text("#preview-result"), /^-32099 REQUEST_TIMEOUT/);
+  assert.ok(Date.now() - started < 10000);
+  // Leaving the sandbox replaces the looping frame.
   await page.uncheck("#sandboxed");
   await page.waitForFunction(() => document.querySelector("#preview").getAttribute("sandbox") === null
     && [...document.querySelectorAll("#preview-events li")].at(-1)?.textContent === "updateNavigationState / (Home)");
@@ -343,13 +363,16 @@ test("every request in the inspector is paired with one response, and the number
   const requests = all.filter((row) => row.kind === "request");
   const responses = all.filter((row) => row.kind === "response");
   assert.ok(requests.length >= 15, `${requests.length} requests`);
+  let unanswered = 0;
   for (const request of requests) {
     const answers = responseTo(all, request);
     if (answers.length === 0) {
-      // Only the build its worker was terminated for has no answer: its endpoint reported it failed.
+      // Only the build whose worker was stopped, and the navigation of the frame
+      // that never returns, have no answer: their endpoint reported how they ended.
       const ended = all.slice(all.indexOf(request)).find((row) =>
         row.kind === "event" && row.boundary === request.boundary && row.text.includes(`#${request.id}`));
-      assert.ok(ended && request.method === "build", `${request.boundary} ${request.method} #${request.id}: answered, or ended by its endpoint`);
+      assert.ok(ended && ["build", "navigate"].includes(request.method), `${request.boundary} ${request.method} #${request.id}: answered, or ended by its endpoint`);
+      unanswered++;
       continue;
     }
     assert.equal(answers.length, 1, `${request.boundary} ${request.method} #${request.id}: one response`);
@@ -358,6 +381,7 @@ test("every request in the inspector is paired with one response, and the number
   for (const response of responses) {
     assert.ok(requests.some((request) => responseTo(all, request)[0] === response), `response #${response.id} answers a request`);
   }
+  assert.equal(unanswered, 2, "the stopped build and the looping frame's navigation");
   assert.ok(all.every((row) => row.kind !== "invalid"), "only JSON-RPC messages");
   const codes = [...new Set(responses.filter((row) => row.error).map((row) => row.code))].sort();
   assert.deepEqual(codes, ["-32001", "-32003", "-32004", "-32006"]);
