@@ -1162,7 +1162,7 @@ fn a_hostile_presence_names_nothing() {
 fn windowed_call(pair: &mut Pair, window: u32) -> (u64, CallId) {
     let mut id = 0;
     pair.turn(To::A, |side, now| {
-        id = side.endpoint.request_windowed(json!("later"), Some(json!([])), 1, None, || now, window).unwrap();
+        id = side.endpoint.request_with_window(json!("later"), Some(json!([])), 1, None, || now, Some(window)).unwrap();
     });
     pair.run();
     (id, *pair.b.later.last().expect("b serves it"))

@@ -182,7 +182,8 @@ export function envelopeReader(sink, maxBytes, maxDepth, textTransport) {
     // A structured clone keeps a member whose value is undefined: the Wiggum
     // spec's reference server answers a handler that returns nothing with
     // `{ result: undefined }`, and that is an answer (the caller gets undefined).
-    if (result !== undefined || (error === undefined && "result" in message)) flags |= RESULT;
+    // Only a message with neither method nor error is looked at again.
+    if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
     if (error !== undefined) flags |= ERROR;
     // A numeric id travels as a number too: the core's id rule needs its value.
     sink(message, flags, id, method, params, result, error, typeof id === "number" ? id : 0);

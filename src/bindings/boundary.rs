@@ -277,31 +277,36 @@ pub mod signal {
 const _: () = {
     use super::types::defines;
     let glue = include_str!("../../js/module/glue.js").as_bytes();
-    assert!(
-        defines(glue, b"const OBJECT = ", flags::OBJECT)
-            && defines(glue, b"const PARSE_FAILED = ", flags::PARSE_FAILED)
-            && defines(glue, b"const VERSION_2 = ", flags::VERSION_2)
-            && defines(glue, b"const ID_SHIFT = ", flags::ID_SHIFT)
-            && defines(glue, b"const METHOD = ", flags::METHOD)
-            && defines(glue, b"const PARAMS_SHIFT = ", flags::PARAMS_SHIFT)
-            && defines(glue, b"const RESULT = ", flags::RESULT)
-            && defines(glue, b"const ERROR = ", flags::ERROR)
-            && defines(glue, b"const TEXT = ", flags::TEXT)
-            && defines(glue, b"const TOO_LARGE = ", flags::TOO_LARGE)
-            && defines(glue, b"const TOO_DEEP = ", flags::TOO_DEEP)
-            && defines(glue, b"const NOT_TEXT = ", flags::NOT_TEXT),
-        "glue.js: the envelope flags differ from boundary::flags"
-    );
-    assert!(
-        defines(glue, b"const RESOLVED = ", signal::RESOLVED)
-            && defines(glue, b"const REJECTED = ", signal::REJECTED)
-            && defines(glue, b"const CHUNK = ", signal::CHUNK)
-            && defines(glue, b"const CHECKING = ", signal::CHECKING)
-            && defines(glue, b"const CHECKED = ", signal::CHECKED)
-            && defines(glue, b"const INVALID_PARAMS = ", signal::INVALID_PARAMS)
-            && defines(glue, b"const INVALID_RESULT = ", signal::INVALID_RESULT),
-        "glue.js: the handlers' signals differ from boundary::signal"
-    );
+    let numbered: [(&[u8], u32); 19] = [
+        (b"const OBJECT = ", flags::OBJECT),
+        (b"const PARSE_FAILED = ", flags::PARSE_FAILED),
+        (b"const VERSION_2 = ", flags::VERSION_2),
+        (b"const ID_SHIFT = ", flags::ID_SHIFT),
+        (b"const METHOD = ", flags::METHOD),
+        (b"const PARAMS_SHIFT = ", flags::PARAMS_SHIFT),
+        (b"const RESULT = ", flags::RESULT),
+        (b"const ERROR = ", flags::ERROR),
+        (b"const TEXT = ", flags::TEXT),
+        (b"const TOO_LARGE = ", flags::TOO_LARGE),
+        (b"const TOO_DEEP = ", flags::TOO_DEEP),
+        (b"const NOT_TEXT = ", flags::NOT_TEXT),
+        (b"const RESOLVED = ", signal::RESOLVED),
+        (b"const REJECTED = ", signal::REJECTED),
+        (b"const CHUNK = ", signal::CHUNK),
+        (b"const CHECKING = ", signal::CHECKING),
+        (b"const CHECKED = ", signal::CHECKED),
+        (b"const INVALID_PARAMS = ", signal::INVALID_PARAMS),
+        (b"const INVALID_RESULT = ", signal::INVALID_RESULT),
+    ];
+    let mut at = 0;
+    while at < numbered.len() {
+        let (declaration, value) = numbered[at];
+        assert!(
+            defines(glue, declaration, value),
+            "glue.js numbers an envelope flag or a handler's signal differently from boundary.rs"
+        );
+        at += 1;
+    }
 };
 
 /// A kind as `kindOf` in glue.js numbers it.

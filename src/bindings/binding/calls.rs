@@ -29,12 +29,15 @@ impl CallOptions {
             return CallOptions::default();
         }
         let signal = option(options, keys::SIGNAL);
+        let on_chunk = present(option(options, keys::ON_CHUNK));
+        // Only a call that takes chunks has a window: no crossing for the others.
+        let window = on_chunk.as_ref().and_then(|_| js::named(options, "window").as_f64());
         CallOptions {
             timeout: option(options, keys::TIMEOUT).as_f64(),
             signal: signal.is_object().then(|| signal.unchecked_into()),
             transfer: transfer_option(options),
-            on_chunk: present(option(options, keys::ON_CHUNK)),
-            window: js::named(options, "window").as_f64().filter(|n| *n >= 1.0).map(|n| n.min(u32::MAX as f64) as u32),
+            on_chunk,
+            window: window.filter(|n| *n >= 1.0).map(|n| n.min(u32::MAX as f64) as u32),
         }
     }
 }
@@ -73,11 +76,10 @@ impl Binding {
         let timeout = (timeout.is_finite() && timeout > 0.0).then(|| ceil_ms(timeout));
         let params = (!params.is_undefined()).then_some(params);
         let waiter = call.clone();
-        let window = options.window.filter(|_| options.on_chunk.is_some());
-        let id = match (self.core(), window) {
-            (Some(mut core), None) => core.request(method, params, waiter, timeout, now),
-            (Some(mut core), Some(window)) => core.request_windowed(method, params, waiter, timeout, now, window),
-            (None, _) => return Promise::reject(&js::type_error("re-entrant call")),
+        let window = options.window;
+        let id = match self.core() {
+            Some(mut core) => core.request_with_window(method, params, waiter, timeout, now, window),
+            None => return Promise::reject(&js::type_error("re-entrant call")),
         };
         if let (Some(id), Some(signal)) = (id, &options.signal) {
             js::watch_abort(&call, signal, &self.on_abort, id as f64);

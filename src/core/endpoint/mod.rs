@@ -45,7 +45,7 @@ struct Call<W> {
     sent: bool,
     /// Its `stream.end` has come: later chunks belong to nothing.
     stream_ended: bool,
-    /// Flow control of its chunks (see [`Endpoint::request_windowed`]).
+    /// Flow control of its chunks (see [`Endpoint::request_with_window`]).
     window: Option<Window>,
 }
 
@@ -183,29 +183,17 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         timeout_ms: Option<u64>,
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
-        self.call(method, params, waiter, timeout_ms, now, None)
+        self.request_with_window(method, params, waiter, timeout_ms, now, None)
     }
 
-    /// [`Endpoint::request`] for a call whose chunks the caller takes at its
-    /// own pace: toward a peer whose hello offered flow control
-    /// (`streamCredit`) and batches, the request and a `stream.credit` of
-    /// `window` chunks go out together, so its handler knows the bound before
-    /// it runs; the caller then reports what it takes with
+    /// [`Endpoint::request`], with a `window` for a call whose chunks the
+    /// caller takes at its own pace: toward a peer whose hello offered flow
+    /// control (`streamCredit`) and batches, the request and a `stream.credit`
+    /// of `window` chunks go out together, so its handler knows the bound
+    /// before it runs; the caller then reports what it takes with
     /// [`Endpoint::consumed`]. Toward any other peer, a plain request.
     #[allow(clippy::too_many_arguments)]
-    pub fn request_windowed(
-        &mut self,
-        method: V,
-        params: Option<V>,
-        waiter: W,
-        timeout_ms: Option<u64>,
-        now: impl FnOnce() -> Deadline,
-        window: u32,
-    ) -> Option<u64> {
-        self.call(method, params, waiter, timeout_ms, now, Some(window.clamp(1, MAX_CREDIT)))
-    }
-
-    fn call(
+    pub fn request_with_window(
         &mut self,
         method: V,
         params: Option<V>,
@@ -233,7 +221,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             None => {}
         }
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
-        let window = window.filter(|_| offered && !self.holding());
+        let window = window.filter(|_| offered && !self.holding()).map(|size| size.clamp(1, MAX_CREDIT));
         let call =
             Call { waiter, sent: false, stream_ended: false, window: window.map(|size| Window { size, consumed: 0 }) };
         let id = self.calls.insert(call, due);
