@@ -24,13 +24,13 @@ const root = new URL("..", import.meta.url).pathname;
 const work = join(root, "target/doc-examples");
 const RUN_TIMEOUT_MS = 20_000;
 
-/** Every Markdown page the examples live in: the README and the site's sources (not its generated API). */
+/** Every Markdown page the examples live in: the README and the site's sources (not its generated API, nor public/, copied as it is). */
 export function pages() {
   const found = [join(root, "README.md")];
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory() && !entry.name.startsWith(".") && entry.name !== "api") walk(path);
+      if (entry.isDirectory() && !entry.name.startsWith(".") && entry.name !== "api" && entry.name !== "public") walk(path);
       else if (entry.name.endsWith(".md")) found.push(path);
     }
   };
