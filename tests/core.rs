@@ -74,7 +74,7 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
             Action::Settle { .. } | Action::Chunk { .. } | Action::StreamEnd { .. } | Action::Ready { .. } => {
                 panic!("a server settles nothing")
             }
-            Action::Unhandled { .. } | Action::Cancel { .. } | Action::Credit { .. } => {}
+            Action::Unhandled { .. } | Action::Cancel { .. } | Action::Credit { .. } | Action::SessionAck { .. } => {}
         }
     }
     assert!(sent.len() <= 1, "one message in, at most one reply out: {sent:?}");

@@ -126,6 +126,7 @@ impl Side {
                 Event::WatchPeer(presence) => self.watching.push(presence),
                 Event::MayStream { call } => self.may_stream.push(call),
                 Event::ScheduleFlush => self.flush_due = true,
+                Event::SessionEnded => {}
             }
         }
         self.sent.extend(out.iter().cloned());

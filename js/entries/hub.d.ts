@@ -36,6 +36,26 @@ export interface AttachOptions {
   origins?: string | string[];
   /** Refuses (false, or throws) or names (returns the client id) a connection; may be async. */
   authenticate?: (request: any) => unknown;
+  /**
+   * Resumable sessions for clients that ask (a `webSocketTransport` with
+   * `reconnect`): a client whose socket drops keeps its id, its calls and
+   * what was sent to it for `grace` ms, and gets them on its next socket.
+   * `false`: none. Clients that do not ask are served as before; one that
+   * says nothing is announced after `wait` ms (its first message may
+   * present a session).
+   */
+  sessions?: false | SessionOptions;
+}
+
+export interface SessionOptions {
+  /** How long a session waits for its client, in ms (60000). */
+  grace?: number;
+  /** The most messages one session keeps for its client; past it, the session ends (1000). */
+  maxKept?: number;
+  /** The most sessions waiting for their clients at once; past it, the oldest ends (1000). */
+  max?: number;
+  /** How long a new socket's first message is waited for, in ms (500). */
+  wait?: number;
 }
 
 /** How one client's call went, in `requestAll`'s result. */

@@ -9,7 +9,7 @@
 
 // It imports the root entry and `wiggum-rpc/websocket` as the package lays
 // them out beside it; the build bundles the rest (js/transports/) in.
-import { ErrorCode, Peer, RPCError, portTransport } from "./wiggum_rpc.js";
+import { ErrorCode, Peer, RPCError, portTransport, presentedSession } from "./wiggum_rpc.js";
 import { webSocketTransport } from "./websocket.js";
 import { CHANNEL, ChannelLink } from "../transports/broadcast.js";
 import { holdLock, whenGone } from "../transports/locks.js";
@@ -30,6 +30,10 @@ export class Hub {
   #destroyed = false;
   /** What `attach()` hooked up, undone by `destroy()`. */
   #detach = [];
+  /** Session id → the client whose session it is (WebSocket clients that asked for one). */
+  #sessions = new Map();
+  /** Clients whose session waits for them to reconnect, oldest first. */
+  #away = new Set();
 
   /** `options` are each client's Peer options (`timeout`, `trace`, …). */
   constructor(options) {
@@ -76,16 +80,84 @@ export class Hub {
     if (this.#clients.has(id)) throw new Error(`a client ${id} is connected already`);
     const peer = new Peer(transport, this.#options);
     // `gone` ends what waits on this client (a lock wait) when it is dropped.
-    const client = { peer, transport, unwatch: undefined, gone: new AbortController() };
+    const client = { peer, transport, unwatch: undefined, gone: new AbortController(), session: transport.session?.id };
     this.#clients.set(id, client);
+    if (client.session !== undefined) this.#sessions.set(client.session, id);
     for (const [kind, name, handler, info] of this.#handlers) this.#serve(peer, id, kind, name, handler, info);
     try {
-      client.unwatch = peer.on("close", () => this.drop(id));
+      const offClose = peer.on("close", (detail) => this.#closed(id, detail));
+      const offEnd = peer.on("sessionend", () => this.drop(id));
+      client.unwatch = () => {
+        offClose();
+        offEnd();
+      };
     } catch {
       // A transport without events: the application calls drop(id).
     }
     this.#emit("connection", id);
     return id;
+  }
+
+  /**
+   * A client's connection closed. Its session (if the core kept it going:
+   * the Peer still names it) waits for the client to reconnect, up to
+   * `sessions.max` of them; a client that closed on purpose (1000, or 1001:
+   * its page went away) is gone.
+   */
+  #closed(id, detail) {
+    const client = this.#clients.get(id);
+    if (client === undefined) return;
+    const left = detail?.code === 1000 || detail?.code === 1001;
+    if (left || client.peer.session === undefined) return void this.drop(id);
+    this.#away.delete(id);
+    this.#away.add(id);
+    const most = this.#sessionOptions?.max ?? DEFAULT_MAX_AWAY;
+    for (const oldest of this.#away) {
+      if (this.#away.size <= most) break;
+      this.drop(oldest);
+    }
+  }
+
+  /** What `attach()` was told about sessions (`false`: none). */
+  #sessionOptions;
+
+  /**
+   * A socket of an attached server: its first message says whether it
+   * resumes a session this hub holds (its socket then goes to that client)
+   * or is a new client, which is offered a session of its own.
+   */
+  #take(socket, name) {
+    const options = this.#sessionOptions;
+    if (options === false) return void this.accept(webSocketTransport(socket), name);
+    let timer;
+    const decide = (first) => {
+      socket.removeEventListener("message", onFirst);
+      socket.removeEventListener("close", onClose);
+      clearTimeout(timer);
+      if (this.#destroyed) return void socket.close(1001);
+      const presented = first === undefined ? undefined : presentedSession(first.data);
+      const owner = this.#clients.get(this.#sessions.get(presented));
+      if (owner !== undefined) {
+        this.#away.delete(this.#sessions.get(presented));
+        owner.transport.adopt(socket);
+        owner.transport.deliver(first.data);
+        return;
+      }
+      const transport = webSocketTransport(socket);
+      transport.session = { id: crypto.randomUUID(), grace: options?.grace, maxKept: options?.maxKept };
+      this.accept(transport, name);
+      // Delivered to the client's Peer ahead of anything that follows it.
+      if (first !== undefined) transport.deliver(first.data);
+    };
+    const onFirst = (event) => decide(event);
+    const onClose = () => {
+      socket.removeEventListener("message", onFirst);
+      clearTimeout(timer);
+    };
+    socket.addEventListener("message", onFirst);
+    socket.addEventListener("close", onClose);
+    // A client that says nothing is taken as it is after a while.
+    timer = setTimeout(() => decide(undefined), options?.wait ?? DEFAULT_FIRST_MESSAGE_WAIT);
   }
 
   /**
@@ -103,6 +175,8 @@ export class Hub {
     const client = this.#clients.get(id);
     if (client === undefined) return false;
     this.#clients.delete(id);
+    this.#away.delete(id);
+    if (client.session !== undefined) this.#sessions.delete(client.session);
     client.unwatch?.();
     client.gone.abort();
     // One meaning per code: the other side went (CONNECTION_CLOSED), not
@@ -193,6 +267,7 @@ export class Hub {
   attach(server, options = {}) {
     const origins = options.origins === "*" ? "*" : new Set([].concat(options.origins ?? []).map(originOf));
     const { authenticate } = options;
+    this.#sessionOptions = options.sessions === false ? false : options.sessions;
     const named = new WeakMap();
     const wsOptions = server.options;
     // A `verifyClient` the server already had is asked first, and keeps its say.
@@ -254,7 +329,7 @@ export class Hub {
           return;
         }
       }
-      if (!this.#destroyed) this.accept(webSocketTransport(socket), request && named.get(request));
+      if (!this.#destroyed) this.#take(socket, request && named.get(request));
     };
     server.on("connection", onConnection);
     this.#detach.push(() => server.off("connection", onConnection));
@@ -368,6 +443,11 @@ function originOf(text) {
     return undefined;
   }
 }
+
+// Sessions: how many may wait for their client at once, and how long a new
+// socket's first message is waited for before it is taken as a new client.
+const DEFAULT_MAX_AWAY = 1000;
+const DEFAULT_FIRST_MESSAGE_WAIT = 500;
 
 // The core's default `Limits::max_message_bytes`.
 const DEFAULT_MAX_MESSAGE_BYTES = 10 << 20;

@@ -320,10 +320,22 @@ export function errorMessage(id, code, message, data) {
 
 // The extensions' messages (`$/ready`, a cancel, `stream.chunk`, `stream.end`),
 // their methods as the core names them.
-export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch, streamCredit, presence) {
+export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch, streamCredit, presence, session) {
   const params = { ack, batches, splitBatchAnswers, maxBatch, streamCredit };
   if (presence !== undefined) params.presence = presence;
+  if (session !== undefined) params.session = session;
   return { jsonrpc: "2.0", method, params };
+}
+
+export function sessionMember(id, received, resumed, grace) {
+  const session = id === undefined ? { received } : { id, received };
+  if (resumed !== undefined) session.resumed = resumed;
+  if (grace !== undefined) session.grace = grace;
+  return session;
+}
+
+export function ackMessage(method, received) {
+  return { jsonrpc: "2.0", method, params: { received } };
 }
 
 // `member`: the member of the params that names the request (MCP's `requestId`).
@@ -499,6 +511,18 @@ export function abortHandlers(hooks, call, reason) {
     mayStream(hooks, running);
     controller.abort(reason);
   }
+}
+
+// Tells the transport's listeners of `type` once the endpoint's current work
+// is done: a listener may call back into the endpoint, or destroy it.
+export function emitLater(transport, type) {
+  queueMicrotask(() => transport.emit?.(type));
+}
+
+// The endpoint is destroyed: a handler that settles later has nobody to tell
+// (its endpoint's callback may be freed with it).
+export function retireHooks(hooks) {
+  hooks.signal = () => undefined;
 }
 
 // Whether `value` survives the transport's encoding (a structured clone or JSON text).

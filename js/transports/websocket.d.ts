@@ -23,6 +23,12 @@ export interface ReconnectOptions {
 export interface WebSocketTransportOptions {
   /** Reopen a lost connection: `true` for 1 s, 2 s, 4 s, 8 s, then 15 s between attempts. */
   reconnect?: boolean | ReconnectOptions;
+  /**
+   * With `reconnect`: ask the server for a resumable session (the default),
+   * so that toward a hub that keeps sessions no call is lost when the
+   * connection drops. `false`: every call in flight fails with the connection.
+   */
+  resume?: boolean;
   /** The constructor to dial with (Node 20 has no global WebSocket: pass `ws`'s). */
   WebSocket?: new (url: string, protocols?: string | string[]) => unknown;
   protocols?: string | string[];
@@ -40,6 +46,8 @@ export interface WebSocketTransport extends Transport {
   readonly connected: boolean;
   /** Messages waiting for the connection to open. */
   readonly queued: number;
+  /** A server's side: carry on over `socket` (a client's new connection to the same session). */
+  adopt(socket: object): void;
 }
 /**
  * JSON-RPC over a WebSocket, as JSON text frames: by URL, or around a socket

@@ -12,6 +12,13 @@
 // emits `close` (and the endpoint then rejects the calls sent over it);
 // attempts that never opened only lead to the next attempt, so calls made
 // while reconnecting wait for the new connection.
+//
+// A transport that reconnects asks its server for a resumable session
+// (`session`, read by the endpoint; the rules are the core's): toward a
+// server that grants one, a dropped connection loses no call, and `close`
+// says `final: true` only when no other connection will follow. A server of
+// many clients moves a client's new socket into the transport that carries
+// its session (`adopt`).
 
 import { Transport, reconnectDelay } from "./wiggum_rpc.js";
 
@@ -36,9 +43,33 @@ class WebSocketTransport extends Transport {
   /** Text sent while not connected. */
   #outbox = [];
 
-  constructor(socket, redial) {
+  constructor(socket, redial, resume) {
     super();
     this.#redial = redial;
+    if (redial !== undefined && resume) {
+      // Hello first, asking for a session; the socket keeps it until it opens.
+      this.session = "client";
+      this.handshake = "announce";
+    }
+    this.#watch(socket);
+  }
+
+  /**
+   * Takes `socket` (a client's new connection) in place of this transport's
+   * own, which is closed: how a server resumes a session on a new connection.
+   */
+  adopt(socket) {
+    if (this.destroyed) throw new Error("transport destroyed");
+    const old = this.#socket;
+    this.#drop();
+    this.#open = false;
+    if (old !== undefined && old !== socket) {
+      try {
+        old.close(4000, "session resumed on another connection");
+      } catch {
+        // Gone already.
+      }
+    }
     this.#watch(socket);
   }
 
@@ -144,9 +175,10 @@ class WebSocketTransport extends Transport {
     }
     // Closed for good: what waits will never go.
     if (delay === undefined) this.#outbox = [];
-    // Calls sent over a lost connection fail now; so does everything once
-    // there is no next attempt.
-    if (lost || delay === undefined) this.emit("close", info ?? { code: 1006 });
+    // Calls sent over a lost connection fail now (unless a session carries
+    // them to the next); so does everything once there is no next attempt.
+    const final = this.#redial !== undefined && delay === undefined;
+    if (lost || delay === undefined) this.emit("close", { ...(info ?? { code: 1006 }), final });
     if (delay !== undefined) {
       this.#timer = setTimeout(() => this.#dial(), delay);
       this.emit("reconnecting", { attempt: this.#attempt, delay });
@@ -191,13 +223,14 @@ export function webSocketTransport(target, options) {
   const make = options?.WebSocket;
   const protocols = options?.protocols;
   const reconnect = options?.reconnect;
+  const resume = options?.resume !== false;
   // `true`, or an object of settings (each as a number, NaN where not given:
   // the schedule's defaults apply).
   const redials = reconnect === true || (typeof reconnect === "object" && reconnect !== null);
   const settings = ["initialDelay", "maxDelay", "factor", "jitter", "maxAttempts"].map((name) => Number(reconnect?.[name] ?? NaN));
   if (typeof target === "string") {
     const redial = redials ? { make, url: target, protocols, settings } : undefined;
-    return new WebSocketTransport(openSocket(make, target, protocols), redial);
+    return new WebSocketTransport(openSocket(make, target, protocols), redial, resume);
   }
   if (target === null || typeof target !== "object") {
     throw new TypeError("webSocketTransport: pass a ws:// URL or a WebSocket");
@@ -208,5 +241,5 @@ export function webSocketTransport(target, options) {
     // A wrapped socket is redialled at its own URL with its own constructor.
     redial = { make: make ?? target.constructor, url: target.url, protocols, settings };
   }
-  return new WebSocketTransport(target, redial);
+  return new WebSocketTransport(target, redial, resume);
 }

@@ -88,7 +88,14 @@ export abstract class Transport implements RPCTransport {
 /** The details of the lifecycle events. */
 export interface TransportEvents {
   open: {};
-  close: { code: number; reason?: string; wasClean?: boolean };
+  /**
+   * A connection closed. `final`: no other will follow (a WebSocket that
+   * gave up reconnecting); otherwise a resumable session, if there is one,
+   * keeps its calls waiting for the next.
+   */
+  close: { code: number; reason?: string; wasClean?: boolean; final?: boolean };
+  /** The resumable session this side was in is over: the calls it carried failed with `CONNECTION_CLOSED`. */
+  sessionend: undefined;
   error: { error: Error };
   reconnecting: { attempt: number; delay: number };
   reconnected: { attempt: number };
@@ -454,6 +461,12 @@ export interface Lifecycle {
    * emits `close` when the other side has gone (see `PostMessageTransport.watch`).
    */
   on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
+  /**
+   * The id of the resumable session this side is in (a WebSocket that
+   * reconnects, toward a hub that keeps sessions), or undefined. While it
+   * lasts, a dropped connection loses no call.
+   */
+  readonly session: string | undefined;
   /** Rejects every pending call (`DESTROYED`), stops serving, removes the listener, destroys the transport. */
   destroy(): void;
   /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */

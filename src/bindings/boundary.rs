@@ -66,7 +66,13 @@ extern "C" {
         max_batch: f64,
         stream_credit: bool,
         presence: Option<&str>,
+        session: &JsValue,
     ) -> JsValue;
+    /// The `session` member of a `$/ready`: `{ id?, received, resumed?, grace? }`.
+    #[wasm_bindgen(js_name = sessionMember)]
+    pub fn session_member(id: Option<&str>, received: f64, resumed: JsValue, grace: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = ackMessage)]
+    pub fn ack_message(method: &JsValue, received: f64) -> JsValue;
     #[wasm_bindgen(js_name = cancelMessage)]
     pub fn cancel_message(method: &JsValue, member: &JsValue, id: f64) -> JsValue;
     #[wasm_bindgen(js_name = chunkMessage)]
@@ -104,6 +110,10 @@ extern "C" {
     pub fn signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
+    #[wasm_bindgen(js_name = emitLater)]
+    pub fn emit_later(transport: &JsValue, event: &str);
+    #[wasm_bindgen(js_name = retireHooks)]
+    pub fn retire_hooks(hooks: &JsValue);
     /// The handler of `call` may stream again: what its `emit` returned resolves.
     #[wasm_bindgen(js_name = mayStream)]
     pub fn may_stream(hooks: &JsValue, call: f64);
@@ -398,6 +408,7 @@ pub mod keys {
         CHUNK_METHOD = crate::core::STREAM_CHUNK,
         END_METHOD = crate::core::STREAM_END,
         CREDIT_METHOD = crate::core::STREAM_CREDIT,
+        ACK_METHOD = crate::core::SESSION_ACK,
         CANCEL_ID = crate::core::Cancellation::Lsp.id_member(),
         MCP_CANCEL_ID = crate::core::Cancellation::Mcp.id_member()
     );

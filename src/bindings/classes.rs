@@ -4,6 +4,7 @@
 //! stamped onto the classes that have it.
 
 use alloc::rc::Rc;
+use alloc::string::String;
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -31,6 +32,13 @@ macro_rules! endpoint_class {
             /// `reconnecting`, `reconnected`, `error`); returns what removes the listener.
             pub fn on(&self, event: &str, listener: JsValue) -> Result<JsValue, JsValue> {
                 self.binding.on(event, &listener)
+            }
+
+            /// The id of the resumable session this side is in (a
+            /// WebSocket that reconnects, and a hub), or undefined.
+            #[wasm_bindgen(getter)]
+            pub fn session(&self) -> Option<String> {
+                self.binding.session_id()
             }
 
             /// Rejects every pending call, stops serving, removes the
@@ -100,6 +108,18 @@ endpoint_class!(
     Peer,
     Roles::PEER
 );
+/// The session a client's first message presents to be resumed (a `$/ready`
+/// naming one), or undefined: how a server of many clients finds the
+/// session a new connection belongs to. `message` may be JSON text.
+#[wasm_bindgen(js_name = presentedSession, skip_typescript)]
+pub fn presented_session(message: JsValue) -> Option<String> {
+    let message = match message.as_string() {
+        Some(text) => js_sys::JSON::parse(&text).ok()?,
+        None => message,
+    };
+    crate::core::presented_session(&message)
+}
+
 calls!(JSONRPCClient);
 calls!(Peer);
 serves!(JSONRPCServer);

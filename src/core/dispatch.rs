@@ -9,7 +9,7 @@ use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::{Id, Response};
 use super::table::Table;
 use super::value::{Kind, Value};
-use super::wire::{Cancellation, MAX_CREDIT, READY, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
+use super::wire::{Cancellation, MAX_CREDIT, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
 /// requests (a server sharing its transport may); a server never reads
@@ -111,6 +111,8 @@ pub enum Action<V, H> {
     StreamEnd { id: V },
     /// The other side's `$/ready` handshake, with its params.
     Ready { params: Option<V> },
+    /// The other side has received `received` of this session's messages (`$/ack`).
+    SessionAck { received: u64 },
     /// The caller let the handler of `call` send more chunks (`stream.credit`);
     /// `resumed`: it had used up what it had.
     Credit { call: CallId, resumed: bool },
@@ -449,6 +451,13 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             // The handshake belongs to the endpoint, whatever its roles.
             Inbound::Notification(notification) if notification.method == READY => {
                 actions.push(Action::Ready { params: notification.params });
+                None
+            }
+            Inbound::Notification(notification) if notification.method == SESSION_ACK => {
+                let received = notification.params.as_ref().and_then(|p| p.member("received"))?.as_number()?;
+                if (0.0..=9.0e15).contains(&received) {
+                    actions.push(Action::SessionAck { received: received as u64 });
+                }
                 None
             }
             // Chunks are part of the caller's call, whatever else is registered.

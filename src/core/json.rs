@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
 use super::message::{Id, Response};
-use super::wire::{Message, Transmit, READY, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
+use super::wire::{Message, Transmit, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
 pub fn parse(text: &str) -> Option<Json> {
@@ -67,7 +67,8 @@ pub fn message(message: &Message<Json>) -> Json {
         Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id.value(), "chunk": chunk })),
         Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id.value() })),
         Message::Credit { id, credit } => notification(STREAM_CREDIT, json!({ "id": id, "credit": credit })),
-        Message::Ready { ack, capabilities, presence } => {
+        Message::Ack { received } => notification(SESSION_ACK, json!({ "received": received })),
+        Message::Ready { ack, capabilities, presence, session } => {
             let mut params = json!({
                 "ack": ack,
                 "batches": capabilities.batches,
@@ -77,6 +78,19 @@ pub fn message(message: &Message<Json>) -> Json {
             });
             if let (Some(presence), Json::Object(members)) = (presence, &mut params) {
                 members.insert("presence".into(), json!(presence));
+            }
+            if let (Some(session), Json::Object(members)) = (session, &mut params) {
+                let mut hello = json!({ "received": session.received });
+                if let Some(id) = &session.id {
+                    hello["id"] = json!(id);
+                }
+                if let Some(resumed) = session.resumed {
+                    hello["resumed"] = json!(resumed);
+                }
+                if let Some(grace) = session.grace_ms {
+                    hello["grace"] = json!(grace);
+                }
+                members.insert("session".into(), hello);
             }
             notification(READY, params)
         }

@@ -23,8 +23,8 @@ mod wire;
 pub use backoff::Backoff;
 pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, TextRefusal};
 pub use endpoint::{
-    Batching, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered,
-    COARSE_FROM_MS, TICK_MS,
+    Batching, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, SessionSetup, Timeouts,
+    Undelivered, ACK_EVERY, COARSE_FROM_MS, DEFAULT_GRACE_MS, TICK_MS,
 };
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, thrown_error, Envelope, Framing, IdMember, Inbound};
@@ -32,6 +32,6 @@ pub use message::{Id, Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
 pub use wire::{
-    Cancellation, Capabilities, Message, Transmit, CANCEL_REQUEST, MCP_CANCELLED, READY, STREAM_CHUNK, STREAM_CREDIT,
-    STREAM_END,
+    presented_session, Cancellation, Capabilities, Message, SessionHello, Transmit, CANCEL_REQUEST, MCP_CANCELLED,
+    READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
 };

@@ -114,6 +114,11 @@ impl<W> PendingTable<W> {
         self.calls.drain().map(|(id, call)| (id, call.waiter)).collect()
     }
 
+    /// The ids of the calls waiting.
+    pub fn ids(&self) -> Vec<u64> {
+        self.calls.iter().map(|(&id, _)| id).collect()
+    }
+
     pub fn len(&self) -> usize {
         self.calls.len()
     }

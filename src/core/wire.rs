@@ -58,6 +58,10 @@ pub const MAX_CREDIT: u32 = 1 << 20;
 /// asks for an answer; `{"ack": true, …capabilities}` is the answer.
 pub const READY: &str = "$/ready";
 
+/// Within a resumable session: `{"received": n}`, the count of the session's
+/// messages this side has received, so the other side may forget them.
+pub const SESSION_ACK: &str = "$/ack";
+
 /// One JSON-RPC message from this side.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message<V> {
@@ -100,7 +104,67 @@ pub enum Message<V> {
         /// A name by which the host on the other side can tell when this
         /// side has gone (a Web Lock this side holds while it lives).
         presence: Option<String>,
+        /// A resumable session asked for, resumed or granted.
+        session: Option<SessionHello>,
     },
+    /// `$/ack`: this side has received `received` of the session's messages.
+    Ack {
+        received: u64,
+    },
+}
+
+/// The `session` member of a `$/ready`. In a hello, `{"received": n}` asks
+/// for a session and `{"id": …, "received": n}` asks to resume one; in the
+/// answer, `{"id": …, "received": n, "resumed": bool, "grace": ms}` says which
+/// session this connection carries now (`id` absent: none). `received`
+/// counts the session's messages the sender has received, so the other side
+/// sends again what came after.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionHello {
+    pub id: Option<String>,
+    pub received: u64,
+    /// Answer only: the session presented goes on (false: a new one, or none).
+    pub resumed: Option<bool>,
+    /// Answer only: how long the server keeps a session whose connection dropped.
+    pub grace_ms: Option<u64>,
+}
+
+/// The session a client's hello presents to be resumed, if `message` is one
+/// (a `$/ready` that is not an answer): how a server that holds many
+/// sessions finds the endpoint a new connection belongs to.
+pub fn presented_session<V: Value>(message: &V) -> Option<String> {
+    if message.kind() != super::value::Kind::Object || message.member("method")?.as_text()? != READY {
+        return None;
+    }
+    let params = message.member("params");
+    if params.as_ref().and_then(|p| p.member("ack")).and_then(|v| v.as_bool()) == Some(true) {
+        return None;
+    }
+    SessionHello::read(params.as_ref())?.id
+}
+
+/// The longest session id a hello may carry; a longer one says nothing.
+pub const MAX_SESSION_ID: usize = 200;
+
+impl SessionHello {
+    /// The `session` member of a `$/ready` params object, if it is an object;
+    /// members of the wrong type count as absent (a count as 0).
+    pub fn read<V: Value>(params: Option<&V>) -> Option<SessionHello> {
+        let session = params.and_then(|p| p.member("session"))?;
+        if session.kind() != super::value::Kind::Object {
+            return None;
+        }
+        let whole = |name: &str| {
+            session.member(name).and_then(|v| v.as_number()).filter(|n| *n >= 0.0 && *n <= 9.0e15).map(|n| n as u64)
+        };
+        let id = session.member("id").and_then(|v| v.as_text());
+        Some(SessionHello {
+            id: id.filter(|id| !id.is_empty() && id.chars().count() <= MAX_SESSION_ID),
+            received: whole("received").unwrap_or(0),
+            resumed: session.member("resumed").and_then(|v| v.as_bool()),
+            grace_ms: whole("grace"),
+        })
+    }
 }
 
 /// What goes out in one send: a message, or several as one batch array.

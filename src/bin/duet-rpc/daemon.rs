@@ -169,14 +169,15 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             }
             Event::Unhandled { method } => logger.warn(&format!("notification of unknown method '{method}' ignored")),
             Event::ScheduleFlush => endpoint.flush(),
-            // A server that makes no calls: nothing settles, nothing streams to it.
+            // A server that makes no calls and keeps no sessions: nothing settles, nothing streams to it.
             Event::Settled { .. }
             | Event::Chunk { .. }
             | Event::Cancelled { .. }
             | Event::PeerReady(_)
             | Event::WatchPeer(_)
             | Event::MayStream { .. }
-            | Event::CheckExpired { .. } => {}
+            | Event::CheckExpired { .. }
+            | Event::SessionEnded => {}
         }
     }
 }

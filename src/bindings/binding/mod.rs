@@ -25,7 +25,7 @@ use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::Value;
 use crate::core::{
     code, thrown_error, BatchPolicy, Batching, CallId, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure,
-    Framing, Handshake, Limits, Outcome, Roles, TextRefusal, Undelivered, TICK_MS,
+    Framing, Handshake, Limits, Outcome, Roles, SessionSetup, TextRefusal, Undelivered, DEFAULT_GRACE_MS, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -118,6 +118,22 @@ fn limits_option(options: &JsValue) -> Limits {
     limits
 }
 
+/// A transport's `session`: `"client"` (a WebSocket that reconnects asks
+/// for one), or what a server grants, `{ id, grace, maxKept }` (the hub's).
+fn session_setup(session: &JsValue) -> Option<SessionSetup> {
+    let max_kept = |value: JsValue| value.as_f64().filter(|n| *n >= 1.0).map_or(DEFAULT_MAX_KEPT, |n| n as usize);
+    if session.as_string().as_deref() == Some("client") {
+        return Some(SessionSetup::Client { max_kept: DEFAULT_MAX_KEPT });
+    }
+    let id = js::named(session, "id").as_string()?;
+    let grace_ms =
+        js::named(session, "grace").as_f64().filter(|ms| *ms >= 0.0).map_or(DEFAULT_GRACE_MS, |ms| ms as u64);
+    Some(SessionSetup::Server { id, grace_ms, max_kept: max_kept(js::named(session, "maxKept")) })
+}
+
+/// The most messages a session keeps for a connection that dropped.
+const DEFAULT_MAX_KEPT: usize = 1_000;
+
 fn destroyed_error() -> JsValue {
     js::rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED)
 }
@@ -168,6 +184,7 @@ impl Binding {
         let text = get(&transport, keys::TEXT).as_bool() == Some(true);
         // A transport that holds a Web Lock while it lives names it: the hello carries it.
         let presence = js::named(&transport, "presence").as_string();
+        let session = session_setup(&js::named(&transport, "session"));
         let tracer = match option(options, keys::TRACE) {
             hook if hook.is_undefined() => None,
             hook => Some(JsValue::from(js::tracer(&hook)?)),
@@ -202,7 +219,7 @@ impl Binding {
                 jrpc_oo,
                 announce_due: Cell::new(false),
                 default_timeout,
-                core: RefCell::new(Endpoint::with_presence(config, presence)),
+                core: RefCell::new(Endpoint::with_session(config, presence, session)),
                 draining: Cell::new(false),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
@@ -256,6 +273,7 @@ impl Binding {
         if self.draining.replace(true) {
             return;
         }
+        let mut session_ended = false;
         loop {
             let Some(event) = self.core().and_then(|mut core| core.poll()) else { break };
             match event {
@@ -294,6 +312,8 @@ impl Binding {
                 }
                 Event::PeerReady(_) => {}
                 Event::MayStream { call } => js::may_stream(&self.hooks, call.0 as f64),
+                // A listener may destroy this endpoint (a hub forgets the client): told after this task's work.
+                Event::SessionEnded => session_ended = true,
                 Event::WatchPeer(presence) => {
                     // The transport watches the other side's presence and emits `close` when it goes.
                     if let Some(watch) = js::method(&self.transport, "watch") {
@@ -303,6 +323,9 @@ impl Binding {
             }
         }
         self.draining.set(false);
+        if session_ended {
+            js::emit_later(&self.transport, "sessionend");
+        }
         if let Some(idle) = &self.idle {
             if self.core().is_some_and(|core| !core.is_serving()) {
                 let _ = idle.call0(&self.transport);
@@ -431,10 +454,19 @@ impl Binding {
                 return JsValue::from_bool(more);
             }
             js::signal::CLOSED => {
-                // Nobody is left to answer: running handlers may stop.
-                let reason = js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
-                js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &reason);
-                self.with_core(|core| core.connection_closed());
+                // A session goes on without its connection, unless the transport will open no other.
+                let last = js::named(&value, "final").as_bool() == Some(true);
+                let now = now();
+                let mut goes_on = false;
+                self.with_core(|core| match last {
+                    true => core.connection_closed(),
+                    false => goes_on = core.connection_lost(now),
+                });
+                if !goes_on {
+                    // Nobody is left to answer: running handlers may stop.
+                    let reason = js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
+                    js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &reason);
+                }
             }
             js::signal::CHECKING => {
                 let deadline = calls::ceil_ms(js::performance_now() + self.default_timeout);
@@ -448,8 +480,9 @@ impl Binding {
             js::signal::ANNOUNCE => super::jrpc_oo::announce(self),
             js::signal::UNDELIVERED => self.undelivered(&value),
             js::signal::OPENED => {
-                // The other side is there (a frame that loaded, a socket that opened).
-                self.with_core(|core| core.peer_present());
+                // The other side is there (a frame that loaded, a socket that
+                // opened: a session is presented on it again).
+                self.with_core(|core| core.connection_opened());
                 super::jrpc_oo::components_changed(self)
             }
             _ => {}
@@ -513,6 +546,10 @@ impl Binding {
         on.call2(&self.transport, &event.into(), listener)
     }
 
+    pub fn session_id(&self) -> Option<String> {
+        self.core().and_then(|core| core.session_id().map(String::from))
+    }
+
     /// Keeps a listener on the transport until `destroy()`.
     pub(super) fn listen(&self, listening: js::Listening) {
         self.listening.borrow_mut().push(listening);
@@ -521,7 +558,7 @@ impl Binding {
     /// Follows the connection of a transport that has one (a WebSocket):
     /// when it closes, calls waiting on it fail at once instead of timing out.
     fn watch_connection(self: &Rc<Self>) {
-        let closed = js::signalling(&self.signal, js::signal::CLOSED);
+        let closed = js::event_signalling(&self.signal, js::signal::CLOSED);
         if let Ok(remove) = self.on("close", &closed) {
             self.listen(js::Listening::removed_by(remove));
         }
@@ -578,6 +615,7 @@ impl Binding {
         }
         js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &destroyed_error());
         self.with_core(|core| core.destroy());
+        js::retire_hooks(&self.hooks);
         // No longer reachable through the transport: from now on the binding
         // lives only as long as JS holds its object.
         let unsubscribed = self.subscribed.borrow_mut().take();

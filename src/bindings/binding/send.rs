@@ -129,7 +129,12 @@ impl Binding {
             Message::Credit { id, credit } => {
                 keys::CREDIT_METHOD.with(|method| js::credit_message(method, *id as f64, *credit as f64))
             }
-            Message::Ready { ack, capabilities, presence } => keys::READY_METHOD.with(|method| {
+            Message::Ready { ack, capabilities, presence, session } => keys::READY_METHOD.with(|method| {
+                let session = session.as_ref().map_or(JsValue::UNDEFINED, |session| {
+                    let resumed = session.resumed.map_or(JsValue::UNDEFINED, JsValue::from_bool);
+                    let grace = session.grace_ms.map_or(JsValue::UNDEFINED, |ms| JsValue::from_f64(ms as f64));
+                    js::session_member(session.id.as_deref(), session.received as f64, resumed, grace)
+                });
                 js::ready_message(
                     method,
                     *ack,
@@ -138,8 +143,10 @@ impl Binding {
                     capabilities.max_batch as f64,
                     capabilities.stream_credit,
                     presence.as_deref(),
+                    &session,
                 )
             }),
+            Message::Ack { received } => keys::ACK_METHOD.with(|method| js::ack_message(method, *received as f64)),
         }
     }
 }

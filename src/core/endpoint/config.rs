@@ -186,6 +186,9 @@ pub enum Event<V, H, W> {
     /// [`super::Endpoint::connection_closed`]. Once per name: a new name is a
     /// new instance on the other side (a frame that reloaded).
     WatchPeer(String),
+    /// The session this side was in is over (its grace ran out, it could
+    /// not be resumed, or it outgrew what it may keep): its calls failed.
+    SessionEnded,
     /// Call [`super::Endpoint::flush`] once the current turn's work is done (a
     /// microtask in a browser): queued calls and batch answers go out then.
     ScheduleFlush,

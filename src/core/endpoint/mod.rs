@@ -17,17 +17,20 @@
 
 mod config;
 mod outgoing;
+mod session;
 
 pub use config::{
     Batching, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered, COARSE_FROM_MS,
     TICK_MS,
 };
+pub use session::{SessionSetup, ACK_EVERY, DEFAULT_GRACE_MS};
 
 use crate::prelude::*;
 
 use alloc::collections::VecDeque;
 
 use outgoing::Queued;
+use session::{Answered, Session};
 
 use super::dispatch::{Action, CallId, Dispatcher, TextRefusal};
 use super::error::code;
@@ -36,7 +39,7 @@ use super::inbound::{classify_envelope, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
-use super::wire::{presence_of, Capabilities, Message, Transmit, MAX_CREDIT};
+use super::wire::{presence_of, Capabilities, Message, SessionHello, Transmit, MAX_CREDIT};
 
 /// A call of this side's, waiting to settle.
 struct Call<W> {
@@ -81,6 +84,8 @@ pub struct Endpoint<V, H, W> {
     presence: Option<String>,
     /// The other side's presence name last reported with [`Event::WatchPeer`].
     watched: Option<String>,
+    /// A resumable session, when the host set one up (see [`SessionSetup`]).
+    session: Option<Session<V>>,
 }
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
@@ -93,6 +98,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// holds while this side lives (a Web Lock), by which the other side's
     /// host can tell when it has gone, however it went.
     pub fn with_presence(config: Config, presence: Option<String>) -> Self {
+        Self::with_session(config, presence, None)
+    }
+
+    /// A new endpoint that takes part in resumable sessions as `session`
+    /// says: a client asks for one in its hello (so it should say hello), a
+    /// server grants one to a hello that asks.
+    pub fn with_session(config: Config, presence: Option<String>, session: Option<SessionSetup>) -> Self {
         let mut dispatcher = Dispatcher::new(config.roles);
         dispatcher.set_batch_policy(config.batch_policy);
         dispatcher.set_null_params_absent(config.null_params_absent);
@@ -113,9 +125,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             destroyed: false,
             presence,
             watched: None,
+            session: session.map(Session::new),
         };
         if config.handshake != Handshake::Off {
-            endpoint.transmit(Transmit::Single(endpoint.ready(false)));
+            let hello = endpoint.session.as_mut().and_then(Session::hello);
+            endpoint.transmit(Transmit::Single(endpoint.ready(false, hello)));
         }
         endpoint
     }
@@ -127,7 +141,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// Which timers the host should have armed. O(1): safe to ask after every input.
     pub fn poll_timeout(&self) -> Timeouts {
-        Timeouts { reading: self.awaiting_reading, deadline: self.earliest }
+        let expires = self.session.as_ref().and_then(Session::expires);
+        let deadline = match (self.earliest, expires) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Timeouts { reading: self.awaiting_reading, deadline }
     }
 
     /// Registers (or replaces) the handler of a method.
@@ -165,6 +184,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub fn is_idle(&self) -> bool {
         self.calls.is_empty()
             && self.checks.is_empty()
+            && self.session.as_ref().is_none_or(|session| session.kept() == 0)
             && self.dispatcher.is_clean()
             && (self.queue.is_empty() || self.holding())
     }
@@ -294,6 +314,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// A clock reading, when a timer fires: calls waiting for a reading get
     /// their deadline, and every call due by `now` settles with a timeout.
     pub fn handle_timeout(&mut self, now: Deadline) {
+        if self.session.as_mut().is_some_and(|session| session.expired(now)) {
+            self.session_over();
+        }
         self.awaiting_reading = false;
         let (expired, next) = self.calls.expire(now);
         self.earliest = next;
@@ -308,10 +331,67 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     /// The connection closed: calls sent on it can no longer be answered.
-    /// Queued notifications stay for a next connection; queued calls fail too.
+    /// Queued notifications stay for a next connection; queued calls fail
+    /// too. A session ends with it (see [`Endpoint::connection_lost`]).
     pub fn connection_closed(&mut self) {
+        if let Some(session) = &mut self.session {
+            session.end();
+        }
         self.queue.retain(|queued| queued.call.is_none());
         self.fail_all(Failure::ConnectionClosed);
+    }
+
+    /// The connection dropped at `now`, and another may follow: a session
+    /// goes on without it, its calls waiting, what is sent kept, until its
+    /// grace runs out ([`Event::SessionEnded`]). Without a session, as
+    /// [`Endpoint::connection_closed`]. Returns whether the session goes on.
+    pub fn connection_lost(&mut self, now: Deadline) -> bool {
+        if self.destroyed {
+            return false;
+        }
+        let goes_on = self.session.as_mut().is_some_and(|session| session.connection_lost(now));
+        if !goes_on {
+            self.queue.retain(|queued| queued.call.is_none());
+            self.fail_all(Failure::ConnectionClosed);
+        }
+        if let Some(at) = self.session.as_ref().and_then(Session::expires) {
+            self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at)));
+        }
+        goes_on
+    }
+
+    /// A client's new connection is open: its hello presents the session
+    /// (or asks for one), and what waited for a connection follows.
+    pub fn connection_opened(&mut self) {
+        if self.destroyed {
+            return;
+        }
+        let Some(session) = &mut self.session else { return self.peer_present() };
+        let Some(then) = session.connection_opened() else { return };
+        let hello = session.hello();
+        self.events.push_back(Event::Transmit(Transmit::Single(self.ready(false, hello))));
+        self.events.extend(then.into_iter().map(Event::Transmit));
+    }
+
+    /// The id of the session this side is in, whether or not a connection carries it now.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().and_then(Session::id)
+    }
+
+    /// How many messages the session keeps now (sent and not acknowledged,
+    /// or made while no connection carried it).
+    pub fn session_kept(&self) -> usize {
+        self.session.as_ref().map_or(0, Session::kept)
+    }
+
+    /// The session is over: what waits on it fails, and the host hears of it.
+    fn session_over(&mut self) {
+        if let Some(session) = &mut self.session {
+            session.end();
+        }
+        self.queue.retain(|queued| queued.call.is_none());
+        self.fail_all(Failure::ConnectionClosed);
+        self.events.push_back(Event::SessionEnded);
     }
 
     /// The transport got no response to the calls `ids` (see
@@ -360,6 +440,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.dispatcher.clear();
         self.checks.clear();
         self.queue.clear();
+        if let Some(session) = &mut self.session {
+            session.end();
+        }
         self.fail_all(Failure::Destroyed);
     }
 
@@ -521,6 +604,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     fn received(&mut self, ours: bool, actions: Vec<Action<V, H>>) {
         // A message in means a new task: what this side sends next may go alone.
         self.sent_alone = false;
+        let mut ack = None;
+        if let Some(session) = &mut self.session {
+            // A hello and an `$/ack` belong to the connection; the rest to the session.
+            if !matches!(actions.as_slice(), [Action::Ready { .. }] | [Action::SessionAck { .. }]) {
+                let answers = actions.iter().any(|action| matches!(action, Action::Settle { .. }));
+                ack = session.incoming(answers);
+            }
+        }
         for action in actions {
             match action {
                 Action::Send(reply) => self.reply(reply),
@@ -565,11 +656,38 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         call.stream_ended = true;
                     }
                 }
+                Action::SessionAck { received } => {
+                    if let Some(session) = &mut self.session {
+                        session.acknowledged(received);
+                    }
+                }
                 Action::Ready { params } => {
                     let (ack, capabilities) = Capabilities::read(params.as_ref());
+                    let answered = match &mut self.session {
+                        Some(session) => session.ready(ack, SessionHello::read(params.as_ref())),
+                        None => Answered::Nothing,
+                    };
+                    let (answer, again) = match answered {
+                        Answered::Answer(answer, again) => (Some(answer), again),
+                        Answered::Lost(answer) => {
+                            if !ack {
+                                self.transmit(Transmit::Single(self.ready(true, answer)));
+                            }
+                            self.session_over();
+                            continue;
+                        }
+                        Answered::Resumed(again) => (None, again),
+                        Answered::Replaced { held } => {
+                            self.replace_session(held);
+                            (None, Vec::new())
+                        }
+                        Answered::Nothing => (None, Vec::new()),
+                    };
                     if !ack {
-                        self.transmit(Transmit::Single(self.ready(true)));
+                        self.transmit(Transmit::Single(self.ready(true, answer)));
                     }
+                    // Sent before (counted, kept): straight to the host.
+                    self.events.extend(again.into_iter().map(Event::Transmit));
                     if let Some(presence) = presence_of(params.as_ref()) {
                         if self.watched.as_ref() != Some(&presence) {
                             self.watched = Some(presence.clone());
@@ -583,6 +701,48 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if ours && self.peer.is_none() {
             // Whatever it sent, the other side is there; what it accepts stays unknown.
             self.peer_ready(Capabilities::NONE);
+        }
+        if let Some(received) = ack {
+            self.transmit(Transmit::Single(Message::Ack { received }));
+        }
+    }
+
+    /// A client's session could not be resumed; a new one (or none) carries
+    /// the connection. Calls whose request is among what was `held` (made
+    /// while disconnected, never sent) go on it; every other call fails.
+    /// What else was held (answers, chunks, cancels) belonged to the old one.
+    fn replace_session(&mut self, held: Vec<Transmit<V>>) {
+        let keep = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });
+        let mut carried = Vec::new();
+        let mut resend = Vec::new();
+        for transmit in held {
+            let messages = match transmit {
+                Transmit::Single(message) => vec![message],
+                Transmit::Batch(messages) => messages,
+            };
+            let kept: Vec<Message<V>> = messages.into_iter().filter(keep).collect();
+            carried
+                .extend(kept.iter().filter_map(|m| if let Message::Request { id, .. } = m { Some(*id) } else { None }));
+            match kept.len() {
+                0 => {}
+                1 => resend.extend(kept.into_iter().map(Transmit::Single)),
+                _ => resend.push(Transmit::Batch(kept)),
+            }
+        }
+        for id in self.calls.ids() {
+            if !carried.contains(&id) {
+                if let Some(call) = self.calls.remove(id) {
+                    let outcome = Outcome::Failed(Failure::ConnectionClosed);
+                    self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+                }
+            }
+        }
+        for transmit in resend {
+            let transmit = match &mut self.session {
+                Some(session) => session.resend(transmit),
+                None => transmit,
+            };
+            self.events.push_back(Event::Transmit(transmit));
         }
     }
 

@@ -5,7 +5,7 @@ use super::super::dispatch::{BatchPolicy, BatchReplies, Outgoing};
 use super::super::error::{code, ErrorObject};
 use super::super::message::Response;
 use super::super::value::Value;
-use super::super::wire::{Capabilities, Message, Transmit};
+use super::super::wire::{Capabilities, Message, SessionHello, Transmit};
 use super::{Batching, Endpoint, Event, Handshake, Limits};
 use crate::prelude::*;
 
@@ -17,7 +17,7 @@ pub(super) struct Queued<V> {
 }
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
-    pub(super) fn ready(&self, ack: bool) -> Message<V> {
+    pub(super) fn ready(&self, ack: bool, session: Option<SessionHello>) -> Message<V> {
         let policy = self.dispatcher.batch_policy();
         let capabilities = Capabilities {
             batches: policy != BatchPolicy::Reject,
@@ -28,7 +28,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             },
             stream_credit: true,
         };
-        Message::Ready { ack, capabilities, presence: self.presence.clone() }
+        Message::Ready { ack, capabilities, presence: self.presence.clone(), session }
     }
 
     pub(super) fn peer_ready(&mut self, capabilities: Capabilities) {
@@ -145,6 +145,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     pub(super) fn transmit(&mut self, transmit: Transmit<V>) {
+        let transmit = match &mut self.session {
+            None => transmit,
+            Some(session) => match session.outgoing(transmit) {
+                Ok(Some(transmit)) => transmit,
+                // Kept until a connection carries the session again.
+                Ok(None) => return,
+                // Past what the session may keep: it cannot be whole any more.
+                Err(()) => return self.session_over(),
+            },
+        };
         self.events.push_back(Event::Transmit(transmit));
     }
 }
