@@ -2,13 +2,15 @@
 // `ws` server, and clients of the package's WebSocket transport that
 // reconnect. The socket is killed under a call in flight, under a stream, and
 // during the reconnect itself; the server restarts; a session outlives its
-// grace; a client presents someone else's session; a stranger connects.
+// grace; a client presents someone else's session; a stranger connects;
+// then a page in headless Chromium whose socket is killed under a build.
 // What a session carries arrives once; what it cannot carry fails with
 // CONNECTION_CLOSED; nothing hangs.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { WebSocket, WebSocketServer } from "ws";
+import { openLibPage } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
 const { Peer, ErrorCode } = require("../../pkg/node/wiggum_rpc.cjs");
@@ -329,6 +331,40 @@ test("what a session keeps is bounded: past maxKept it ends, and the hub forgets
     await until(() => gone.includes(id), "the session ended at its bound");
   } finally {
     peer.destroy();
+    hub.destroy();
+  }
+});
+
+test("Chromium: a page's build in flight while its socket is killed and comes back: answered once", { timeout: 60_000 }, async () => {
+  const browser = await openLibPage();
+  const hub = new Hub().attach(wss, { origins: [new URL(browser.page.url()).origin] });
+  let runs = 0;
+  hub.method("build", async () => {
+    runs += 1;
+    await sleep(400);
+    return { ok: true, files: 3 };
+  });
+  try {
+    await browser.page.evaluate(async (url) => {
+      const { Peer, webSocketTransport } = window.lib;
+      window.transport = webSocketTransport(url, { reconnect: { initialDelay: 20, jitter: 0 } });
+      window.peer = new Peer(window.transport);
+      window.events = [];
+      for (const event of ["close", "reconnected", "sessionend"]) window.transport.on(event, () => window.events.push(event));
+      while (window.peer.session === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+      window.started = performance.now();
+      window.build = window.peer.request("build").then((result) => ({ result, took: performance.now() - window.started }));
+    }, url);
+    await until(() => runs === 1, "the build started");
+    killSockets();
+    const { result, took } = await browser.page.evaluate(() => window.build);
+    assert.deepEqual(result, { ok: true, files: 3 });
+    assert.equal(runs, 1, "the build ran once");
+    assert.deepEqual(await browser.page.evaluate(() => window.events), ["close", "reconnected"]);
+    assert.equal(hub.clients.length, 1, "one client throughout");
+    console.log(`# Chromium: build answered once across a killed socket in ${took.toFixed(0)} ms (the build takes 400)`);
+  } finally {
+    await browser.close();
     hub.destroy();
   }
 });
