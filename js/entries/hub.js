@@ -133,6 +133,7 @@ export class Hub {
     const decide = (first) => {
       socket.removeEventListener("message", onFirst);
       socket.removeEventListener("close", onClose);
+      socket.removeEventListener("error", onError);
       clearTimeout(timer);
       if (this.#destroyed) return void socket.close(1001);
       const presented = first === undefined ? undefined : presentedSession(first.data);
@@ -152,10 +153,14 @@ export class Hub {
     const onFirst = (event) => decide(event);
     const onClose = () => {
       socket.removeEventListener("message", onFirst);
+      socket.removeEventListener("error", onError);
       clearTimeout(timer);
     };
+    // A socket's error (a first frame past `maxPayload`) is followed by its close: nothing to add.
+    const onError = () => {};
     socket.addEventListener("message", onFirst);
     socket.addEventListener("close", onClose);
+    socket.addEventListener("error", onError);
     // A client that says nothing is taken as it is after a while.
     timer = setTimeout(() => decide(undefined), options?.wait ?? DEFAULT_FIRST_MESSAGE_WAIT);
   }

@@ -368,3 +368,26 @@ test("Chromium: a page's build in flight while its socket is killed and comes ba
     hub.destroy();
   }
 });
+
+test("sessions waiting for their clients are bounded in total: past `max`, the oldest ends", async () => {
+  const hub = new Hub().attach(wss, { sessions: { max: 2 } });
+  const gone = [];
+  hub.on("disconnection", (id) => gone.push(id));
+  const clients = [];
+  try {
+    for (let n = 0; n < 3; n++) clients.push(await client({ reconnect: { initialDelay: 5000, jitter: 0 } }));
+    await until(() => hub.clients.length === 3, "three clients");
+    const ids = hub.clients;
+    for (const socket of [...wss.clients]) {
+      socket.terminate();
+      await sleep(30);
+    }
+    await until(() => gone.length === 1, "one session dropped");
+    assert.equal(gone.length, 1);
+    assert.equal(hub.clients.length, 2, "two wait for their clients");
+    assert.ok(ids.includes(gone[0]));
+  } finally {
+    for (const { peer } of clients) peer.destroy();
+    hub.destroy();
+  }
+});
