@@ -71,7 +71,11 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
             Action::Notify { handler, params } => {
                 (handler.0)(params).unwrap();
             }
-            Action::Settle { .. } | Action::Chunk { .. } | Action::StreamEnd { .. } | Action::Ready { .. } => {
+            Action::Settle { .. }
+            | Action::Chunk { .. }
+            | Action::StreamEnd { .. }
+            | Action::Ready { .. }
+            | Action::Progress { .. } => {
                 panic!("a server settles nothing")
             }
             Action::Unhandled { .. } | Action::Cancel { .. } | Action::Credit { .. } | Action::SessionAck { .. } => {}

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, VecDeque};
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    json as wire, Batching, CallId, Cancellation, Capabilities, Config, Dialect, Endpoint, ErrorObject, Event, Failure,
-    Framing, Handshake, Outcome, Roles, Undelivered, TICK_MS,
+    json as wire, Batching, CallId, CallOptions, Cancellation, Capabilities, Config, Dialect, Endpoint, ErrorObject,
+    Event, Failure, Framing, Handshake, Outcome, Roles, Undelivered, TICK_MS,
 };
 
 /// A handler of the test endpoints.
@@ -52,6 +52,8 @@ struct Side {
     watching: Vec<String>,
     /// Handlers the core said may stream again.
     may_stream: Vec<CallId>,
+    /// Progress of this side's calls, in order.
+    progress: Vec<(u32, Json)>,
 }
 
 impl Side {
@@ -82,6 +84,7 @@ impl Side {
             unsent: Vec::new(),
             watching: Vec::new(),
             may_stream: Vec::new(),
+            progress: Vec::new(),
         }
     }
 
@@ -120,6 +123,7 @@ impl Side {
                     }
                 }
                 Event::Chunk { waiter, chunk, .. } => self.chunks.push((waiter, chunk.unwrap_or(Json::Null))),
+                Event::Progress { waiter, value, .. } => self.progress.push((waiter, value)),
                 Event::Cancelled { call } => self.cancelled.push(call),
                 Event::CheckExpired { call } => self.check_expired.push(call),
                 Event::PeerReady(capabilities) => self.peer = Some(capabilities),
@@ -252,12 +256,13 @@ fn methods(sent: &[Json]) -> Vec<String> {
 #[test]
 fn friends_learn_each_others_capabilities() {
     let pair = Pair::friends();
-    let both = Capabilities { batches: true, split_batch_answers: true, max_batch: 1000, stream_credit: true };
+    let both =
+        Capabilities { batches: true, split_batch_answers: true, max_batch: 1000, stream_credit: true, progress: true };
     assert_eq!(pair.a.peer, Some(both));
     assert_eq!(pair.b.peer, Some(both));
     assert_eq!(
         pair.a.sent[0],
-        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "splitBatchAnswers": true, "maxBatch": 1000, "streamCredit": true}})
+        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "splitBatchAnswers": true, "maxBatch": 1000, "streamCredit": true, "progress": true}})
     );
     assert_eq!(pair.a.sent[1]["params"]["ack"], json!(true), "each hello is answered");
 }
@@ -1163,7 +1168,8 @@ fn a_hostile_presence_names_nothing() {
 fn windowed_call(pair: &mut Pair, window: u32) -> (u64, CallId) {
     let mut id = 0;
     pair.turn(To::A, |side, now| {
-        id = side.endpoint.request_with_window(json!("later"), Some(json!([])), 1, None, || now, Some(window)).unwrap();
+        let options = CallOptions { window: Some(window), ..CallOptions::default() };
+        id = side.endpoint.request_with(json!("later"), Some(json!([])), 1, options, || now).unwrap();
     });
     pair.run();
     (id, *pair.b.later.last().expect("b serves it"))
@@ -1257,4 +1263,164 @@ fn credit_that_is_not_a_positive_whole_number_is_ignored() {
     side.drain();
     assert!(side.endpoint.may_stream(call));
     assert_eq!(side.may_stream, vec![call]);
+}
+
+// ---- progress ----------------------------------------------------------------------
+
+/// A's call `waiter` to B's `later` with `options`, delivered and running.
+fn progress_call(pair: &mut Pair, waiter: u32, options: CallOptions) {
+    pair.turn(To::A, |side, now| {
+        side.endpoint.request_with(json!("later"), Some(json!([])), waiter, options, || now).unwrap();
+    });
+    pair.run();
+}
+
+/// B's running handler number `index` reports `value`.
+fn report(pair: &mut Pair, index: usize, value: Json) -> bool {
+    let mut went = false;
+    pair.turn(To::B, |side, _| went = side.endpoint.progress(side.later[index], value));
+    pair.run();
+    went
+}
+
+#[test]
+fn progress_reaches_its_call_in_order_and_keeps_it_alive() {
+    let mut pair = Pair::friends();
+    let options = CallOptions { timeout_ms: Some(5_000), reset_on_progress: true, ..CallOptions::default() };
+    progress_call(&mut pair, 1, options);
+    progress_call(&mut pair, 2, options);
+    // Four timeouts' worth of work, a progress of call 1 every 4 s; call 2 says nothing.
+    pair.advance(1);
+    for step in 0..5 {
+        assert!(report(&mut pair, 0, json!(step)));
+        pair.advance(4_000);
+    }
+    assert_eq!(pair.a.settled.get(&2), Some(&Outcome::Failed(Failure::Timeout { sent: true })));
+    assert!(!pair.a.settled.contains_key(&1), "kept alive by its progress");
+    let seen: Vec<(u32, Json)> = pair.a.progress.clone();
+    assert_eq!(seen, (0..5).map(|step| (1, json!(step))).collect::<Vec<_>>(), "its own, in order");
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("built"))));
+    pair.run();
+    assert_eq!(pair.a.result(1), Some(&json!("built")));
+    // Progress after the answer, or for a call never made, is nobody's.
+    assert!(!report_after_answer(&mut pair));
+    pair.b
+        .endpoint
+        .receive(&json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"id": 99, "value": 1}}), Framing::Object);
+    pair.to_a.push_back(json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"id": 99, "value": 1}}));
+    pair.run();
+    assert_eq!(pair.a.progress.len(), 5);
+    assert!(pair.a.twice.is_empty());
+}
+
+/// A progress that arrives after its call's answer: B's handler is done, so it cannot report.
+fn report_after_answer(pair: &mut Pair) -> bool {
+    let id = pair.a.sent.iter().rev().find_map(|m| m.get("id").cloned()).unwrap();
+    pair.to_a.push_back(json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"id": id, "value": "late"}}));
+    pair.run();
+    pair.a.progress.iter().any(|(_, value)| *value == json!("late"))
+}
+
+#[test]
+fn the_total_cap_ends_a_call_whatever_its_progress() {
+    let mut pair = Pair::friends();
+    // The host reads the clock every tick while a deadline waits for a reading.
+    let ticks = |pair: &mut Pair, ms: u64| (0..ms / TICK_MS).for_each(|_| pair.advance(TICK_MS));
+    let options = CallOptions {
+        timeout_ms: Some(2_000),
+        reset_on_progress: true,
+        max_total_ms: Some(7_000),
+        ..CallOptions::default()
+    };
+    progress_call(&mut pair, 1, options);
+    for _ in 0..6 {
+        ticks(&mut pair, 1_000);
+        report(&mut pair, 0, json!("working"));
+    }
+    assert!(pair.a.settled.is_empty(), "6 s in, alive by its progress");
+    ticks(&mut pair, 1_200);
+    assert_eq!(pair.a.settled.get(&1), Some(&Outcome::Failed(Failure::Timeout { sent: true })), "past 7 s: over");
+    // A cap smaller than the timeout wins.
+    let options = CallOptions {
+        timeout_ms: Some(10_000),
+        reset_on_progress: true,
+        max_total_ms: Some(500),
+        ..CallOptions::default()
+    };
+    progress_call(&mut pair, 2, options);
+    pair.advance(501);
+    assert_eq!(pair.a.settled.get(&2), Some(&Outcome::Failed(Failure::Timeout { sent: true })));
+}
+
+#[test]
+fn without_reset_progress_is_only_news() {
+    let mut pair = Pair::friends();
+    let options = CallOptions { timeout_ms: Some(500), reset_on_progress: false, ..CallOptions::default() };
+    progress_call(&mut pair, 1, options);
+    pair.advance(300);
+    report(&mut pair, 0, json!(1));
+    pair.advance(300);
+    assert_eq!(pair.a.settled.get(&1), Some(&Outcome::Failed(Failure::Timeout { sent: true })));
+    assert_eq!(pair.a.progress, vec![(1, json!(1))]);
+}
+
+#[test]
+fn a_flood_of_progress_is_delivered_whole_and_the_last_is_seen() {
+    let mut pair = Pair::friends();
+    progress_call(
+        &mut pair,
+        1,
+        CallOptions { timeout_ms: Some(1_000), reset_on_progress: true, ..CallOptions::default() },
+    );
+    pair.turn(To::B, |side, _| {
+        for n in 0..10_000 {
+            side.endpoint.progress(side.later[0], json!(n));
+        }
+    });
+    pair.run();
+    assert_eq!(pair.a.progress.len(), 10_000);
+    assert_eq!(pair.a.progress.last(), Some(&(1, json!(9_999))));
+}
+
+#[test]
+fn toward_a_stranger_no_progress_goes() {
+    // B never said hello: A's handler has nobody to report to.
+    let mut pair = Pair::new(Config::new(Roles::PEER), Config::new(Roles::PEER));
+    pair.turn(To::B, |side, now| {
+        side.call(1, "later", json!([]), None, now);
+    });
+    pair.run();
+    let mut went = true;
+    pair.turn(To::A, |side, _| went = side.endpoint.progress(side.later[0], json!(1)));
+    assert!(!went);
+    assert!(pair.to_b.is_empty());
+}
+
+#[test]
+fn mcp_progress_travels_by_token() {
+    let mcp = Config::new(Roles::PEER).with_dialect(Dialect::Mcp);
+    let mut pair = Pair::new(mcp, mcp);
+    let options =
+        CallOptions { timeout_ms: Some(1_000), progress: true, reset_on_progress: true, ..CallOptions::default() };
+    pair.turn(To::A, |side, now| {
+        let params = json!({"name": "build", "_meta": {"trace": "t1"}});
+        side.endpoint.request_with(json!("later"), Some(params), 1, options, || now).unwrap();
+    });
+    let request = pair.to_b.front().cloned().unwrap();
+    assert_eq!(request["params"]["_meta"], json!({"trace": "t1", "progressToken": request["id"]}));
+    pair.run();
+    assert!(report(&mut pair, 0, json!({"progress": 3, "total": 10, "message": "compiling"})));
+    let sent = pair.b.sent.last().unwrap().clone();
+    assert_eq!(sent["method"], json!("notifications/progress"));
+    assert_eq!(
+        sent["params"],
+        json!({"progressToken": request["id"], "progress": 3, "total": 10, "message": "compiling"})
+    );
+    assert_eq!(pair.a.progress.len(), 1);
+    // A request without a token gets none.
+    pair.turn(To::A, |side, now| {
+        side.endpoint.request_with(json!("later"), Some(json!({})), 2, CallOptions::default(), || now).unwrap();
+    });
+    pair.run();
+    assert!(!report(&mut pair, 1, json!(1)));
 }

@@ -62,6 +62,19 @@ impl Value for Cloned {
     fn empty_array() -> Self {
         Cloned::Array(Vec::new())
     }
+    fn number(value: f64) -> Self {
+        Cloned::Number(value)
+    }
+    fn with_member(&self, name: &'static str, value: Self) -> Self {
+        match self {
+            Cloned::Object(members) => {
+                let mut members: Vec<_> = members.iter().filter(|(key, _)| *key != name).cloned().collect();
+                members.push((name, value));
+                Cloned::Object(members)
+            }
+            other => other.clone(),
+        }
+    }
 }
 
 fn request_with_id(id: Cloned) -> Cloned {
@@ -128,9 +141,24 @@ fn a_thrown_value_keeps_its_integer_code() {
         (json!(7), -32603, "Internal error", Some(json!(7))),
     ];
     for (thrown, code, message, data) in cases {
-        let error = thrown_error(&thrown);
+        let error = thrown_error(&thrown, || None);
         assert_eq!(error, ErrorObject { code, message: message.into(), data }, "{thrown}");
     }
+}
+
+#[test]
+fn a_thrown_error_travels_whole_and_an_explicit_code_exactly() {
+    let whole = json!({"name": "TypeError", "message": "bad", "cause": {"name": "RangeError", "message": "root"}, "fields": {"file": "a.ts"}});
+    // An error without a code: its message, and the whole of it as data.
+    let error = thrown_error(&json!({"message": "bad", "name": "TypeError"}), || Some(whole.clone()));
+    assert_eq!(error, ErrorObject { code: -32603, message: "bad".into(), data: Some(whole.clone()) });
+    // An explicit code keeps its own data, whatever the host could describe.
+    let explicit = json!({"code": -32001, "message": "Build failed", "data": {"file": "b.ts"}});
+    let error = thrown_error(&explicit, || Some(whole.clone()));
+    assert_eq!(error.data, Some(json!({"file": "b.ts"})));
+    // A plain object or a value is its own data, as before.
+    assert_eq!(thrown_error(&json!({"reason": 1}), || Some(whole.clone())).data, Some(json!({"reason": 1})));
+    assert_eq!(thrown_error(&json!("text"), || Some(whole.clone())).data, None);
 }
 
 fn answered(actions: Vec<Action<Json, ()>>) -> Vec<Json> {
@@ -283,7 +311,7 @@ fn a_server_refusing_batches_says_so() {
     let Some(Event::Transmit(hello)) = endpoint.poll() else { panic!("a hello first") };
     assert_eq!(
         wire::transmit(&hello)["params"],
-        json!({"ack": false, "batches": false, "splitBatchAnswers": true, "maxBatch": 0, "streamCredit": true})
+        json!({"ack": false, "batches": false, "splitBatchAnswers": true, "maxBatch": 0, "streamCredit": true, "progress": true})
     );
 }
 

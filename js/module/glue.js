@@ -12,6 +12,99 @@ export class RPCError extends Error {
   }
 }
 
+// A thrown error, whole, as plain data: the `data` of the `-32603` it
+// answers (the shape the docs give): `{ name, message, fields?, cause?,
+// errors?, stack? }`, where `cause` is an error of the same shape (or the
+// value itself), `errors` an AggregateError's, and `fields` its own
+// enumerable data fields that survive the transport. The cause chain stops
+// after MAX_CAUSES (and at a cycle); a getter that throws, a function or a
+// value the transport cannot carry (a DOM node) is left out. The stack
+// travels only when the endpoint is told to (`exposeStack`): paths leak.
+const MAX_CAUSES = 16;
+const MAX_ERRORS = 100;
+const MAX_FIELDS = 50;
+const OWN = new Set(["name", "message", "stack", "cause", "errors"]);
+
+export function describeError(thrown, withStack, asText) {
+  const seen = new Set();
+  const read = (object, key) => {
+    try {
+      return object[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const carried = (value) => typeof value !== "function" && typeof value !== "symbol" && value !== undefined
+    && (value === null || typeof value !== "object" || encodable(value, asText));
+  const describe = (error, depth) => {
+    seen.add(error);
+    const name = read(error, "name");
+    const message = read(error, "message");
+    const out = { name: typeof name === "string" ? name : "Error", message: typeof message === "string" ? message : String(message ?? "") };
+    let keys = [];
+    try {
+      keys = Object.keys(error);
+    } catch {
+      // A proxy that refuses: no fields.
+    }
+    for (const key of keys) {
+      if (OWN.has(key) || (out.fields !== undefined && Object.keys(out.fields).length >= MAX_FIELDS)) continue;
+      const value = read(error, key);
+      if (carried(value)) (out.fields ??= {})[key] = value;
+    }
+    const cause = read(error, "cause");
+    if (cause !== undefined && depth < MAX_CAUSES && !seen.has(cause)) {
+      if (cause !== null && typeof cause === "object") out.cause = describe(cause, depth + 1);
+      else if (carried(cause)) out.cause = cause;
+    }
+    const errors = read(error, "errors");
+    if (Array.isArray(errors) && depth < MAX_CAUSES) {
+      out.errors = errors.slice(0, MAX_ERRORS).map((one) =>
+        one !== null && typeof one === "object" && !seen.has(one) ? describe(one, depth + 1) : carried(one) ? one : String(one));
+    }
+    const stack = withStack ? read(error, "stack") : undefined;
+    if (typeof stack === "string") out.stack = stack;
+    return out;
+  };
+  try {
+    return describe(thrown, 0);
+  } catch {
+    return undefined;
+  }
+}
+
+// An RPCError as a call rejects with it: when its `data` is a whole error
+// (describeError's shape, from wiggum-rpc or anyone who writes it), its
+// `cause` (rebuilt as an Error of the remote name), `errors` and `fields`
+// are there to read on it.
+export function receivedError(code, message, data) {
+  const error = new RPCError(code, message, data);
+  if (described(data)) rebuildInto(error, data, 0);
+  return error;
+}
+
+function described(data) {
+  return data !== null && typeof data === "object" && typeof data.name === "string" && typeof data.message === "string";
+}
+
+function rebuildInto(error, data, depth) {
+  if (data.cause !== undefined) error.cause = depth < MAX_CAUSES && described(data.cause) ? rebuild(data.cause, depth + 1) : data.cause;
+  if (Array.isArray(data.errors)) {
+    error.errors = data.errors.slice(0, MAX_ERRORS).map((one) => (depth < MAX_CAUSES && described(one) ? rebuild(one, depth + 1) : one));
+  }
+  if (data.fields !== null && typeof data.fields === "object") {
+    for (const key of Object.keys(data.fields)) if (!(key in error)) error[key] = data.fields[key];
+  }
+}
+
+function rebuild(data, depth) {
+  const error = new Error(data.message);
+  error.name = data.name;
+  if (typeof data.stack === "string") error.stack = data.stack;
+  rebuildInto(error, data, depth);
+  return error;
+}
+
 // A value to send with a transfer list (zero-copy moves of ArrayBuffers, ports).
 export class Transfer {
   constructor(value, transfer) {
@@ -228,10 +321,10 @@ function utf8Length(text) {
 const CALL = Symbol("wiggum-rpc call");
 
 // Opens a call: its promise.
-export function openCall(method, onChunk) {
+export function openCall(method, onChunk, onProgress) {
   let call;
   const promise = new Promise((resolve, reject) => {
-    call = { method, resolve, reject, onChunk, unwatch: undefined };
+    call = { method, resolve, reject, onChunk, onProgress, unwatch: undefined };
   });
   promise[CALL] = call;
   return promise;
@@ -271,6 +364,18 @@ export function chunk(promise, value) {
     }
   } catch (error) {
     call?.consumed?.();
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}
+
+// A call's progress, to its `onProgress`; a throwing one is reported like
+// any uncaught error.
+export function progress(promise, value) {
+  try {
+    promise[CALL]?.onProgress?.(value);
+  } catch (error) {
     queueMicrotask(() => {
       throw error;
     });
@@ -320,8 +425,8 @@ export function errorMessage(id, code, message, data) {
 
 // The extensions' messages (`$/ready`, a cancel, `stream.chunk`, `stream.end`),
 // their methods as the core names them.
-export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch, streamCredit, presence, session) {
-  const params = { ack, batches, splitBatchAnswers, maxBatch, streamCredit };
+export function readyMessage(method, ack, batches, splitBatchAnswers, maxBatch, streamCredit, progress, presence, session) {
+  const params = { ack, batches, splitBatchAnswers, maxBatch, streamCredit, progress };
   if (presence !== undefined) params.presence = presence;
   if (session !== undefined) params.session = session;
   return { jsonrpc: "2.0", method, params };
@@ -332,6 +437,21 @@ export function sessionMember(id, received, resumed, grace) {
   if (resumed !== undefined) session.resumed = resumed;
   if (grace !== undefined) session.grace = grace;
   return session;
+}
+
+// `$/progress` `{ id, value }`, or MCP's `notifications/progress`: a number
+// is its `progress`; an object gives `progress`, `total` and `message`.
+export function progressMessage(method, token, value, mcp) {
+  if (!mcp) return { jsonrpc: "2.0", method, params: { id: token, value } };
+  const params = { progressToken: token };
+  if (value !== null && typeof value === "object") {
+    for (const name of ["progress", "total", "message"]) if (value[name] !== undefined) params[name] = value[name];
+  } else params.progress = value;
+  return { jsonrpc: "2.0", method, params };
+}
+
+export function withMember(object, name, value) {
+  return { ...object, [name]: value };
 }
 
 export function ackMessage(method, received) {
@@ -405,6 +525,7 @@ const CHECKING = 11;
 const CHECKED = 12;
 const INVALID_PARAMS = 13;
 const INVALID_RESULT = 14;
+const PROGRESS = 17;
 
 // A callback that tells the endpoint `what`: for a timer, a microtask, an abort listener.
 export function signalling(signal, what) {
@@ -427,7 +548,10 @@ function handlerContext(hooks, call) {
     if (hooks.signal(CHUNK, call, chunk) !== false) return Promise.resolve();
     return new Promise((resolve) => hooks.streaming.set(call, resolve));
   };
-  return { signal: controller.signal, emit };
+  const progress = (value) => {
+    hooks.signal(PROGRESS, call, value);
+  };
+  return { signal: controller.signal, emit, progress };
 }
 
 // The handler of `call` may stream again (or is done): its waiting `emit` resolves.

@@ -401,6 +401,16 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Objects to transfer rather than copy (ArrayBuffers, ports). */
   transfer?: Transferable[];
+  /**
+   * Receives the call's progress (the handler's `progress(value)`), in
+   * order, before it resolves. In MCP's dialect the request then carries
+   * `_meta.progressToken`, and `value` is MCP's progress params.
+   */
+  onProgress?: (value: any) => void;
+  /** Each progress moves the deadline to `timeout` after it (true). */
+  resetTimeoutOnProgress?: boolean;
+  /** A bound in ms that no progress moves. */
+  maxTotalTimeout?: number;
 }
 
 export interface NotifyOptions {
@@ -415,6 +425,12 @@ export interface CallContext {
    * destroyed (reason code DESTROYED). The call's answer is still sent.
    */
   readonly signal: AbortSignal;
+  /**
+   * Reports progress to the caller (`$/progress`, or MCP's
+   * `notifications/progress`), which keeps its call from timing out. Does
+   * nothing toward a caller that does not read it, or once answered.
+   */
+  readonly progress: (value: unknown) => void;
 }
 
 /** A method handler: gets the params untouched; returns (or resolves to) the result. */

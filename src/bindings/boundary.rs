@@ -39,7 +39,14 @@ extern "C" {
     pub fn envelope_reader(sink: &Function, max_bytes: f64, max_depth: f64, text_transport: bool) -> Function;
 
     #[wasm_bindgen(js_name = openCall)]
-    pub fn open_call(method: &JsValue, on_chunk: &JsValue) -> JsValue;
+    pub fn open_call(method: &JsValue, on_chunk: &JsValue, on_progress: &JsValue) -> JsValue;
+    /// Progress of a call of this side's: its `onProgress` hears it.
+    pub fn progress(call: &JsValue, value: &JsValue);
+    #[wasm_bindgen(js_name = progressMessage)]
+    pub fn progress_message(method: &JsValue, token: &JsValue, value: &JsValue, mcp: bool) -> JsValue;
+    /// `{ ...object, [name]: value }`.
+    #[wasm_bindgen(js_name = withMember)]
+    pub fn with_member(object: &JsValue, name: &str, value: &JsValue) -> JsValue;
     pub fn settle(call: &JsValue, ok: bool, value: &JsValue);
     pub fn fail(call: &JsValue, code: f64, what: &str, data: &JsValue);
     pub fn chunk(call: &JsValue, value: &JsValue);
@@ -65,6 +72,7 @@ extern "C" {
         split_batch_answers: bool,
         max_batch: f64,
         stream_credit: bool,
+        progress: bool,
         presence: Option<&str>,
         session: &JsValue,
     ) -> JsValue;
@@ -110,6 +118,11 @@ extern "C" {
     pub fn signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
+    /// A thrown error, whole, as plain data (`undefined` if it cannot be read).
+    #[wasm_bindgen(js_name = describeError)]
+    pub fn describe_error(thrown: &JsValue, with_stack: bool, as_text: bool) -> JsValue;
+    #[wasm_bindgen(js_name = receivedError)]
+    fn received_error(code: f64, message: &str, data: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = emitLater)]
     pub fn emit_later(transport: &JsValue, event: &str);
     #[wasm_bindgen(js_name = retireHooks)]
@@ -278,6 +291,8 @@ pub mod signal {
     pub const INVALID_RESULT: u32 = 14;
     /// The caller took one more chunk of its call `n` (a windowed stream).
     pub const CONSUMED: u32 = 16;
+    /// Handler `n` reported the progress `value`.
+    pub const PROGRESS: u32 = 17;
 }
 
 // glue.js numbers the envelope bits and the handlers' signals as this file
@@ -287,7 +302,7 @@ pub mod signal {
 const _: () = {
     use super::types::defines;
     let glue = include_str!("../../js/module/glue.js").as_bytes();
-    let numbered: [(&[u8], u32); 19] = [
+    let numbered: [(&[u8], u32); 20] = [
         (b"const OBJECT = ", flags::OBJECT),
         (b"const PARSE_FAILED = ", flags::PARSE_FAILED),
         (b"const VERSION_2 = ", flags::VERSION_2),
@@ -307,6 +322,7 @@ const _: () = {
         (b"const CHECKED = ", signal::CHECKED),
         (b"const INVALID_PARAMS = ", signal::INVALID_PARAMS),
         (b"const INVALID_RESULT = ", signal::INVALID_RESULT),
+        (b"const PROGRESS = ", signal::PROGRESS),
     ];
     let mut at = 0;
     while at < numbered.len() {
@@ -409,6 +425,8 @@ pub mod keys {
         END_METHOD = crate::core::STREAM_END,
         CREDIT_METHOD = crate::core::STREAM_CREDIT,
         ACK_METHOD = crate::core::SESSION_ACK,
+        PROGRESS_METHOD = crate::core::PROGRESS,
+        MCP_PROGRESS_METHOD = crate::core::MCP_PROGRESS,
         CANCEL_ID = crate::core::Cancellation::Lsp.id_member(),
         MCP_CANCEL_ID = crate::core::Cancellation::Mcp.id_member()
     );
@@ -499,6 +517,17 @@ impl Value for JsValue {
     fn empty_array() -> Self {
         js_sys::Array::new().into()
     }
+
+    fn number(value: f64) -> Self {
+        JsValue::from_f64(value)
+    }
+
+    fn with_member(&self, name: &'static str, value: Self) -> Self {
+        match self.is_object() {
+            true => with_member(self, name, &value),
+            false => self.clone(),
+        }
+    }
 }
 
 /// An `RPCError` for a call that ended on this side.
@@ -506,8 +535,9 @@ pub fn rpc_error(code: i64, message: &str, data: &JsValue) -> JsValue {
     RPCError::new(code as f64, message, data).into()
 }
 
+/// The `RPCError` a call rejects with (a whole error's cause and fields on it).
 pub fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
-    rpc_error(error.code, &error.message, error.data.as_ref().unwrap_or(&JsValue::UNDEFINED))
+    received_error(error.code as f64, &error.message, error.data.as_ref().unwrap_or(&JsValue::UNDEFINED))
 }
 
 pub fn type_error(message: &str) -> JsValue {

@@ -9,7 +9,9 @@ use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::{Id, Response};
 use super::table::Table;
 use super::value::{Kind, Value};
-use super::wire::{Cancellation, MAX_CREDIT, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
+use super::wire::{
+    Cancellation, MAX_CREDIT, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
 /// requests (a server sharing its transport may); a server never reads
@@ -111,6 +113,9 @@ pub enum Action<V, H> {
     StreamEnd { id: V },
     /// The other side's `$/ready` handshake, with its params.
     Ready { params: Option<V> },
+    /// Progress of the caller's pending call `id` (`$/progress`, or MCP's
+    /// `notifications/progress` with `id` its token and `value` its params).
+    Progress { id: V, value: V },
     /// The other side has received `received` of this session's messages (`$/ack`).
     SessionAck { received: u64 },
     /// The caller let the handler of `call` send more chunks (`stream.credit`);
@@ -280,6 +285,11 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     }
 
     /// Whether `call` is still waiting for its answer.
+    /// The id of the request `call` answers.
+    pub fn id_of(&self, call: CallId) -> Option<&Id<V>> {
+        self.calls.get(&call.0).map(|in_flight| &in_flight.id)
+    }
+
     pub fn is_serving(&self, call: CallId) -> bool {
         self.calls.contains_key(&call.0)
     }
@@ -458,6 +468,21 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 if (0.0..=9.0e15).contains(&received) {
                     actions.push(Action::SessionAck { received: received as u64 });
                 }
+                None
+            }
+            // Progress is part of the caller's call too (MCP's, in MCP's dialect only:
+            // elsewhere the name is the application's).
+            Inbound::Notification(notification)
+                if self.roles.client
+                    && (notification.method == PROGRESS
+                        || (self.cancellation == Cancellation::Mcp && notification.method == MCP_PROGRESS)) =>
+            {
+                let params = notification.params?;
+                let (id, value) = match notification.method == PROGRESS {
+                    true => (params.member("id")?, params.member("value").unwrap_or_else(V::empty_array)),
+                    false => (params.member("progressToken")?, params),
+                };
+                actions.push(Action::Progress { id, value });
                 None
             }
             // Chunks are part of the caller's call, whatever else is registered.

@@ -162,9 +162,11 @@ fn is_integer(n: f64) -> bool {
 /// What a handler's thrown value answers (seed 000's server: `err.code ??
 /// -32603`). Anything with an integer `code` keeps it, with its `message`
 /// and `data`: an `RPCError`, an `Error` with the fields set, a plain
-/// object. Anything else is `-32603`: with its message (an `Error`), as its
-/// message (a string), or with itself as `data` (any other JSON value).
-pub fn thrown_error<V: Value>(thrown: &V) -> ErrorObject<V> {
+/// object. Anything else is `-32603`: an `Error` with its message and, as
+/// `data`, what `whole` makes of it (its name, cause chain and fields, read
+/// by the host, which has the thrown value); a string as its message; any
+/// other JSON value as `data`.
+pub fn thrown_error<V: Value>(thrown: &V, whole: impl FnOnce() -> Option<V>) -> ErrorObject<V> {
     match thrown.kind() {
         Kind::Object => {
             // An `Error` always has a string `message` (maybe empty, inherited).
@@ -174,10 +176,16 @@ pub fn thrown_error<V: Value>(thrown: &V) -> ErrorObject<V> {
                 let text = text.filter(|t| !t.is_empty()).unwrap_or_else(|| code::message(code).into());
                 return ErrorObject { code, message: text, data: thrown.member("data") };
             }
-            match text {
+            // An error: its message, and the whole of it (name, cause chain,
+            // fields) as plain data, in the shape the host documents.
+            let error = match text {
                 Some(text) if !text.is_empty() => ErrorObject::new(code::INTERNAL_ERROR, text),
                 Some(_) => ErrorObject::standard(code::INTERNAL_ERROR),
-                None => ErrorObject::standard(code::INTERNAL_ERROR).with_data(thrown.clone()),
+                None => return ErrorObject::standard(code::INTERNAL_ERROR).with_data(thrown.clone()),
+            };
+            match whole() {
+                Some(data) => error.with_data(data),
+                None => error,
             }
         }
         Kind::String => ErrorObject::new(code::INTERNAL_ERROR, thrown.as_text().unwrap_or_default()),

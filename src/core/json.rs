@@ -6,7 +6,9 @@ use serde_json::{json, Map, Value as Json};
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
 use super::message::{Id, Response};
-use super::wire::{Message, Transmit, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END};
+use super::wire::{
+    Message, Transmit, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+};
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
 pub fn parse(text: &str) -> Option<Json> {
@@ -67,6 +69,10 @@ pub fn message(message: &Message<Json>) -> Json {
         Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id.value(), "chunk": chunk })),
         Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id.value() })),
         Message::Credit { id, credit } => notification(STREAM_CREDIT, json!({ "id": id, "credit": credit })),
+        Message::Progress { token, value, mcp: false } => {
+            notification(PROGRESS, json!({ "id": token, "value": value }))
+        }
+        Message::Progress { token, value, mcp: true } => notification(MCP_PROGRESS, mcp_progress(token, value)),
         Message::Ack { received } => notification(SESSION_ACK, json!({ "received": received })),
         Message::Ready { ack, capabilities, presence, session } => {
             let mut params = json!({
@@ -75,6 +81,7 @@ pub fn message(message: &Message<Json>) -> Json {
                 "splitBatchAnswers": capabilities.split_batch_answers,
                 "maxBatch": capabilities.max_batch,
                 "streamCredit": capabilities.stream_credit,
+                "progress": capabilities.progress,
             });
             if let (Some(presence), Json::Object(members)) = (presence, &mut params) {
                 members.insert("presence".into(), json!(presence));
@@ -95,6 +102,23 @@ pub fn message(message: &Message<Json>) -> Json {
             notification(READY, params)
         }
     }
+}
+
+/// MCP's progress params: a number is the `progress`; an object gives its
+/// `progress`, `total` and `message`.
+pub fn mcp_progress(token: &Json, value: &Json) -> Json {
+    let mut params = json!({ "progressToken": token });
+    match value {
+        Json::Object(fields) => {
+            for name in ["progress", "total", "message"] {
+                if let Some(field) = fields.get(name) {
+                    params[name] = field.clone();
+                }
+            }
+        }
+        value => params["progress"] = value.clone(),
+    }
+    params
 }
 
 /// What an endpoint sends in one go, as JSON: a message or a batch array.

@@ -23,8 +23,8 @@ mod wire;
 pub use backoff::Backoff;
 pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, TextRefusal};
 pub use endpoint::{
-    Batching, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, SessionSetup, Timeouts,
-    Undelivered, ACK_EVERY, COARSE_FROM_MS, DEFAULT_GRACE_MS, TICK_MS,
+    Batching, CallOptions, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, SessionSetup,
+    Timeouts, Undelivered, ACK_EVERY, COARSE_FROM_MS, DEFAULT_GRACE_MS, TICK_MS,
 };
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, thrown_error, Envelope, Framing, IdMember, Inbound};
@@ -33,5 +33,5 @@ pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
 pub use wire::{
     presented_session, Cancellation, Capabilities, Message, SessionHello, Transmit, CANCEL_REQUEST, MCP_CANCELLED,
-    READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+    MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
 };

@@ -40,6 +40,8 @@ pub struct PendingTable<W> {
 struct Pending<W> {
     waiter: W,
     due: Option<Due>,
+    /// A deadline nothing moves (the caller's `maxTotalTimeout`).
+    cap: Option<Due>,
 }
 
 const MAX_SAFE_ID: u64 = (1 << 53) - 1;
@@ -62,8 +64,22 @@ impl<W> PendingTable<W> {
             id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
         }
         self.next_id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
-        self.calls.insert(id, Pending { waiter, due });
+        self.calls.insert(id, Pending { waiter, due, cap: None });
         id
+    }
+
+    /// A call's deadline moved (progress came): `due` replaces it. Its cap stays.
+    pub fn set_due(&mut self, id: u64, due: Option<Due>) {
+        if let Some(call) = self.calls.get_mut(&id) {
+            call.due = due;
+        }
+    }
+
+    /// A deadline of the call's that nothing moves.
+    pub fn set_cap(&mut self, id: u64, cap: Option<Due>) {
+        if let Some(call) = self.calls.get_mut(&id) {
+            call.cap = cap;
+        }
     }
 
     /// Removes a call (answered, aborted or cancelled) and returns its waiter.
@@ -84,7 +100,8 @@ impl<W> PendingTable<W> {
     /// The earliest deadline still pending (calls still waiting for a
     /// reading have none yet).
     pub fn next_deadline(&self) -> Option<Deadline> {
-        self.calls.values().filter_map(|call| if let Some(Due::At(at)) = call.due { Some(at) } else { None }).min()
+        let at = |due: Option<Due>| if let Some(Due::At(at)) = due { Some(at) } else { None };
+        self.calls.values().flat_map(|call| [at(call.due), at(call.cap)]).flatten().min()
     }
 
     /// A reading of the clock, `now` (whole milliseconds, rounded down):
@@ -92,19 +109,20 @@ impl<W> PendingTable<W> {
     /// before `now` is removed and returned, with the earliest deadline left,
     /// for re-arming the timer.
     pub fn expire(&mut self, now: Deadline) -> (Vec<(u64, W)>, Option<Deadline>) {
-        for call in self.calls.values_mut() {
-            if let Some(Due::AfterNextReading(timeout)) = call.due {
-                // The call started before this reading, which may have been
-                // up to 1 ms past `now`: hence the extra millisecond.
-                call.due = Some(Due::At(now.saturating_add(timeout).saturating_add(1)));
+        // The call started before this reading, which may have been up to
+        // 1 ms past `now`: hence the extra millisecond.
+        let read = |due: &mut Option<Due>| {
+            if let Some(Due::AfterNextReading(timeout)) = *due {
+                *due = Some(Due::At(now.saturating_add(timeout).saturating_add(1)));
             }
+        };
+        for call in self.calls.values_mut() {
+            read(&mut call.due);
+            read(&mut call.cap);
         }
-        let due: Vec<u64> = self
-            .calls
-            .iter()
-            .filter(|(_, call)| matches!(call.due, Some(Due::At(at)) if at <= now))
-            .map(|(&id, _)| id)
-            .collect();
+        let past = |due: Option<Due>| matches!(due, Some(Due::At(at)) if at <= now);
+        let due: Vec<u64> =
+            self.calls.iter().filter(|(_, call)| past(call.due) || past(call.cap)).map(|(&id, _)| id).collect();
         let expired = due.into_iter().filter_map(|id| Some((id, self.remove(id)?))).collect();
         (expired, self.next_deadline())
     }

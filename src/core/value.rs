@@ -48,6 +48,11 @@ pub trait Value: Clone {
     fn object_of(name: &'static str, value: Self) -> Self;
     /// An empty array.
     fn empty_array() -> Self;
+    /// A number.
+    fn number(value: f64) -> Self;
+    /// A copy of this object with `name` set to `value` (the original is
+    /// the caller's: it stays as it was). Anything else comes back as it is.
+    fn with_member(&self, name: &'static str, value: Self) -> Self;
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -99,5 +104,20 @@ impl Value for serde_json::Value {
 
     fn empty_array() -> Self {
         serde_json::Value::Array(Vec::new())
+    }
+
+    fn number(value: f64) -> Self {
+        match value.fract() == 0.0 && value.abs() < 9.0e15 {
+            true => serde_json::Value::from(value as i64),
+            false => serde_json::Number::from_f64(value).map_or(serde_json::Value::Null, serde_json::Value::Number),
+        }
+    }
+
+    fn with_member(&self, name: &'static str, value: Self) -> Self {
+        let mut copy = self.clone();
+        if let Some(object) = copy.as_object_mut() {
+            object.insert(name.to_owned(), value);
+        }
+        copy
     }
 }

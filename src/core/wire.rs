@@ -54,6 +54,14 @@ pub const STREAM_CREDIT: &str = "stream.credit";
 /// The most credit one `stream.credit` grants; more says this much.
 pub const MAX_CREDIT: u32 = 1 << 20;
 
+/// Progress of a call, from the handler to its caller, between endpoints
+/// whose hellos offered it (`progress`): `{"id": <request id>, "value": …}`.
+/// It may keep the call from timing out (see [`crate::core::Endpoint::request_with`]).
+pub const PROGRESS: &str = "$/progress";
+/// MCP's progress: `{"progressToken": …, "progress": n, "total"?: n,
+/// "message"?: …}`, for a request whose params' `_meta` held the token.
+pub const MCP_PROGRESS: &str = "notifications/progress";
+
 /// The start-up handshake: `{"ack": false, …capabilities}` says hello and
 /// asks for an answer; `{"ack": true, …capabilities}` is the answer.
 pub const READY: &str = "$/ready";
@@ -96,6 +104,13 @@ pub enum Message<V> {
     Credit {
         id: u64,
         credit: u32,
+    },
+    /// Progress of a call this side serves: `$/progress` with the request's
+    /// id, or (`mcp`) MCP's `notifications/progress` with its progress token.
+    Progress {
+        token: V,
+        value: V,
+        mcp: bool,
     },
     /// `$/ready`: hello (`ack: false`) or its answer.
     Ready {
@@ -188,6 +203,8 @@ pub struct Capabilities {
     pub max_batch: usize,
     /// It honours `stream.credit`: a caller may bound what it streams.
     pub stream_credit: bool,
+    /// It reads `$/progress` of its calls.
+    pub progress: bool,
 }
 
 /// The longest presence name a hello may carry; a longer one says nothing.
@@ -202,8 +219,13 @@ pub fn presence_of<V: Value>(params: Option<&V>) -> Option<String> {
 
 impl Capabilities {
     /// A peer nobody has vouched for: the spec only.
-    pub const NONE: Capabilities =
-        Capabilities { batches: false, split_batch_answers: false, max_batch: 0, stream_credit: false };
+    pub const NONE: Capabilities = Capabilities {
+        batches: false,
+        split_batch_answers: false,
+        max_batch: 0,
+        stream_credit: false,
+        progress: false,
+    };
 
     /// Reads the capabilities of a `$/ready` params object; members that are
     /// absent, not `true`, or unknown count as not offered.
@@ -216,6 +238,7 @@ impl Capabilities {
             // A positive whole number; anything else says nothing.
             max_batch: max_batch.filter(|n| *n >= 1.0).map_or(0, |n| n.min(u32::MAX as f64) as usize),
             stream_credit: flag("streamCredit"),
+            progress: flag("progress"),
         };
         (flag("ack"), capabilities)
     }

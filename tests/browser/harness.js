@@ -476,7 +476,7 @@ const scenarios = {
       const client = new lib.JSONRPCClient(lib.portTransport(port2), { batch });
       try {
         await sleep(10);
-        eq(raw.ready.map(({ params: { presence, ...capabilities } }) => capabilities), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000, streamCredit: true }],
+        eq(raw.ready.map(({ params: { presence, ...capabilities } }) => capabilities), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000, streamCredit: true, progress: true }],
           `${what}: the client says hello with its capabilities`);
         assert(/^wiggum-rpc:[0-9a-f-]{36}$/.test(raw.ready[0].params.presence), `${what}: and names the Web Lock it holds while it lives`);
         if (offered) {
@@ -1147,6 +1147,93 @@ const scenarios = {
     } finally {
       peer.destroy();
       worker.terminate();
+    }
+  },
+
+  async progress_keeps_a_long_call_alive() {
+    const worker = startWorker();
+    const peer = new lib.Peer(lib.workerTransport(worker));
+    try {
+      eq(await within(10000, peer.request("whereAmI"), "worker"), "worker", "the worker serves");
+      // Two builds at once, each 8 × 100 ms, past their 300 ms timeout: each hears its own progress.
+      const heard = { a: [], b: [] };
+      const started = performance.now();
+      const [a, b] = await Promise.all(["a", "b"].map((tag) =>
+        peer.request("buildWithProgress", [8, 100, tag], { timeout: 300, onProgress: (value) => heard[tag].push(value) })));
+      const took = performance.now() - started;
+      eq([a, b], ["built a", "built b"], "answered, kept alive by progress");
+      assert(took >= 800, `the builds took ${took} ms`);
+      for (const tag of ["a", "b"]) {
+        eq(heard[tag], [1, 2, 3, 4, 5, 6, 7, 8].map((step) => ({ step, of: 8, tag })), `build ${tag}: its own progress, in order`);
+      }
+      // Without the reset, progress is only news: the timeout ends it.
+      const news = [];
+      await rejects(peer.request("buildWithProgress", [8, 100], { timeout: 300, resetTimeoutOnProgress: false, onProgress: (v) => news.push(v) }),
+        lib.ErrorCode.REQUEST_TIMEOUT, "no reset");
+      assert(news.length >= 1 && news.length <= 3, `heard ${news.length} before the timeout`);
+      // The total cap ends a call that never finishes, however alive it looks.
+      const capStart = performance.now();
+      await rejects(peer.request("endlessProgress", [50], { timeout: 300, maxTotalTimeout: 700 }), lib.ErrorCode.REQUEST_TIMEOUT, "capped");
+      const capped = performance.now() - capStart;
+      assert(capped >= 695 && capped < 1500, `the cap ended it after ${capped} ms`);
+      // A flood: 10,000 progress reports at once; the page keeps its timers, the last is seen.
+      let last;
+      let count = 0;
+      let ticks = 0;
+      const ticking = setInterval(() => ticks++, 10);
+      const flood = peer.request("progressFlood", [10000], { onProgress: (v) => { count++; last = v; } });
+      eq(await flood, "flooded", "flood answered");
+      clearInterval(ticking);
+      eq([count, last], [10000, 10000], "every progress, the last last");
+      eq(peer.pending, 0, "nothing left waiting");
+    } finally {
+      peer.destroy();
+      worker.terminate();
+    }
+  },
+
+  async errors_arrive_whole() {
+    const worker = startWorker();
+    const peer = new lib.Peer(lib.workerTransport(worker));
+    try {
+      eq(await within(10000, peer.request("whereAmI"), "worker"), "worker", "the worker serves");
+      const error = await rejects(peer.request("throwWhole"), -32603, "a thrown TypeError");
+      assert(error instanceof lib.RPCError, "an RPCError");
+      eq([error.message, error.data.name, error.file, error.line], ["build failed", "TypeError", "src/App.tsx", 3], "its name and fields");
+      assert(error.cause instanceof Error, "its cause, rebuilt");
+      eq([error.cause.name, error.cause.message, error.cause.errno], ["RangeError", "disk full", 28], "the cause's name, message and fields");
+      eq(error.data, { name: "TypeError", message: "build failed", fields: { file: "src/App.tsx", line: 3 },
+        cause: { name: "RangeError", message: "disk full", fields: { errno: 28 } } }, "the documented shape, no function, no stack");
+      const aggregate = await rejects(peer.request("throwAggregate"), -32603, "an AggregateError");
+      eq(aggregate.errors.map((e) => [e.name, e.message]), [["Error", "first"], ["SyntaxError", "second"]], "its errors");
+      await rejects(peer.request("fail", [-32001, "Build failed", { file: "a.ts" }]), -32001, "an explicit code");
+      const explicit = await peer.request("fail", [-32001, "Build failed", { file: "a.ts" }]).catch((e) => e);
+      eq(explicit.data, { file: "a.ts" }, "an explicit RPCError's data exactly");
+      const self = await rejects(peer.request("throwOdd", ["self"]), -32603, "a cause that is itself");
+      eq([self.message, self.data.cause], ["odd self", undefined], "the cycle cut");
+      const deep = await rejects(peer.request("throwOdd", ["deep"]), -32603, "a 10,000-deep chain");
+      let depth = 0;
+      for (let cause = deep.cause; cause instanceof Error; cause = cause.cause) depth++;
+      assert(depth >= 10 && depth <= 16, `the chain bounded (${depth})`);
+      const getter = await rejects(peer.request("throwOdd", ["getter"]), -32603, "a getter that throws");
+      eq(getter.message, "odd getter", "answered anyway");
+      eq(await peer.request("add", [1, 1]), 2, "the worker keeps serving");
+    } finally {
+      peer.destroy();
+      worker.terminate();
+    }
+    // On the main thread: a DOM node in a field; a raw port's view (a stranger reads the same data); the stack on request.
+    const { server, raw, port, destroy } = rawServer({ exposeStack: true });
+    try {
+      port.postMessage({ jsonrpc: "2.0", method: "throwWhole", id: 1 });
+      port.postMessage({ jsonrpc: "2.0", method: "throwOdd", params: ["node"], id: 2 });
+      const [whole, node] = await raw.take(2);
+      eq([whole.error.code, whole.error.data.name, whole.error.data.fields, whole.error.data.cause.name],
+        [-32603, "TypeError", { file: "src/App.tsx", line: 3 }, "RangeError"], "a stranger reads the same data");
+      assert(typeof whole.error.data.stack === "string" && whole.error.data.stack.length > 0, "the stack, when told");
+      eq([node.error.message, node.error.data.fields], ["odd node", undefined], "a DOM node is not data");
+    } finally {
+      destroy();
     }
   },
 

@@ -61,6 +61,8 @@ scenarios!(
     text_transport_gets_json_text,
     worker_round_trip_passthrough_transfer,
     worker_startup_race_loses_nothing,
+    progress_keeps_a_long_call_alive,
+    errors_arrive_whole,
     iframe_same_origin,
     iframe_sandboxed_opaque_origin,
     window_origin_and_source_checks_refuse_others,

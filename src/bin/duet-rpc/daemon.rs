@@ -171,6 +171,7 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             Event::ScheduleFlush => endpoint.flush(),
             // A server that makes no calls and keeps no sessions: nothing settles, nothing streams to it.
             Event::Settled { .. }
+            | Event::Progress { .. }
             | Event::Chunk { .. }
             | Event::Cancelled { .. }
             | Event::PeerReady(_)

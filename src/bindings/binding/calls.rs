@@ -21,12 +21,16 @@ struct CallOptions {
     on_chunk: Option<JsValue>,
     /// Chunks the other side may send ahead of `onChunk` (flow control).
     window: Option<u32>,
+    on_progress: Option<JsValue>,
+    /// Whether progress keeps the call alive (`resetTimeoutOnProgress`, on by default).
+    reset_on_progress: bool,
+    max_total: Option<f64>,
 }
 
 impl CallOptions {
     fn read(options: &JsValue) -> CallOptions {
         if options.is_undefined() {
-            return CallOptions::default();
+            return CallOptions { reset_on_progress: true, ..CallOptions::default() };
         }
         let signal = option(options, keys::SIGNAL);
         let on_chunk = present(option(options, keys::ON_CHUNK));
@@ -38,6 +42,9 @@ impl CallOptions {
             transfer: transfer_option(options),
             on_chunk,
             window: window.filter(|n| *n >= 1.0).map(|n| n.min(u32::MAX as f64) as u32),
+            on_progress: present(js::named(options, "onProgress")),
+            reset_on_progress: js::named(options, "resetTimeoutOnProgress").as_bool() != Some(false),
+            max_total: js::named(options, "maxTotalTimeout").as_f64(),
         }
     }
 }
@@ -68,17 +75,25 @@ impl Binding {
             return Promise::reject(&js::type_error("method must be a string"));
         }
         let params = with_transfer(params, options.transfer.as_ref());
-        let call = js::open_call(&method, options.on_chunk.as_ref().unwrap_or(&JsValue::UNDEFINED));
+        let undefined = JsValue::UNDEFINED;
+        let on_progress = options.on_progress.as_ref().unwrap_or(&undefined);
+        let call = js::open_call(&method, options.on_chunk.as_ref().unwrap_or(&undefined), on_progress);
         if let Some(signal) = options.signal.as_ref().filter(|signal| signal.aborted()) {
             return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
         }
-        let timeout = options.timeout.unwrap_or(self.default_timeout);
-        let timeout = (timeout.is_finite() && timeout > 0.0).then(|| ceil_ms(timeout));
+        let whole_ms = |ms: f64| (ms.is_finite() && ms > 0.0).then(|| ceil_ms(ms));
         let params = (!params.is_undefined()).then_some(params);
         let waiter = call.clone();
         let window = options.window;
+        let core_options = crate::core::CallOptions {
+            timeout_ms: whole_ms(options.timeout.unwrap_or(self.default_timeout)),
+            window,
+            progress: options.on_progress.is_some(),
+            reset_on_progress: options.reset_on_progress,
+            max_total_ms: options.max_total.and_then(whole_ms),
+        };
         let id = match self.core() {
-            Some(mut core) => core.request_with_window(method, params, waiter, timeout, now, window),
+            Some(mut core) => core.request_with(method, params, waiter, core_options, now),
             None => return Promise::reject(&js::type_error("re-entrant call")),
         };
         if let (Some(id), Some(signal)) = (id, &options.signal) {

@@ -48,6 +48,8 @@ pub struct Binding {
     idle: Option<Function>,
     /// jrpc-oo conventions: `{"args": [...]}` params, `system.listComponents`.
     pub(super) jrpc_oo: bool,
+    /// A thrown error's stack travels with it (`exposeStack`): off by default, paths leak.
+    expose_stack: bool,
     /// A `system.listComponents` announcement is due at the end of the turn (jrpc-oo).
     pub(super) announce_due: Cell<bool>,
     default_timeout: f64,
@@ -217,6 +219,7 @@ impl Binding {
                 settled: js::method(&transport, "settled"),
                 idle: js::method(&transport, "idle"),
                 jrpc_oo,
+                expose_stack: js::named(options, "exposeStack").as_bool() == Some(true),
                 announce_due: Cell::new(false),
                 default_timeout,
                 core: RefCell::new(Endpoint::with_session(config, presence, session)),
@@ -293,6 +296,7 @@ impl Binding {
                     settle(&waiter, outcome)
                 }
                 Event::Chunk { waiter, chunk, .. } => js::chunk(&waiter, &chunk.unwrap_or(JsValue::UNDEFINED)),
+                Event::Progress { waiter, value, .. } => js::progress(&waiter, &value),
                 Event::Cancelled { call } => {
                     let reason = js::rpc_error(code::REQUEST_CANCELLED, "Request cancelled", &JsValue::UNDEFINED);
                     js::abort_handlers(&self.hooks, &call.0.into(), &reason);
@@ -425,7 +429,10 @@ impl Binding {
             // Settles later, through the hooks' `settled`.
             Ok(result) if result.is_undefined() => {}
             Ok(result) => self.with_core(|core| core.complete(call, Ok(result))),
-            Err(thrown) => self.with_core(|core| core.complete(call, Err(thrown_error(&thrown)))),
+            Err(thrown) => {
+                let error = self.thrown(&thrown);
+                self.with_core(|core| core.complete(call, Err(error)))
+            }
         }
     }
 
@@ -441,7 +448,7 @@ impl Binding {
             }),
             js::signal::RESOLVED => self.with_core(|core| core.complete(CallId(n as u32), Ok(value))),
             js::signal::REJECTED => {
-                let error = thrown_error(&value);
+                let error = self.thrown(&value);
                 self.with_core(|core| core.complete(CallId(n as u32), Err(error)))
             }
             js::signal::CHUNK => {
@@ -474,6 +481,9 @@ impl Binding {
             }
             js::signal::CHECKED => self.with_core(|core| core.checked(CallId(n as u32))),
             js::signal::CONSUMED => self.with_core(|core| core.consumed(n as u64, 1)),
+            js::signal::PROGRESS => self.with_core(|core| {
+                core.progress(CallId(n as u32), value);
+            }),
             js::signal::INVALID_PARAMS => self.with_core(|core| core.reject_params(CallId(n as u32), value)),
             js::signal::INVALID_RESULT => self.with_core(|core| core.reject_result(CallId(n as u32))),
             js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),
@@ -488,6 +498,14 @@ impl Binding {
             _ => {}
         }
         JsValue::UNDEFINED
+    }
+
+    /// What a handler's thrown value answers: the core's rule, with the
+    /// error read whole where it is (here, in JS).
+    fn thrown(&self, thrown: &JsValue) -> crate::core::ErrorObject<JsValue> {
+        let whole =
+            || Some(js::describe_error(thrown, self.expose_stack, self.text.get())).filter(|d| !d.is_undefined());
+        thrown_error(thrown, whole)
     }
 
     /// The binding's one callback, with its first argument bound to `what`.

@@ -142,10 +142,15 @@ impl Binding {
                     capabilities.split_batch_answers,
                     capabilities.max_batch as f64,
                     capabilities.stream_credit,
+                    capabilities.progress,
                     presence.as_deref(),
                     &session,
                 )
             }),
+            Message::Progress { token, value, mcp } => {
+                let method = if *mcp { keys::MCP_PROGRESS_METHOD } else { keys::PROGRESS_METHOD };
+                method.with(|method| js::progress_message(method, token, value, *mcp))
+            }
             Message::Ack { received } => keys::ACK_METHOD.with(|method| js::ack_message(method, *received as f64)),
         }
     }

@@ -168,6 +168,8 @@ pub enum Event<V, H, W> {
     Unhandled { method: String },
     /// A call of this side's has settled: its waiter goes back to the host.
     Settled { id: u64, waiter: W, outcome: Outcome<V> },
+    /// Progress of a call of this side's, ahead of its answer.
+    Progress { id: u64, waiter: W, value: V },
     /// A chunk of a call of this side's, ahead of its answer.
     Chunk { id: u64, waiter: W, chunk: Option<V> },
     /// The other side cancelled a call this side is serving: tell its handler.
@@ -192,6 +194,23 @@ pub enum Event<V, H, W> {
     /// Call [`super::Endpoint::flush`] once the current turn's work is done (a
     /// microtask in a browser): queued calls and batch answers go out then.
     ScheduleFlush,
+}
+
+/// How one call of this side's is made (see [`super::Endpoint::request_with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// It times out this long after it is made (none: it waits for ever).
+    pub timeout_ms: Option<u64>,
+    /// Chunks its handler may send ahead of the caller (flow control).
+    pub window: Option<u32>,
+    /// The caller listens to its progress (in MCP's dialect the request then
+    /// carries a progress token; elsewhere progress comes anyway).
+    pub progress: bool,
+    /// Each progress of its moves its deadline: it times out `timeout_ms`
+    /// after the last sign of life.
+    pub reset_on_progress: bool,
+    /// A deadline nothing moves, from when it is made.
+    pub max_total_ms: Option<u64>,
 }
 
 /// The timers an endpoint needs now.

@@ -20,8 +20,8 @@ mod outgoing;
 mod session;
 
 pub use config::{
-    Batching, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered, COARSE_FROM_MS,
-    TICK_MS,
+    Batching, CallOptions, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered,
+    COARSE_FROM_MS, TICK_MS,
 };
 pub use session::{SessionSetup, ACK_EVERY, DEFAULT_GRACE_MS};
 
@@ -48,8 +48,10 @@ struct Call<W> {
     sent: bool,
     /// Its `stream.end` has come: later chunks belong to nothing.
     stream_ended: bool,
-    /// Flow control of its chunks (see [`Endpoint::request_with_window`]).
+    /// Flow control of its chunks (see [`CallOptions::window`]).
     window: Option<Window>,
+    /// Its timeout, when progress moves its deadline.
+    renewed_by_progress: Option<u64>,
 }
 
 /// How many chunks of a call the other side may send ahead of the caller,
@@ -84,6 +86,8 @@ pub struct Endpoint<V, H, W> {
     presence: Option<String>,
     /// The other side's presence name last reported with [`Event::WatchPeer`].
     watched: Option<String>,
+    /// MCP: the progress tokens of the calls this side serves that carried one.
+    progress_tokens: Vec<(CallId, V)>,
     /// A resumable session, when the host set one up (see [`SessionSetup`]).
     session: Option<Session<V>>,
 }
@@ -125,6 +129,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             destroyed: false,
             presence,
             watched: None,
+            progress_tokens: Vec::new(),
             session: session.map(Session::new),
         };
         if config.handshake != Handshake::Off {
@@ -203,24 +208,30 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         timeout_ms: Option<u64>,
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
-        self.request_with_window(method, params, waiter, timeout_ms, now, None)
+        let options = CallOptions { timeout_ms, reset_on_progress: true, ..CallOptions::default() };
+        self.request_with(method, params, waiter, options, now)
     }
 
-    /// [`Endpoint::request`], with a `window` for a call whose chunks the
-    /// caller takes at its own pace: toward a peer whose hello offered flow
-    /// control (`streamCredit`) and batches, the request and a `stream.credit`
-    /// of `window` chunks go out together, so its handler knows the bound
-    /// before it runs; the caller then reports what it takes with
-    /// [`Endpoint::consumed`]. Toward any other peer, a plain request.
-    #[allow(clippy::too_many_arguments)]
-    pub fn request_with_window(
+    /// [`Endpoint::request`], as `options` say.
+    ///
+    /// - `window`, for a call whose chunks the caller takes at its own pace:
+    ///   toward a peer whose hello offered flow control (`streamCredit`) and
+    ///   batches, the request and a `stream.credit` of `window` chunks go out
+    ///   together, so its handler knows the bound before it runs; the caller
+    ///   then reports what it takes with [`Endpoint::consumed`]. Toward any
+    ///   other peer, a plain request.
+    /// - `progress`: in MCP's dialect, the request's params carry
+    ///   `_meta.progressToken` (its id), so the server reports progress.
+    /// - `reset_on_progress`: each progress ([`Event::Progress`]) moves the
+    ///   deadline to `timeout_ms` after it; `max_total_ms` bounds the call
+    ///   whatever comes.
+    pub fn request_with(
         &mut self,
         method: V,
         params: Option<V>,
         waiter: W,
-        timeout_ms: Option<u64>,
+        options: CallOptions,
         now: impl FnOnce() -> Deadline,
-        window: Option<u32>,
     ) -> Option<u64> {
         if self.destroyed {
             self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Failed(Failure::Destroyed) });
@@ -231,20 +242,37 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             return None;
         }
         let params = self.outgoing_params(&method, params);
-        let due = timeout_ms.filter(|&ms| ms > 0).map(|ms| match ms >= COARSE_FROM_MS {
-            true => Due::AfterNextReading(ms),
-            false => Due::At(now().saturating_add(ms)),
-        });
-        match due {
-            Some(Due::AfterNextReading(_)) => self.awaiting_reading = true,
-            Some(Due::At(at)) => self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at))),
-            None => {}
+        // One clock reading at most, for the shortest deadline that needs one.
+        let shortest = [options.timeout_ms, options.max_total_ms].into_iter().flatten().filter(|&ms| ms > 0).min();
+        let now = shortest.filter(|&ms| ms < COARSE_FROM_MS).map(|_| now());
+        let due = |ms: Option<u64>| {
+            ms.filter(|&ms| ms > 0).map(|ms| match (ms >= COARSE_FROM_MS, now) {
+                (false, Some(now)) => Due::At(now.saturating_add(ms)),
+                _ => Due::AfterNextReading(ms),
+            })
+        };
+        let (timeout, cap) = (due(options.timeout_ms), due(options.max_total_ms));
+        for due in [timeout, cap].into_iter().flatten() {
+            match due {
+                Due::AfterNextReading(_) => self.awaiting_reading = true,
+                Due::At(at) => self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at))),
+            }
         }
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
-        let window = window.filter(|_| offered && !self.holding()).map(|size| size.clamp(1, MAX_CREDIT));
-        let call =
-            Call { waiter, sent: false, stream_ended: false, window: window.map(|size| Window { size, consumed: 0 }) };
-        let id = self.calls.insert(call, due);
+        let window = options.window.filter(|_| offered && !self.holding()).map(|size| size.clamp(1, MAX_CREDIT));
+        let call = Call {
+            waiter,
+            sent: false,
+            stream_ended: false,
+            window: window.map(|size| Window { size, consumed: 0 }),
+            renewed_by_progress: options.timeout_ms.filter(|&ms| ms > 0 && options.reset_on_progress),
+        };
+        let id = self.calls.insert(call, timeout);
+        self.calls.set_cap(id, cap);
+        let params = match options.progress && self.config.dialect == Dialect::Mcp {
+            true => with_progress_token(params, id),
+            false => params,
+        };
         let request = Message::Request { id, method, params };
         match window {
             // One batch at the end of the turn: the request and its credit cross together.
@@ -440,6 +468,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.dispatcher.clear();
         self.checks.clear();
         self.queue.clear();
+        self.progress_tokens.clear();
         if let Some(session) = &mut self.session {
             session.end();
         }
@@ -472,6 +501,25 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.dispatcher.may_stream(call)
     }
 
+    /// The handler of `call` reports progress: toward a caller that reads it
+    /// (its hello offered `progress`; in MCP's dialect, its request carried a
+    /// progress token). Returns whether it went.
+    pub fn progress(&mut self, call: CallId, value: V) -> bool {
+        let (token, mcp) = match self.config.dialect {
+            Dialect::Mcp => match self.progress_tokens.iter().find(|(serving, _)| *serving == call) {
+                Some((_, token)) => (token.clone(), true),
+                None => return false,
+            },
+            _ if self.peer.is_some_and(|peer| peer.progress) => match self.dispatcher.id_of(call) {
+                Some(id) => (id.value().clone(), false),
+                None => return false,
+            },
+            _ => return false,
+        };
+        self.send(Message::Progress { token, value, mcp }, None);
+        true
+    }
+
     /// The caller has taken `n` more chunks of its call `id`: once it has
     /// taken half a window, the other side may send that many more.
     pub fn consumed(&mut self, id: u64, n: u32) {
@@ -493,6 +541,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
         self.checked(call);
+        if !self.progress_tokens.is_empty() {
+            self.progress_tokens.retain(|(serving, _)| *serving != call);
+        }
         if let Some(id) = self.dispatcher.stream_end(call) {
             self.send(Message::StreamEnd { id }, None);
         }
@@ -616,6 +667,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             match action {
                 Action::Send(reply) => self.reply(reply),
                 Action::Call { call, handler, params } => {
+                    if self.config.dialect == Dialect::Mcp {
+                        let token =
+                            params.as_ref().and_then(|p| p.member("_meta")).and_then(|m| m.member("progressToken"));
+                        if let Some(token) = token.filter(|t| matches!(t.kind(), Kind::String | Kind::Number)) {
+                            self.progress_tokens.push((call, token));
+                        }
+                    }
                     let params = self.incoming_params(params);
                     self.events.push_back(Event::Invoke { call, handler, params })
                 }
@@ -640,6 +698,17 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     if resumed {
                         self.events.push_back(Event::MayStream { call });
                     }
+                }
+                Action::Progress { id, value } => {
+                    let Some(id) = self.own_call(&id) else { continue };
+                    let Some(call) = self.calls.get_mut(id) else { continue };
+                    let (waiter, renewed) = (call.waiter.clone(), call.renewed_by_progress);
+                    if let Some(timeout) = renewed {
+                        // Measured from the next reading: never early, at most a tick late.
+                        self.calls.set_due(id, Some(Due::AfterNextReading(timeout)));
+                        self.awaiting_reading = true;
+                    }
+                    self.events.push_back(Event::Progress { id, waiter, value });
                 }
                 Action::Chunk { id, chunk } => {
                     let Some(id) = self.own_call(&id) else { continue };
@@ -765,6 +834,24 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// (`1` and `"1"` are different ids: a string never matches).
     fn own_call(&self, id: &V) -> Option<u64> {
         id.as_number().and_then(PendingTable::<Call<W>>::key_of)
+    }
+}
+
+/// MCP's params with `_meta.progressToken` set to the request's `id` (the
+/// caller's other `_meta` members kept): the server may report progress.
+fn with_progress_token<V: Value>(params: Option<V>, id: u64) -> Option<V> {
+    let token = V::number(id as f64);
+    match params {
+        Some(params) if params.kind() == Kind::Object => {
+            let meta = match params.member("_meta") {
+                Some(meta) if meta.kind() == Kind::Object => meta.with_member("progressToken", token),
+                _ => V::object_of("progressToken", token),
+            };
+            Some(params.with_member("_meta", meta))
+        }
+        // Positional params have no place for it: no progress then.
+        Some(params) => Some(params),
+        None => Some(V::object_of("_meta", V::object_of("progressToken", token))),
     }
 }
 

@@ -27,6 +27,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 _ => 0,
             },
             stream_credit: true,
+            progress: true,
         };
         Message::Ready { ack, capabilities, presence: self.presence.clone(), session }
     }
