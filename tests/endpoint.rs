@@ -1417,6 +1417,14 @@ fn mcp_progress_travels_by_token() {
         json!({"progressToken": request["id"], "progress": 3, "total": 10, "message": "compiling"})
     );
     assert_eq!(pair.a.progress.len(), 1);
+    // MCP progress of a token that is not one of this side's calls (an application's own
+    // token) goes to the application's notification handler, as any notification.
+    pair.a.endpoint.set_notification("notifications/progress", Handler::Echo);
+    let foreign = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "mine", "progress": 1}});
+    pair.to_a.push_back(foreign);
+    pair.run();
+    assert_eq!(pair.a.notified.last(), Some(&json!({"progressToken": "mine", "progress": 1})));
+    assert_eq!(pair.a.progress.len(), 1);
     // A request without a token gets none.
     pair.turn(To::A, |side, now| {
         side.endpoint.request_with(json!("later"), Some(json!({})), 2, CallOptions::default(), || now).unwrap();

@@ -2,8 +2,8 @@
 // loaded once per worker. `build({ files })` takes the sources from the call;
 // `build({ dir })` reads them from the file system the page shares with this
 // worker through ZenFS, on a MessageChannel of its own. Outputs are
-// Uint8Arrays moved back with a transfer list; each file loaded is a
-// `buildProgress` notification, esbuild's warnings are `buildWarning`
+// Uint8Arrays moved back with a transfer list; each file loaded is progress
+// of the call (it keeps a long build alive), esbuild's warnings are `buildWarning`
 // notifications, and its errors fail the call with BUILD_FAILED (-32001),
 // whose data carries the diagnostics (text, file, line, column).
 import init, { ErrorCode, Peer, RPCError, selfTransport, transfer } from "/pkg/wiggum_rpc.js";
@@ -68,13 +68,14 @@ const buildParams = {
   },
 };
 
-main.method("build", async ({ files, dir, entry = "src/main.tsx" }) => {
+main.method("build", async ({ files, dir, entry = "src/main.tsx" }, { progress }) => {
   await ready;
   const source = typeof dir === "string" ? fileSystemSource(fs.promises, dir) : memorySource(files);
   try {
     const { outputs } = await bundle(esbuild, source, {
       entry,
-      onLoad: (progress) => main.notify("buildProgress", progress),
+      // Each file loaded is progress of this call: it keeps a long build from timing out.
+      onLoad: (loaded) => progress(loaded),
       onWarnings: (warnings) => main.notify("buildWarning", { warnings }),
     });
     return transfer({ outputs }, Object.values(outputs).map((bytes) => bytes.buffer));

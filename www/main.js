@@ -183,10 +183,6 @@ function startBuilder() {
   worker.postMessage(compiledModule());
   worker.postMessage({ type: "fs", port: fsChannel.port2 }, [fsChannel.port2]);
   const peer = new Peer(workerTransport(worker), traced("build"));
-  peer.onNotify("buildProgress", ({ done, total, file }) => {
-    $("progress").value = done / total;
-    $("progress-label").textContent = `${done}/${total} ${file}`;
-  });
   peer.onNotify("buildWarning", ({ warnings }) => {
     for (const { text, file, line, column } of warnings) append($("build-output"), text, { label: `warning ${file}:${line}:${column}` });
   });
@@ -219,7 +215,16 @@ $("build").onclick = async () => {
   try {
     await saveProject();
     if (!builder) startBuilder();
-    const { outputs } = await show($("build-result"), builder.request("build", { dir: "/project", entry: "src/main.tsx" }, { timeout: 60_000 }),
+    // Its progress keeps it alive: it times out only after 20 s without any, or at 5 minutes.
+    const building = builder.request("build", { dir: "/project", entry: "src/main.tsx" }, {
+      timeout: 20_000,
+      maxTotalTimeout: 300_000,
+      onProgress: ({ done, total, file }) => {
+        $("progress").value = done / total;
+        $("progress-label").textContent = `${done}/${total} ${file}`;
+      },
+    });
+    const { outputs } = await show($("build-result"), building,
       ({ outputs }) => `esbuild bundled ${sources.size} files into ${Object.keys(outputs).join(", ")}; the buffers were moved back, and the preview runs it at /app`);
     for (const [path, bytes] of Object.entries(outputs)) {
       append($("build-output"), new TextDecoder().decode(bytes), { label: `${path} · ${bytes.byteLength} B`, follow: false });

@@ -349,6 +349,11 @@ export interface OpenRPCOptions {
 
 export interface EndpointOptions {
   /**
+   * A thrown error's stack travels in its `data` (see "Errors arrive
+   * whole" in the docs). Off by default: a stack names files and paths.
+   */
+  exposeStack?: boolean;
+  /**
    * Once `wiggum-rpc/introspection` is imported, servers and peers answer
    * `listMethods`, `describeMethods` (the registered methods with their
    * `MethodInfo`) and `rpc.discover` (an OpenRPC 1.3 document) unless this

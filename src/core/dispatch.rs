@@ -115,7 +115,9 @@ pub enum Action<V, H> {
     Ready { params: Option<V> },
     /// Progress of the caller's pending call `id` (`$/progress`, or MCP's
     /// `notifications/progress` with `id` its token and `value` its params).
-    Progress { id: V, value: V },
+    /// `handler`: the application's own for MCP's, should the token be none
+    /// of this side's calls.
+    Progress { id: V, value: V, handler: Option<H> },
     /// The other side has received `received` of this session's messages (`$/ack`).
     SessionAck { received: u64 },
     /// The caller let the handler of `call` send more chunks (`stream.credit`);
@@ -478,11 +480,14 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                         || (self.cancellation == Cancellation::Mcp && notification.method == MCP_PROGRESS)) =>
             {
                 let params = notification.params?;
-                let (id, value) = match notification.method == PROGRESS {
-                    true => (params.member("id")?, params.member("value").unwrap_or_else(V::empty_array)),
-                    false => (params.member("progressToken")?, params),
+                let (id, value, handler) = match notification.method == PROGRESS {
+                    true => (params.member("id")?, params.member("value").unwrap_or_else(V::empty_array), None),
+                    false => {
+                        let handler = self.handlers.get(&notification.method).and_then(|h| h.notification.clone());
+                        (params.member("progressToken")?, params, handler)
+                    }
                 };
-                actions.push(Action::Progress { id, value });
+                actions.push(Action::Progress { id, value, handler });
                 None
             }
             // Chunks are part of the caller's call, whatever else is registered.

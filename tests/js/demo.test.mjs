@@ -116,8 +116,8 @@ test("esbuild-wasm bundles the TSX project from the shared file system; the prev
   assert.equal(response.error, false);
   assert.match(response.detail, /"dist\/main\.js":"‹Uint8Array \d+ B›"/, "outputs arrive as Uint8Arrays");
   const progress = all.slice(all.indexOf(request), all.indexOf(response))
-    .filter((row) => row.kind === "notification" && row.method === "buildProgress");
-  assert.equal(progress.length, 3, "one buildProgress per file loaded, before the result");
+    .filter((row) => row.kind === "notification" && row.method === "$/progress");
+  assert.equal(progress.length, 3, "one progress of the build call per file loaded, before the result");
 
   // The preview navigates to /app, fetches the bundle from the parent and runs it.
   await page.waitForSelector('#preview-result[data-state="ok"]');

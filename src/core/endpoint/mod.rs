@@ -52,6 +52,8 @@ struct Call<W> {
     window: Option<Window>,
     /// Its timeout, when progress moves its deadline.
     renewed_by_progress: Option<u64>,
+    /// Its request carried MCP's progress token.
+    asked_progress: bool,
 }
 
 /// How many chunks of a call the other side may send ahead of the caller,
@@ -266,6 +268,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             stream_ended: false,
             window: window.map(|size| Window { size, consumed: 0 }),
             renewed_by_progress: options.timeout_ms.filter(|&ms| ms > 0 && options.reset_on_progress),
+            asked_progress: options.progress && self.config.dialect == Dialect::Mcp,
         };
         let id = self.calls.insert(call, timeout);
         self.calls.set_cap(id, cap);
@@ -699,9 +702,17 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         self.events.push_back(Event::MayStream { call });
                     }
                 }
-                Action::Progress { id, value } => {
-                    let Some(id) = self.own_call(&id) else { continue };
-                    let Some(call) = self.calls.get_mut(id) else { continue };
+                Action::Progress { id, value, handler } => {
+                    // In MCP's dialect, progress belongs only to a call whose request carried a token.
+                    let mcp = self.config.dialect == Dialect::Mcp;
+                    let call = self.own_call(&id).and_then(|id| Some((id, self.calls.get_mut(id)?)));
+                    let Some((id, call)) = call.filter(|(_, call)| !mcp || call.asked_progress) else {
+                        // MCP's progress of a token that is not ours: the application's notification.
+                        if let Some(handler) = handler {
+                            self.events.push_back(Event::Notify { handler, params: Some(value) });
+                        }
+                        continue;
+                    };
                     let (waiter, renewed) = (call.waiter.clone(), call.renewed_by_progress);
                     if let Some(timeout) = renewed {
                         // Measured from the next reading: never early, at most a tick late.
