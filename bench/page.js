@@ -1,4 +1,4 @@
-// The benchmark page: the same calls through raw postMessage (a hand-written
+// The benchmark page (and, in pool.js, the worker pools): the same calls through raw postMessage (a hand-written
 // id map), json-rpc-2.0, comlink, birpc, Cap'n Web and wiggum-rpc, each over
 // a MessageChannel in this page. Bundled by bench/run.mjs; wiggum-rpc comes
 // from /pkg/.
@@ -10,6 +10,7 @@ import { newMessagePortRpcSession, RpcTarget } from "capnweb";
 import "/pkg/trace.js";
 import "./cold.js";
 import "./load.js";
+import "./pool.js";
 
 const api = {
   add: (a, b) => a + b,

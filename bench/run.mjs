@@ -8,7 +8,7 @@
 //
 //   node bench/run.mjs            full run
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
-//   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs
+//   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs (--only=pool: the pools only)
 //   node bench/run.mjs --browser=chromium     one browser only (chromium or firefox)
 //   node bench/run.mjs --sizes    the size tables only (no browser)
 //   node bench/run.mjs --json=FILE    also write the results as JSON (the docs' charts are drawn from it)
@@ -28,12 +28,14 @@ const only = option("only");
 const runsWanted = option("runs") && Number(option("runs"));
 const root = new URL("..", import.meta.url).pathname;
 
+const NODE_ONLY = ["worker_threads", "os", "child_process"];
 await build({
   entryPoints: [join(root, "bench/page.js")],
   bundle: true,
   format: "esm",
   outfile: join(root, "bench/dist/page.js"),
-  external: ["/pkg/*"],
+  // workerpool's Node paths, never taken in a browser.
+  external: ["/pkg/*", ...NODE_ONLY],
   logLevel: "warning",
 });
 // The cold-start workers and frames, one bundle each (no variant pays for another's
@@ -60,6 +62,17 @@ for (const kind of ["workers", "frames"]) {
 for (const name of frames) {
   writeFileSync(join(root, `bench/dist/frames/${name}.html`), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="${name}.js"></script>\n`);
 }
+// The pool benchmark's workers: wiggum-rpc's bundled as a bundler would (the page hands it the module), workerpool's.
+await build({
+  entryPoints: ["pool-wiggum", "pool-workerpool"].map((name) => join(root, `bench/workers/${name}.js`)),
+  bundle: true,
+  minify: true,
+  format: "esm",
+  external: NODE_ONLY,
+  outdir: join(root, "bench/dist/workers"),
+  plugins: [webBuild],
+  logLevel: "warning",
+});
 await build({
   entryPoints: [join(root, "bench/workers/wiggum-rpc-served.js")],
   bundle: true,
@@ -184,6 +197,7 @@ async function inChromium(url, cachedUrl, options) {
     await page.waitForFunction(() => window.benchmarkReady === true);
     const outcome = await page.evaluate((options) => window.runBenchmark(options), options);
     outcome.load = options.load && (await page.evaluate((scale) => window.runLoad({ scale }), options.scale));
+    outcome.pool = options.pool && (await page.evaluate((smoke) => window.runPool({ smoke }), options.smoke));
     const uncached = await page.evaluate((starts) => window.runColdStart({ starts }), options.starts);
     await page.goto(cachedUrl);
     await page.waitForFunction(() => window.benchmarkReady === true);
@@ -210,6 +224,7 @@ async function inFirefox(url, cachedUrl, options) {
       return { ...benchmark, version, uncached: await window.runColdStart({ starts: options.starts }) };
     }, options, String(ready));
     outcome.load = options.load && (await firefox.evaluate(tab, (scale) => window.runLoad({ scale }), options.scale));
+    outcome.pool = options.pool && (await firefox.evaluate(tab, (smoke) => window.runPool({ smoke }), options.smoke));
     await firefox.open(cachedUrl, tab);
     const cached = await firefox.evaluate(tab, async (starts, ready) => {
       await new Function(`return (${ready})()`)();
@@ -242,6 +257,25 @@ function coldTable({ cold: { uncached, cached } }, starts) {
 }
 
 /** The load measures: time, rate, and memory before and after each. */
+/** The pool benchmark: calls a second per pool size, wiggum-rpc's pool ÷ workerpool, and each one's scaling. */
+function poolTable({ workers, rounds, results }) {
+  const ours = results["wiggum-rpc"];
+  const theirs = results.workerpool;
+  const rate = (n) => Math.round(n).toLocaleString("en-US");
+  const lines = [
+    `CPU-bound calls (${rounds.toLocaleString("en-US")} rounds of arithmetic each) and tiny ones, all in flight, calls a second:`,
+    "",
+    "| workers | CPU: wiggum-rpc | CPU: workerpool | ÷ | wiggum-rpc scaling | tiny: wiggum-rpc | tiny: workerpool | ÷ |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const size of workers) {
+    const [a, b] = [ours[size], theirs[size]];
+    const scaling = (a.cpu / ours[workers[0]].cpu).toFixed(2);
+    lines.push(`| ${size} | ${rate(a.cpu)} | ${rate(b.cpu)} | ${(a.cpu / b.cpu).toFixed(2)} | ${scaling} | ${rate(a.tiny)} | ${rate(b.tiny)} | ${(a.tiny / b.tiny).toFixed(2)} |`);
+  }
+  return lines.join("\n");
+}
+
 function loadTable(load) {
   const mb = (bytes) => (bytes === null ? "—" : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
   const lines = [
@@ -359,7 +393,7 @@ try {
   const url = `${server.url}bench/`;
   const cachedUrl = `${cachingServer.url}bench/`;
   // The load measures at full scale, or a hundredth of it in smoke mode; not with --only.
-  const options = { smoke, only, runs: runsWanted, starts: smoke ? 2 : 10, load: !only, scale: smoke ? 0.01 : 1 };
+  const options = { smoke, only, runs: runsWanted, starts: smoke ? 2 : 10, load: !only, pool: !only || only === "pool", scale: smoke ? 0.01 : 1 };
   const outcomes = [];
   if (browsers.includes("chromium")) outcomes.push(["Chromium", await inChromium(url, cachedUrl, options)]);
   if (browsers.includes("firefox")) outcomes.push(["Firefox", await inFirefox(url, cachedUrl, options)]);
@@ -369,11 +403,12 @@ try {
   if (outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
   for (const [name, outcome] of outcomes) console.log(`\nCold start, ${name}\n\n${coldTable(outcome, options.starts)}`);
   for (const [name, outcome] of outcomes) if (outcome.load) console.log(`\nUnder load, ${name}\n\n${loadTable(outcome.load)}`);
+  for (const [name, outcome] of outcomes) if (outcome.pool) console.log(`\nA pool of workers beside workerpool, ${name}\n\n${poolTable(outcome.pool)}`);
   const sizesData = await printSizes();
   writeJson({
     variants: VARIANTS,
     coldVariants: COLD_VARIANTS,
-    browsers: outcomes.map(([name, { version, results, runs, cold }]) => ({ name, version, runs, results: Object.fromEntries(measured(results)), cold })),
+    browsers: outcomes.map(([name, { version, results, runs, cold, pool }]) => ({ name, version, runs, results: Object.fromEntries(measured(results)), cold, pool })),
     sizes: sizesData,
   });
 } finally {

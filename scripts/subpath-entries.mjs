@@ -6,6 +6,7 @@
 // - `hub`: one server for many clients, with the SharedWorker, service
 //   worker and BroadcastChannel transports and the Web Locks helpers;
 // - `remote`, `stream`: API sugar that adds methods to the root's classes;
+// - `pool`: a pool of workers behind one client;
 // - `trace`, `contracts`, `introspection`: capabilities the root
 //   refuses (or, introspection, does not serve) until their entry fills its
 //   slot in the root's `extensions`.
@@ -38,6 +39,7 @@ export const SOURCES = {
   trace: "js/entries/trace.js",
   contracts: "js/entries/contracts.js",
   introspection: "js/entries/introspection.js",
+  pool: "js/entries/pool.js",
 };
 export const SUBPATHS = Object.keys(SOURCES);
 

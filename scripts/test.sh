@@ -38,6 +38,8 @@ run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test
 run "browser suite in headless Chromium" node scripts/browser-suite.mjs chromium
 run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
+run "a pool of workers in Chromium and Firefox: four workers, one terminated mid-call, a crash, all at once, cancel, notify all or one, a retried call, a factory that throws, a worker that never loads, 32 workers" \
+  node --test tests/js/pool.test.mjs
 run "the other side's end noticed in Chromium and Firefox: a worker terminated, a port's other side destroyed, an iframe removed or navigated away (CONNECTION_CLOSED within a second)" \
   node --test tests/js/peer-gone.test.mjs
 run "release build in Chromium: the demo page (esbuild-wasm in the build worker, the preview running its bundle, ZenFS beside the RPC)" node --test tests/js/demo.test.mjs

@@ -22,6 +22,7 @@ const migrate = [
 const features = [
   ["Typed proxies and exposed classes", "/features/remote"],
   ["Streamed results", "/features/stream"],
+  ["A pool of workers", "/features/pool"],
   ["Checked params and results", "/features/contracts"],
   ["Introspection and OpenRPC", "/features/introspection"],
   ["Seeing the traffic: trace", "/features/trace"],

@@ -5,6 +5,8 @@
 // `installRemote` with the root entry's classes); a page that never imports
 // it carries none of this. All are sugar over `request` and `method`.
 
+import { contractClient, contractEntries, remoteProxy } from "./remote-proxy.js";
+
 /**
  * Adds `remote()` to the calling classes, and `expose()` and `implement()`
  * to the serving ones.
@@ -31,40 +33,6 @@ export function installRemote({ JSONRPCClient, JSONRPCServer, Peer }) {
       }
     };
   }
-}
-
-// A contract's methods: `{ name: { params?, result?, description?, handler? } }`.
-function contractEntries(contract) {
-  if (contract === null || typeof contract !== "object") throw new TypeError("the contract must be an object");
-  return Object.entries(contract).filter(([, definition]) => definition !== null && typeof definition === "object");
-}
-
-// `peer.remote(contract)`: one function per method of the contract, taking
-// the call's params as they go on the wire (an object by name, an array by
-// position) and the per-call options.
-function contractClient(contract, request) {
-  const client = {};
-  for (const [method] of contractEntries(contract)) {
-    client[method] = (params, options) => request(method, params, options);
-  }
-  return Object.freeze(client);
-}
-
-// `peer.remote()`: `remote.add(2, 3)` calls `add` with params [2, 3];
-// `remote.Repo.get_file_tree()` calls `Repo.get_file_tree`.
-function remoteProxy(request) {
-  const at = (path) =>
-    new Proxy(function () {}, {
-      get(_, key) {
-        // Not thenable, so that `await remote` is the proxy itself.
-        if (typeof key !== "string" || key === "then") return undefined;
-        return at(path ? `${path}.${key}` : key);
-      },
-      apply(_, __, args) {
-        return request(path, args);
-      },
-    });
-  return at("");
 }
 
 // `peer.expose(instance, name)`: the instance's public methods (own and

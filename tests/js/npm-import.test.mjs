@@ -36,7 +36,7 @@ after(() => rmSync(app, { recursive: true, force: true }));
 
 test("the tarball holds the package and nothing else", () => {
   const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
-  const entries = ["contracts", "http", "hub", "introspection", "remote", "stream", "trace", "websocket"];
+  const entries = ["contracts", "http", "hub", "introspection", "pool", "remote", "stream", "trace", "websocket"];
   const esm = entries.flatMap((name) => [`${name}.d.ts`, `${name}.js`, `${name}.js.map`]);
   const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
@@ -122,7 +122,7 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   }
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
-  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "remote", "stream", "trace", "websocket"];
+  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "pool", "remote", "stream", "trace", "websocket"];
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
     ".", "./esbuild", "./package.json", "./web", ...subpaths.flatMap((name) => [`./${name}`, `./web/${name}`]),
   ].sort());

@@ -1,0 +1,58 @@
+// The pool benchmark: wiggum-rpc's `workerPool` beside workerpool, in this
+// page, at 1, 2 and 4 workers: calls a second on CPU-bound calls (a few
+// milliseconds of arithmetic each) and on tiny ones, all in flight at once.
+// Medians of `runs`; bench/run.mjs prints the table.
+import { compiledModule } from "/pkg/wiggum_rpc.js";
+import { workerPool } from "/pkg/pool.js";
+import workerpool from "workerpool";
+
+const WORKERS = [1, 2, 4];
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const pools = {
+  "wiggum-rpc": (size) => {
+    const pool = workerPool(() => new Worker("dist/workers/pool-wiggum.js", { type: "module" }), { size, module: compiledModule() });
+    return { exec: (method, args) => pool.request(method, args, { timeout: 0 }), close: () => pool.destroy() };
+  },
+  workerpool: (size) => {
+    const pool = workerpool.pool(new URL("dist/workers/pool-workerpool.js", location.href).href, {
+      minWorkers: size,
+      maxWorkers: size,
+      workerType: "web",
+      workerOpts: { type: "module" },
+    });
+    return { exec: (method, args) => pool.exec(method, args), close: () => pool.terminate(true) };
+  },
+};
+
+/** Calls a second: `count` calls of `method`, all in flight at once. */
+async function rate(pool, method, args, count) {
+  const started = performance.now();
+  await Promise.all(Array.from({ length: count }, () => pool.exec(method, args)));
+  return count / ((performance.now() - started) / 1000);
+}
+
+window.runPool = async function runPool({ smoke = false, runs = 3 } = {}) {
+  const rounds = smoke ? 100_000 : 2_000_000;
+  const results = {};
+  for (const [name, make] of Object.entries(pools)) {
+    results[name] = {};
+    for (const size of WORKERS) {
+      const pool = make(size);
+      try {
+        // Every worker up and warm.
+        await rate(pool, "work", [rounds], size * 2);
+        const cpu = [];
+        const tiny = [];
+        for (let run = 0; run < (smoke ? 1 : runs); run++) {
+          cpu.push(await rate(pool, "work", [rounds], smoke ? size * 2 : size * 16));
+          tiny.push(await rate(pool, "tiny", [], smoke ? 50 : 5000));
+        }
+        results[name][size] = { cpu: median(cpu), tiny: median(tiny) };
+      } finally {
+        pool.close();
+      }
+    }
+  }
+  return { workers: WORKERS, rounds, results };
+};
