@@ -116,7 +116,8 @@ export async function writeSubpathEntries(dir, format) {
     let types = readFileSync(join(root, SOURCES[name].replace(/\.js$/, ".d.ts")), "utf8");
     if (!types.includes('"./wiggum_rpc.js"')) fail(`${name}.d.ts does not import ./wiggum_rpc.js`);
     if (format === "cjs") {
-      types = types.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"').replaceAll('"./websocket.js"', '"./websocket.cjs"');
+      // Types of the root and the other entries, as Node's build lays them out.
+      for (const beside of ["wiggum_rpc", ...SUBPATHS]) types = types.replaceAll(`"./${beside}.js"`, `"./${beside}.cjs"`);
       writeFileSync(join(dir, `${name}.cjs`), code);
       writeFileSync(join(dir, `${name}.d.cts`), types);
     } else {

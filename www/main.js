@@ -407,6 +407,7 @@ const server = new Peer(
 server.on("open", () => {
   connectionState("ws-state", "open", "connected");
   $("ws-whoami").disabled = false;
+  $("ws-drop").disabled = false;
   $("ws-restart").disabled = false;
 });
 server.on("close", ({ code }) => {
@@ -417,9 +418,17 @@ server.on("reconnecting", ({ attempt, delay }) =>
   append($("ws-events"), `reconnecting: attempt ${attempt} in ${Math.round(delay)} ms`, { label: stamp() }));
 server.on("reconnected", ({ attempt }) =>
   append($("ws-events"), `reconnected after ${attempt} attempt${attempt === 1 ? "" : "s"}`, { label: stamp() }));
+server.on("sessionend", () =>
+  append($("ws-events"), "the server forgot this page's session: calls in flight failed", { label: stamp() }));
 server.onNotify("clients", ({ clients }) =>
   append($("ws-events"), `server pushed: ${clients.length} page${clients.length === 1 ? "" : "s"} connected (${clients.join(", ")})`, { label: stamp() }));
 $("ws-whoami").onclick = () => settled(show($("ws-result"), server.request("whoami"), (id) => `the server knows this page as ${id}`));
+// A call in flight while the connection drops: the session carries it, and it is answered once.
+$("ws-drop").onclick = async () => {
+  const call = server.request("slow", [1500]);
+  await server.request("drop");
+  await settled(show($("ws-result"), call, (answer) => `${answer}, across a dropped connection: the same session`));
+};
 $("ws-restart").onclick = () =>
   settled(show($("ws-result"), server.request("restart"), () => "the server closes every connection; this page reconnects"));
 

@@ -457,14 +457,22 @@ test("the MCP panel: the server's tools listed, build_site called with its progr
   assert.equal(await stat("mcp", "calls"), "3", "initialize, tools/list, tools/call");
 });
 
-test("page ↔ server: a client id from the server's hub, a restart survived by reconnecting, pushes in the inspector", async () => {
+test("page ↔ server: a client id from the server's hub, a dropped connection survived by the session, a restart by reconnecting, pushes in the inspector", async () => {
   await page.waitForSelector('#ws-state[data-state="open"]', { timeout: 10000 });
   await page.click("#ws-whoami");
   await page.waitForSelector('#ws-result[data-state="ok"]');
   const [, first] = (await text("#ws-result")).match(/^the server knows this page as (client-\d+)$/);
   assert.ok((await listItems("#ws-events")).some((item) => item.includes(`1 page connected (${first})`)), "the server pushed the clients");
+  // A call in flight across a dropped connection: answered once, the same session and id.
+  await page.click("#ws-drop");
+  await page.waitForFunction(() => /across a dropped connection/.test(document.querySelector("#ws-result").textContent), null, { timeout: 15000 });
+  assert.equal(await text("#ws-result"), "answered after 1500 ms, across a dropped connection: the same session");
+  assert.ok((await listItems("#ws-events")).some((item) => item.includes("connection closed (1006)")));
+  await page.waitForSelector('#ws-state[data-state="open"]');
+  await page.click("#ws-whoami");
+  await page.waitForFunction((first) => document.querySelector("#ws-result").textContent === `the server knows this page as ${first}`, first);
   await page.click("#ws-restart");
-  await page.waitForFunction(() => [...document.querySelectorAll("#ws-events li")].some((item) => item.textContent.includes("reconnected")),
+  await page.waitForFunction(() => [...document.querySelectorAll("#ws-events li")].filter((item) => item.textContent.includes("reconnected")).length >= 2,
     null, { timeout: 10000 });
   const events = await listItems("#ws-events");
   assert.ok(events.some((item) => item.includes("connection closed (1012)")), events.join("\n"));
