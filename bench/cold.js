@@ -5,6 +5,8 @@
 import init, { compiledModule, JSONRPCClient, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
 import { JSONRPCClient as JrpcClient } from "json-rpc-2.0";
 import * as Comlink from "comlink";
+import { createBirpc } from "birpc";
+import { newMessagePortRpcSession } from "capnweb";
 
 /** How each variant makes its first call to a fresh worker; resolves with the answer. */
 const inWorker = {
@@ -21,6 +23,14 @@ const inWorker = {
     const client = new JrpcClient((request) => worker.postMessage(request));
     worker.onmessage = ({ data }) => client.receive(data);
     return client.request("add", [1, 2]);
+  },
+  birpc(worker) {
+    return createBirpc({}, { post: (data) => worker.postMessage(data), on: (handler) => (worker.onmessage = ({ data }) => handler(data)) }).add(1, 2);
+  },
+  "Cap'n Web"(worker) {
+    const { port1, port2 } = new MessageChannel();
+    worker.postMessage(port2, [port2]);
+    return newMessagePortRpcSession(port1).add(1, 2);
   },
   "wiggum-rpc"(worker) {
     const client = new JSONRPCClient(workerTransport(worker));
@@ -70,6 +80,21 @@ const inFrame = {
     addEventListener("message", listener);
     return client.request("add", [1, 2]).finally(() => removeEventListener("message", listener));
   },
+  async birpc(frame) {
+    await heard(frame, "ready");
+    let listener;
+    const remote = createBirpc({}, {
+      post: (data) => frame.contentWindow.postMessage(data, "*"),
+      on: (handler) => addEventListener("message", (listener = ({ data, source }) => source === frame.contentWindow && handler(data))),
+    });
+    return remote.add(1, 2).finally(() => removeEventListener("message", listener));
+  },
+  async "Cap'n Web"(frame) {
+    await heard(frame, "ready");
+    const { port1, port2 } = new MessageChannel();
+    frame.contentWindow.postMessage(port2, "*", [port2]);
+    return newMessagePortRpcSession(port1).add(1, 2);
+  },
   "wiggum-rpc"(frame) {
     const client = new JSONRPCClient(windowTransport(frame.contentWindow, window, location.origin));
     return client.request("add", [1, 2]).finally(() => client.destroy());
@@ -80,7 +105,7 @@ const inFrame = {
   },
 };
 
-const SCRIPTS = { "wiggum-rpc, module shared": "wiggum-rpc-shared", "wiggum-rpc, files as served": "wiggum-rpc-served" };
+const SCRIPTS = { "Cap'n Web": "capnweb", "wiggum-rpc, module shared": "wiggum-rpc-shared", "wiggum-rpc, files as served": "wiggum-rpc-served" };
 const script = (variant) => SCRIPTS[variant] ?? variant;
 
 function median(values) {

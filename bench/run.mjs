@@ -47,7 +47,7 @@ const webBuild = {
     builder.onResolve({ filter: /^\/pkg\// }, (args) => ({ path: join(root, "pkg-web", args.path.slice(5)) }));
   },
 };
-const frames = ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc", "wiggum-rpc-shared"];
+const frames = ["raw", "comlink", "json-rpc-2.0", "birpc", "capnweb", "wiggum-rpc", "wiggum-rpc-shared"];
 for (const kind of ["workers", "frames"]) {
   await build({
     entryPoints: frames.map((name) => join(root, `bench/${kind}/${name}.js`)),
@@ -237,7 +237,7 @@ async function inFirefox(url, cachedUrl, options) {
   }
 }
 
-const COLD_VARIANTS = ["raw", "comlink", "json-rpc-2.0", "wiggum-rpc", "wiggum-rpc, module shared", "wiggum-rpc, files as served"];
+const COLD_VARIANTS = ["raw", "comlink", "json-rpc-2.0", "birpc", "Cap'n Web", "wiggum-rpc", "wiggum-rpc, module shared", "wiggum-rpc, files as served"];
 
 /** Cold starts, worker and iframe: each variant's median, uncached and cached, and wiggum-rpc's distance to comlink. */
 function coldTable({ cold: { uncached, cached } }, starts) {
