@@ -16,8 +16,6 @@
 
 use crate::prelude::*;
 
-use alloc::collections::VecDeque;
-
 use super::super::pending::Deadline;
 use super::super::wire::{Message, SessionHello, Transmit};
 
@@ -83,7 +81,7 @@ pub(super) struct Session<V> {
     /// Messages of the session sent (numbered 1, 2, …).
     sent: u64,
     /// The last `unacked.len()` of them, not yet acknowledged.
-    unacked: VecDeque<Transmit<V>>,
+    unacked: Vec<Transmit<V>>,
     /// Made while no connection carried the session: not numbered yet.
     held: Vec<Transmit<V>>,
     received: u64,
@@ -121,7 +119,7 @@ impl<V: Clone> Session<V> {
             id,
             phase: Phase::Asking,
             sent: 0,
-            unacked: VecDeque::new(),
+            unacked: Vec::new(),
             held: Vec::new(),
             received: 0,
             received_here: 0,
@@ -202,7 +200,7 @@ impl<V: Clone> Session<V> {
     fn number(&mut self, transmit: Transmit<V>) {
         self.sent += 1;
         self.kept += weight(&transmit);
-        self.unacked.push_back(transmit);
+        self.unacked.push(transmit);
     }
 
     /// Forgets the `n` oldest sent messages.
