@@ -348,7 +348,7 @@ impl<V: Clone> Session<V> {
         self.phase = Phase::Attached;
         self.expires = None;
         self.received_here = 0;
-        let mut again: Vec<Transmit<V>> = self.unacked.iter().cloned().collect();
+        let mut again = self.unacked.to_vec();
         for transmit in self.take_held() {
             self.number(transmit.clone());
             again.push(transmit);
