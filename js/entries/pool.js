@@ -67,7 +67,8 @@ class WorkerPool {
 
   async #send(method, params, options, attempts) {
     for (let attempt = 1; ; attempt++) {
-      const slot = await this.#pick();
+      // Counted at once: the next call of this turn sees this one in flight.
+      const slot = this.#leastBusy() ?? (await this.#started());
       slot.inFlight += 1;
       try {
         const result = await slot.peer.request(method, params, options);
@@ -149,10 +150,8 @@ class WorkerPool {
     return best;
   }
 
-  /** A live worker's slot, or one once a worker has started. */
-  #pick() {
-    const slot = this.#leastBusy();
-    if (slot !== undefined) return slot;
+  /** A slot once a worker has started (none is running now). */
+  #started() {
     return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
   }
 

@@ -83,6 +83,25 @@ test("progress notifications on the call's SSE stream reach their handler before
     assert.deepEqual(progress, [1, 2, 3, 4]);
   }));
 
+test("onProgress: the request carries MCP's progress token, the SDK's progress reaches that call, in order, and keeps it alive", () =>
+  withSession({}, async (mcp) => {
+    const heard = [];
+    const stray = [];
+    mcp.onNotify("notifications/progress", (params) => stray.push(params));
+    // 20 steps of 10 ms: longer than the 100 ms timeout, kept alive by each step's progress.
+    const result = await mcp.request("tools/call", { name: "count", arguments: { n: 20 } }, {
+      timeout: 100,
+      onProgress: (params) => heard.push(params),
+    });
+    assert.equal(text(result), "counted to 20");
+    assert.deepEqual(heard.map((params) => params.progress), Array.from({ length: 20 }, (_, n) => n + 1));
+    assert.ok(heard.every((params) => params.total === 20 && typeof params.progressToken === "number"), "the token is the request's id");
+    assert.deepEqual(stray, [], "none went to the application's handler");
+    // Without onProgress the request carries no token, and the SDK sends none.
+    await mcp.request("tools/call", { name: "count", arguments: { n: 2 } });
+    assert.equal(heard.length, 20);
+  }));
+
 test("a tool's request to the client (elicitation), on the call's stream and on the session's GET stream, is answered by the Peer's method", () =>
   withSession({ capabilities: { elicitation: { form: {} } } }, async (mcp, server) => {
     const asked = [];

@@ -23,6 +23,7 @@ function check(browser, seen) {
   assert.equal(seen.cancelled, REQUEST_CANCELLED);
   assert.equal(seen.notifiedAll, 4);
   assert.equal(seen.notifiedOne, 1);
+  assert.equal(seen.countsFromEach, 4, "one call in flight on each worker");
   const sum = (key) => seen.counts.reduce((total, counts) => total + counts[key], 0);
   assert.equal(sum("aborted"), 1, "the cancel reached the call's worker");
   assert.equal(sum("notes"), 5, "one note to each, one to one");

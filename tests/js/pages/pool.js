@@ -55,7 +55,10 @@ export async function poolScenarios() {
     seen.notifiedAll = pool.notify("note", [], { all: true });
     seen.notifiedOne = pool.notify("note", []);
     await sleep(50);
-    const counts = await Promise.all(Array.from({ length: 4 }, () => pool.request("slow", [30]).then(() => pool.request("counts"))));
+    // One call in flight on each worker; then one `counts` to each (the least busy takes the next).
+    const busy = Promise.all(Array.from({ length: 4 }, () => pool.request("slow", [200])));
+    const counts = await Promise.all(Array.from({ length: 4 }, () => pool.request("counts")));
+    seen.countsFromEach = new Set((await busy)).size;
     seen.counts = counts;
 
     // A worker whose uncaught error reaches the page is replaced; its call fails.
