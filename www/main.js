@@ -215,9 +215,10 @@ $("build").onclick = async () => {
   try {
     await saveProject();
     if (!builder) startBuilder();
-    // Its progress keeps it alive: it times out only after 20 s without any, or at 5 minutes.
+    // Its progress keeps it alive: it times out only after 60 s without any (a fresh worker
+    // loads esbuild-wasm before the first), or at 5 minutes.
     const building = builder.request("build", { dir: "/project", entry: "src/main.tsx" }, {
-      timeout: 20_000,
+      timeout: 60_000,
       maxTotalTimeout: 300_000,
       onProgress: ({ done, total, file }) => {
         $("progress").value = done / total;
