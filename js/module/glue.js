@@ -439,17 +439,6 @@ export function sessionMember(id, received, resumed, grace) {
   return session;
 }
 
-// `$/progress` `{ id, value }`, or MCP's `notifications/progress`: a number
-// is its `progress`; an object gives `progress`, `total` and `message`.
-export function progressMessage(method, token, value, mcp) {
-  if (!mcp) return { jsonrpc: "2.0", method, params: { id: token, value } };
-  const params = { progressToken: token };
-  if (value !== null && typeof value === "object") {
-    for (const name of ["progress", "total", "message"]) if (value[name] !== undefined) params[name] = value[name];
-  } else params.progress = value;
-  return { jsonrpc: "2.0", method, params };
-}
-
 export function withMember(object, name, value) {
   return { ...object, [name]: value };
 }

@@ -42,8 +42,6 @@ extern "C" {
     pub fn open_call(method: &JsValue, on_chunk: &JsValue, on_progress: &JsValue) -> JsValue;
     /// Progress of a call of this side's: its `onProgress` hears it.
     pub fn progress(call: &JsValue, value: &JsValue);
-    #[wasm_bindgen(js_name = progressMessage)]
-    pub fn progress_message(method: &JsValue, token: &JsValue, value: &JsValue, mcp: bool) -> JsValue;
     /// `{ ...object, [name]: value }`.
     #[wasm_bindgen(js_name = withMember)]
     pub fn with_member(object: &JsValue, name: &str, value: &JsValue) -> JsValue;
@@ -412,6 +410,10 @@ pub mod keys {
         BATCH = "batch",
         BATCHES = "batches",
         ON_CHUNK = "onChunk",
+        WINDOW = "window",
+        ON_PROGRESS = "onProgress",
+        RESET_ON_PROGRESS = "resetTimeoutOnProgress",
+        MAX_TOTAL_TIMEOUT = "maxTotalTimeout",
         DEFAULT_TIMEOUT = "defaultTimeout",
         JRPC_OO = "jrpcOo",
         CONNECTED = "connected",

@@ -69,10 +69,7 @@ pub fn message(message: &Message<Json>) -> Json {
         Message::Chunk { id, chunk } => notification(STREAM_CHUNK, json!({ "id": id.value(), "chunk": chunk })),
         Message::StreamEnd { id } => notification(STREAM_END, json!({ "id": id.value() })),
         Message::Credit { id, credit } => notification(STREAM_CREDIT, json!({ "id": id, "credit": credit })),
-        Message::Progress { token, value, mcp: false } => {
-            notification(PROGRESS, json!({ "id": token, "value": value }))
-        }
-        Message::Progress { token, value, mcp: true } => notification(MCP_PROGRESS, mcp_progress(token, value)),
+        Message::Progress { params, mcp } => notification(if *mcp { MCP_PROGRESS } else { PROGRESS }, params.clone()),
         Message::Ack { received } => notification(SESSION_ACK, json!({ "received": received })),
         Message::Ready { ack, capabilities, presence, session } => {
             let mut params = json!({
@@ -102,23 +99,6 @@ pub fn message(message: &Message<Json>) -> Json {
             notification(READY, params)
         }
     }
-}
-
-/// MCP's progress params: a number is the `progress`; an object gives its
-/// `progress`, `total` and `message`.
-pub fn mcp_progress(token: &Json, value: &Json) -> Json {
-    let mut params = json!({ "progressToken": token });
-    match value {
-        Json::Object(fields) => {
-            for name in ["progress", "total", "message"] {
-                if let Some(field) = fields.get(name) {
-                    params[name] = field.clone();
-                }
-            }
-        }
-        value => params["progress"] = value.clone(),
-    }
-    params
 }
 
 /// What an endpoint sends in one go, as JSON: a message or a batch array.

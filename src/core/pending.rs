@@ -59,12 +59,18 @@ impl<W> PendingTable<W> {
 
     /// Registers a call and returns the id to send it with.
     pub fn insert(&mut self, waiter: W, due: Option<Due>) -> u64 {
+        self.insert_capped(waiter, due, None)
+    }
+
+    /// [`PendingTable::insert`], with `cap`: a deadline that nothing moves
+    /// (see [`PendingTable::set_due`]).
+    pub fn insert_capped(&mut self, waiter: W, due: Option<Due>, cap: Option<Due>) -> u64 {
         let mut id = self.next_id;
         while self.calls.contains_key(&id) {
             id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
         }
         self.next_id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
-        self.calls.insert(id, Pending { waiter, due, cap: None });
+        self.calls.insert(id, Pending { waiter, due, cap });
         id
     }
 
@@ -72,13 +78,6 @@ impl<W> PendingTable<W> {
     pub fn set_due(&mut self, id: u64, due: Option<Due>) {
         if let Some(call) = self.calls.get_mut(&id) {
             call.due = due;
-        }
-    }
-
-    /// A deadline of the call's that nothing moves.
-    pub fn set_cap(&mut self, id: u64, cap: Option<Due>) {
-        if let Some(call) = self.calls.get_mut(&id) {
-            call.cap = cap;
         }
     }
 

@@ -62,6 +62,23 @@ pub const PROGRESS: &str = "$/progress";
 /// "message"?: …}`, for a request whose params' `_meta` held the token.
 pub const MCP_PROGRESS: &str = "notifications/progress";
 
+/// The params of a progress report: `{"id": token, "value": value}`; in
+/// MCP's convention `{"progressToken": token, "progress": value}` for a
+/// number, or the `progress`, `total` and `message` of an object.
+pub fn progress_params<V: Value>(token: V, value: V, mcp: bool) -> V {
+    if !mcp {
+        return V::object_of("id", token).with_member("value", value);
+    }
+    let params = V::object_of("progressToken", token);
+    if value.kind() != super::value::Kind::Object {
+        return params.with_member("progress", value);
+    }
+    ["progress", "total", "message"].into_iter().fold(params, |params, name| match value.member(name) {
+        Some(field) => params.with_member(name, field),
+        None => params,
+    })
+}
+
 /// The start-up handshake: `{"ack": false, …capabilities}` says hello and
 /// asks for an answer; `{"ack": true, …capabilities}` is the answer.
 pub const READY: &str = "$/ready";
@@ -105,11 +122,11 @@ pub enum Message<V> {
         id: u64,
         credit: u32,
     },
-    /// Progress of a call this side serves: `$/progress` with the request's
-    /// id, or (`mcp`) MCP's `notifications/progress` with its progress token.
+    /// Progress of a call this side serves: `$/progress` `{"id", "value"}`,
+    /// or (`mcp`) MCP's `notifications/progress`, with its params made (see
+    /// [`progress_params`]).
     Progress {
-        token: V,
-        value: V,
+        params: V,
         mcp: bool,
     },
     /// `$/ready`: hello (`ack: false`) or its answer.

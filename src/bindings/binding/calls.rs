@@ -35,16 +35,16 @@ impl CallOptions {
         let signal = option(options, keys::SIGNAL);
         let on_chunk = present(option(options, keys::ON_CHUNK));
         // Only a call that takes chunks has a window: no crossing for the others.
-        let window = on_chunk.as_ref().and_then(|_| js::named(options, "window").as_f64());
+        let window = on_chunk.as_ref().and_then(|_| option(options, keys::WINDOW).as_f64());
         CallOptions {
             timeout: option(options, keys::TIMEOUT).as_f64(),
             signal: signal.is_object().then(|| signal.unchecked_into()),
             transfer: transfer_option(options),
             on_chunk,
             window: window.filter(|n| *n >= 1.0).map(|n| n.min(u32::MAX as f64) as u32),
-            on_progress: present(js::named(options, "onProgress")),
-            reset_on_progress: js::named(options, "resetTimeoutOnProgress").as_bool() != Some(false),
-            max_total: js::named(options, "maxTotalTimeout").as_f64(),
+            on_progress: present(option(options, keys::ON_PROGRESS)),
+            reset_on_progress: option(options, keys::RESET_ON_PROGRESS).as_bool() != Some(false),
+            max_total: option(options, keys::MAX_TOTAL_TIMEOUT).as_f64(),
         }
     }
 }

@@ -147,9 +147,9 @@ impl Binding {
                     &session,
                 )
             }),
-            Message::Progress { token, value, mcp } => {
+            Message::Progress { params, mcp } => {
                 let method = if *mcp { keys::MCP_PROGRESS_METHOD } else { keys::PROGRESS_METHOD };
-                method.with(|method| js::progress_message(method, token, value, *mcp))
+                method.with(|method| js::notification_message(method, params))
             }
             Message::Ack { received } => keys::ACK_METHOD.with(|method| js::ack_message(method, *received as f64)),
         }

@@ -39,7 +39,7 @@ use super::inbound::{classify_envelope, Envelope, Framing, Inbound};
 use super::message::Response;
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
-use super::wire::{presence_of, Capabilities, Message, SessionHello, Transmit, MAX_CREDIT};
+use super::wire::{presence_of, progress_params, Capabilities, Message, SessionHello, Transmit, MAX_CREDIT};
 
 /// A call of this side's, waiting to settle.
 struct Call<W> {
@@ -257,7 +257,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         for due in [timeout, cap].into_iter().flatten() {
             match due {
                 Due::AfterNextReading(_) => self.awaiting_reading = true,
-                Due::At(at) => self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at))),
+                Due::At(at) => self.wake_by(at),
             }
         }
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
@@ -270,9 +270,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             renewed_by_progress: options.timeout_ms.filter(|&ms| ms > 0 && options.reset_on_progress),
             asked_progress: options.progress && self.config.dialect == Dialect::Mcp,
         };
-        let id = self.calls.insert(call, timeout);
-        self.calls.set_cap(id, cap);
-        let params = match options.progress && self.config.dialect == Dialect::Mcp {
+        let asked_progress = call.asked_progress;
+        let id = self.calls.insert_capped(call, timeout, cap);
+        let params = match asked_progress {
             true => with_progress_token(params, id),
             false => params,
         };
@@ -368,8 +368,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if let Some(session) = &mut self.session {
             session.end();
         }
-        self.queue.retain(|queued| queued.call.is_none());
-        self.fail_all(Failure::ConnectionClosed);
+        self.fail_connection();
     }
 
     /// The connection dropped at `now`, and another may follow: a session
@@ -382,13 +381,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         let goes_on = self.session.as_mut().is_some_and(|session| session.connection_lost(now));
         if !goes_on {
-            self.queue.retain(|queued| queued.call.is_none());
-            self.fail_all(Failure::ConnectionClosed);
-        }
-        if let Some(at) = self.session.as_ref().and_then(Session::expires) {
-            self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at)));
+            self.fail_connection();
         }
         goes_on
+    }
+
+    /// What waited on the connection fails: calls sent and queued (queued
+    /// notifications stay for a next connection).
+    fn fail_connection(&mut self) {
+        self.queue.retain(|queued| queued.call.is_none());
+        self.fail_all(Failure::ConnectionClosed);
     }
 
     /// A client's new connection is open: its hello presents the session
@@ -415,13 +417,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.session.as_ref().map_or(0, Session::kept)
     }
 
+    /// The host's deadline timer must fire by `at`.
+    fn wake_by(&mut self, at: Deadline) {
+        self.earliest = Some(self.earliest.map_or(at, |earliest| earliest.min(at)));
+    }
+
     /// The session is over: what waits on it fails, and the host hears of it.
     fn session_over(&mut self) {
-        if let Some(session) = &mut self.session {
-            session.end();
-        }
-        self.queue.retain(|queued| queued.call.is_none());
-        self.fail_all(Failure::ConnectionClosed);
+        self.connection_closed();
         self.events.push_back(Event::SessionEnded);
     }
 
@@ -519,7 +522,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             },
             _ => return false,
         };
-        self.send(Message::Progress { token, value, mcp }, None);
+        self.send(Message::Progress { params: progress_params(token, value, mcp), mcp }, None);
         true
     }
 
@@ -579,7 +582,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if self.dispatcher.is_serving(call) {
             self.checked(call);
             self.checks.push((call, deadline));
-            self.earliest = Some(self.earliest.map_or(deadline, |earliest| earliest.min(deadline)));
+            self.wake_by(deadline);
         }
     }
 
@@ -598,7 +601,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             !due
         });
         if let Some(next) = self.checks.iter().map(|&(_, at)| at).min() {
-            self.earliest = Some(self.earliest.map_or(next, |earliest| earliest.min(next)));
+            self.wake_by(next);
         }
         for call in expired {
             self.events.push_back(Event::CheckExpired { call });

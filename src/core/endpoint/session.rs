@@ -177,7 +177,7 @@ impl<V: Clone> Session<V> {
                 while self.kept > self.max_kept && !self.unacked.is_empty() {
                     match self.phase {
                         // Nobody acknowledges: a peer that will never grant one.
-                        Phase::Asking => self.off(),
+                        Phase::Asking => self.end(),
                         // The oldest can no longer be sent again; a resume that needs it fails.
                         _ => self.forget(1),
                     }
@@ -216,9 +216,9 @@ impl<V: Clone> Session<V> {
     pub(super) fn incoming(&mut self, answers: bool) -> Option<u64> {
         match self.phase {
             // A server's session starts with the hello: anything else first is a stranger.
-            Phase::Asking if !self.client => self.off(),
+            Phase::Asking if !self.client => self.end(),
             // An answer before the answer to our hello: a peer that ignored it.
-            Phase::Asking if answers => self.off(),
+            Phase::Asking if answers => self.end(),
             Phase::Asking | Phase::Resuming => self.received_here += 1,
             Phase::Attached | Phase::Detached => {
                 self.received += 1;
@@ -259,7 +259,7 @@ impl<V: Clone> Session<V> {
         let Some(hello) = hello else {
             // A hello that asks for nothing: no session (unless one goes on already).
             if self.phase == Phase::Asking {
-                self.off();
+                self.end();
             }
             return Answered::Nothing;
         };
@@ -279,7 +279,7 @@ impl<V: Clone> Session<V> {
                     Some(again) => Answered::Answer(self.answer(true), again),
                     None => {
                         let refused = SessionHello { id: None, received: 0, resumed: Some(false), grace_ms: None };
-                        self.off();
+                        self.end();
                         Answered::Lost(Some(refused))
                     }
                 }
@@ -305,7 +305,7 @@ impl<V: Clone> Session<V> {
         let Some(SessionHello { id: Some(id), received, resumed, grace_ms }) = answer else {
             // No session granted: a server that keeps none (or that lost it).
             let held = self.take_held();
-            self.off();
+            self.end();
             return match resuming {
                 true => Answered::Replaced { held },
                 false => Answered::Nothing,
@@ -316,7 +316,7 @@ impl<V: Clone> Session<V> {
             return match self.resume(received) {
                 Some(again) => Answered::Resumed(again),
                 None => {
-                    self.off();
+                    self.end();
                     Answered::Lost(None)
                 }
             };
@@ -409,30 +409,26 @@ impl<V: Clone> Session<V> {
     pub(super) fn expired(&mut self, now: Deadline) -> bool {
         match self.expires {
             Some(at) if at <= now => {
-                self.off();
+                self.end();
                 true
             }
             _ => false,
         }
     }
 
-    /// The session is over; the next connection of a client asks anew.
-    pub(super) fn end(&mut self) {
-        self.off();
-    }
-
     /// Client: ask again from nothing on the next connection (what is held still goes).
     fn restart(&mut self) {
         if self.client {
             let held = self.take_held();
-            self.off();
+            self.end();
             self.phase = Phase::Asking;
             self.kept = held.iter().map(weight).sum();
             self.held = held;
         }
     }
 
-    fn off(&mut self) {
+    /// The session is over; the next connection of a client asks anew.
+    pub(super) fn end(&mut self) {
         self.phase = Phase::Off;
         self.sent = 0;
         self.received = 0;
