@@ -11,6 +11,7 @@
 // them out beside it; the build bundles the rest (js/transports/) in.
 import { ErrorCode, Peer, RPCError, portTransport, presentedSession } from "./wiggum_rpc.js";
 import { webSocketTransport } from "./websocket.js";
+import { Listeners } from "./listeners.js";
 import { CHANNEL, ChannelLink } from "../transports/broadcast.js";
 import { holdLock, whenGone } from "../transports/locks.js";
 import { ClientLink, SERVICE_WORKER } from "../transports/service-worker.js";
@@ -24,7 +25,7 @@ export class Hub {
   #clients = new Map();
   /** [kind, name, handler, info] as registered, for clients that connect later. */
   #handlers = [];
-  #listeners = { connection: new Set(), disconnection: new Set(), refused: new Set() };
+  #listeners = new Listeners(["connection", "disconnection", "refused"], "a hub");
   #options;
   #next = 0;
   #destroyed = false;
@@ -94,7 +95,7 @@ export class Hub {
     } catch {
       // A transport without events: the application calls drop(id).
     }
-    this.#emit("connection", id);
+    this.#listeners.emit("connection", id);
     return id;
   }
 
@@ -189,7 +190,7 @@ export class Hub {
     const { transport } = client;
     if (gone && typeof transport?.emit === "function") transport.emit("close", { reason: "client gone" });
     client.peer.destroy();
-    this.#emit("disconnection", id);
+    this.#listeners.emit("disconnection", id);
     return true;
   }
 
@@ -235,23 +236,9 @@ export class Hub {
    * Returns what removes the listener.
    */
   on(event, listener) {
-    const listeners = this.#listeners[event];
-    if (listeners === undefined) throw new TypeError(`a hub has no ${event} event`);
-    listeners.add(listener);
-    return () => listeners.delete(listener);
+    return this.#listeners.on(event, listener);
   }
 
-  #emit(event, detail) {
-    for (const listener of [...this.#listeners[event]]) {
-      try {
-        listener(detail);
-      } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
-  }
 
   /**
    * Takes the connections of a WebSocket server (Node's `ws`
@@ -303,7 +290,7 @@ export class Hub {
     };
     const refuse = (request, [status, reason]) => {
       const headers = request?.headers ?? {};
-      this.#emit("refused", { origin: headers.origin, host: headers.host, status, reason });
+      this.#listeners.emit("refused", { origin: headers.origin, host: headers.host, status, reason });
     };
     if (wsOptions !== undefined && typeof wsOptions === "object") {
       // A frame larger than a message may be is cut off by `ws` as its header
@@ -435,7 +422,7 @@ export class Hub {
     this.#destroyed = true;
     for (const undo of this.#detach.splice(0)) undo();
     for (const id of this.clients) this.#remove(id, false);
-    for (const listeners of Object.values(this.#listeners)) listeners.clear();
+    this.#listeners.clear();
   }
 }
 

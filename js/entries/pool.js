@@ -8,6 +8,7 @@
 // bookkeeping over them.
 
 import { ErrorCode, Peer, RPCError, workerTransport } from "./wiggum_rpc.js";
+import { Listeners } from "./listeners.js";
 import { contractClient, remoteProxy } from "./remote-proxy.js";
 
 /** Waits before starting a worker again after the factory threw: 50 ms, doubling, at most 5 s. */
@@ -16,11 +17,11 @@ const RESTART_DELAY = { first: 50, most: 5000 };
 class WorkerPool {
   #factory;
   #options;
-  /** One slot per worker: `{ worker, peer, inFlight, off }`, or undefined while it restarts. */
+  /** One slot per worker: `{ worker, transport, peer, inFlight, off }`, or undefined while it restarts. */
   #slots;
   /** Calls waiting for a worker (none could be started yet). */
   #waiting = [];
-  #listeners = { error: new Set(), replaced: new Set() };
+  #listeners = new Listeners(["error", "replaced"], "a worker pool");
   #destroyed = false;
   /** The next slot to try first among equals: spreads ties. */
   #turn = 0;
@@ -77,13 +78,7 @@ class WorkerPool {
         return result;
       } catch (error) {
         // Only a worker's end is worth another try: the call may not have run, and the caller said it may run twice.
-        const lost = error?.code === ErrorCode.CONNECTION_CLOSED || (error?.code === ErrorCode.DESTROYED && !this.#destroyed);
-        if (!lost || attempt >= attempts) {
-          if (error?.code === ErrorCode.DESTROYED && !this.#destroyed) {
-            throw new RPCError(ErrorCode.CONNECTION_CLOSED, `Connection closed: its worker ended: ${method}`);
-          }
-          throw error;
-        }
+        if (error?.code !== ErrorCode.CONNECTION_CLOSED || attempt >= attempts) throw error;
       } finally {
         slot.inFlight -= 1;
       }
@@ -110,10 +105,7 @@ class WorkerPool {
 
   /** `error` (`{ error }`: the factory threw), `replaced` (`{ worker, reason }`); returns what removes the listener. */
   on(event, listener) {
-    const listeners = this.#listeners[event];
-    if (listeners === undefined) throw new TypeError(`a worker pool has no ${event} event`);
-    listeners.add(listener);
-    return () => listeners.delete(listener);
+    return this.#listeners.on(event, listener);
   }
 
   /** Ends every worker: calls in flight and waiting fail with DESTROYED. */
@@ -126,17 +118,6 @@ class WorkerPool {
     for (let at = 0; at < this.#slots.length; at++) this.#end(at);
   }
 
-  #emit(event, detail) {
-    for (const listener of [...this.#listeners[event]]) {
-      try {
-        listener(detail);
-      } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
-  }
 
   /** The slot with the fewest calls in flight (ties: the next in turn). */
   #leastBusy() {
@@ -165,14 +146,15 @@ class WorkerPool {
       }
     } catch (error) {
       // Told after this turn: the pool's first workers start in its constructor, before anyone listens.
-      queueMicrotask(() => this.#emit("error", { error }));
+      queueMicrotask(() => this.#listeners.emit("error", { error }));
       this.#failedToStart(at, error);
       return;
     }
     // The page's compiled module, handed over first: the worker starts without fetching it.
     if (this.#options.module !== undefined) worker.postMessage(this.#options.module);
-    const peer = new Peer(workerTransport(worker), this.#options.peer);
-    const slot = { worker, peer, inFlight: 0, off: undefined };
+    const transport = workerTransport(worker);
+    const peer = new Peer(transport, this.#options.peer);
+    const slot = { worker, transport, peer, inFlight: 0, off: undefined };
     const died = (reason) => () => this.#died(at, slot, reason);
     const onError = died("error");
     worker.addEventListener("error", onError);
@@ -212,17 +194,20 @@ class WorkerPool {
    */
   #died(at, slot, reason) {
     if (this.#slots[at] !== slot || this.#destroyed) return;
-    this.#end(at);
-    this.#emit("replaced", { worker: slot.worker, reason });
+    this.#end(at, true);
+    this.#listeners.emit("replaced", { worker: slot.worker, reason });
     if (reason === "error") this.#later(at);
     else this.#start(at);
   }
 
-  #end(at) {
+  /** Ends slot `at`'s worker; `gone`: it died, so its calls fail with CONNECTION_CLOSED (else DESTROYED). */
+  #end(at, gone = false) {
     const slot = this.#slots[at];
     if (slot === undefined) return;
     this.#slots[at] = undefined;
     slot.off();
+    // As any transport tells its endpoint that the other side has gone (once more, if it told already).
+    if (gone) slot.transport.emit("close", { reason: "worker gone" });
     slot.peer.destroy();
     slot.worker.terminate();
   }

@@ -47,10 +47,14 @@ export function describeError(thrown, withStack, asText) {
     } catch {
       // A proxy that refuses: no fields.
     }
+    let fields = 0;
     for (const key of keys) {
-      if (OWN.has(key) || (out.fields !== undefined && Object.keys(out.fields).length >= MAX_FIELDS)) continue;
+      if (OWN.has(key) || fields >= MAX_FIELDS) continue;
       const value = read(error, key);
-      if (carried(value)) (out.fields ??= {})[key] = value;
+      if (carried(value)) {
+        (out.fields ??= {})[key] = value;
+        fields += 1;
+      }
     }
     const cause = read(error, "cause");
     if (cause !== undefined && depth < MAX_CAUSES && !seen.has(cause)) {

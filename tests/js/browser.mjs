@@ -60,3 +60,36 @@ export async function openLibPage({ build = "pkg-web", pageErrors, entries = [] 
     },
   };
 }
+
+/**
+ * The test pages (tests/js/pages/) in headless Chromium and in Firefox
+ * (over WebDriver), each with the web build loaded as `window.lib`:
+ * `run(browser, module, name)` calls export `name` of `module` (a page
+ * script, e.g. "/pool.js") in that browser's page and resolves with what it
+ * returns. `close()` ends both browsers and the server.
+ */
+export async function pagesInBothBrowsers() {
+  const { launchFirefox } = await import("./firefox.mjs");
+  const chromium = await openLibPage();
+  const server = await startPagesServer();
+  const firefox = await launchFirefox();
+  return {
+    async run(browser, module, name) {
+      if (browser === "Chromium") {
+        return chromium.page.evaluate(async ([module, name]) => (await import(module))[name](), [module, name]);
+      }
+      const tab = await firefox.open(`${server.url}blank.html`);
+      return firefox.evaluate(tab, async (module, name) => {
+        const root = await import("/pkg/wiggum_rpc.js");
+        await root.default();
+        window.lib = root;
+        return (await import(module))[name]();
+      }, module, name);
+    },
+    async close() {
+      await chromium.close();
+      await firefox.close();
+      await server.close();
+    },
+  };
+}

@@ -6,8 +6,7 @@
 // the other side waits for that lock (tests/js/pages/gone.js).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { openLibPage, startPagesServer } from "./browser.mjs";
-import { launchFirefox } from "./firefox.mjs";
+import { pagesInBothBrowsers } from "./browser.mjs";
 
 const CONNECTION_CLOSED = -32095;
 const BOUND_MS = 1000;
@@ -23,31 +22,14 @@ function check(browser, results) {
   }
 }
 
-let chromium;
-let server;
-let firefox;
+let browsers;
 before(async () => {
-  chromium = await openLibPage();
-  server = await startPagesServer();
-  firefox = await launchFirefox();
+  browsers = await pagesInBothBrowsers();
 });
-after(async () => {
-  await chromium?.close();
-  await firefox?.close();
-  await server?.close();
-});
+after(() => browsers?.close());
 
-test("Chromium: each way the other side ends fails the waiting call with CONNECTION_CLOSED within a second", async () => {
-  check("Chromium", await chromium.page.evaluate(async () => (await import("/gone.js")).endsNoticed()));
-});
-
-test("Firefox: each way the other side ends fails the waiting call with CONNECTION_CLOSED within a second", async () => {
-  const tab = await firefox.open(`${server.url}blank.html`);
-  const results = await firefox.evaluate(tab, async () => {
-    const root = await import("/pkg/wiggum_rpc.js");
-    await root.default();
-    window.lib = root;
-    return (await import("/gone.js")).endsNoticed();
+for (const browser of ["Chromium", "Firefox"]) {
+  test(`${browser}: each way the other side ends fails the waiting call with CONNECTION_CLOSED within a second`, async () => {
+    check(browser, await browsers.run(browser, "/gone.js", "endsNoticed"));
   });
-  check("Firefox", results);
-});
+}

@@ -6,8 +6,7 @@
 // a retried call, a factory that throws, a worker that never loads, 32 workers.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startPagesServer, openLibPage } from "./browser.mjs";
-import { launchFirefox } from "./firefox.mjs";
+import { pagesInBothBrowsers } from "./browser.mjs";
 
 const CONNECTION_CLOSED = -32095;
 const DESTROYED = -32098;
@@ -42,31 +41,14 @@ function check(browser, seen) {
   assert.deepEqual(seen.big, { answers: 256, workers: 32 });
 }
 
-let chromium;
-let server;
-let firefox;
+let browsers;
 before(async () => {
-  chromium = await openLibPage();
-  server = await startPagesServer();
-  firefox = await launchFirefox();
+  browsers = await pagesInBothBrowsers();
 });
-after(async () => {
-  await chromium?.close();
-  await firefox?.close();
-  await server?.close();
-});
+after(() => browsers?.close());
 
-test("Chromium: a pool of workers behind one client", { timeout: 120_000 }, async () => {
-  check("Chromium", await chromium.page.evaluate(async () => (await import("/pool.js")).poolScenarios()));
-});
-
-test("Firefox: a pool of workers behind one client", { timeout: 120_000 }, async () => {
-  const tab = await firefox.open(`${server.url}blank.html`);
-  const seen = await firefox.evaluate(tab, async () => {
-    const root = await import("/pkg/wiggum_rpc.js");
-    await root.default();
-    window.lib = root;
-    return (await import("/pool.js")).poolScenarios();
+for (const browser of ["Chromium", "Firefox"]) {
+  test(`${browser}: a pool of workers behind one client`, { timeout: 120_000 }, async () => {
+    check(browser, await browsers.run(browser, "/pool.js", "poolScenarios"));
   });
-  check("Firefox", seen);
-});
+}

@@ -58,6 +58,13 @@ function killSockets(server = wss) {
   for (const socket of server.clients) socket.terminate();
 }
 
+/** Kills the sockets and waits until the client's transport has seen its connection close. */
+async function killAndWait(transport) {
+  const away = new Promise((resolve) => transport.on("close", resolve));
+  killSockets();
+  await away;
+}
+
 async function until(condition, what, ms = 5000) {
   for (let waited = 0; !(await condition()); waited += 5) {
     if (waited > ms) assert.fail(`timed out waiting for ${what}`);
@@ -108,9 +115,7 @@ test("notifications to a client that is away are delivered when it is back, in o
     const [id] = hub.clients;
     hub.notify(id, "tick", { n: 0 });
     await until(() => heard.length === 1, "the first tick");
-    const away = new Promise((resolve) => transport.on("close", resolve));
-    killSockets();
-    await away;
+    await killAndWait(transport);
     for (let n = 1; n <= 50; n++) assert.equal(hub.notify(id, "tick", { n }), true, "still a client");
     await until(() => heard.length === 51, "every tick");
     assert.deepEqual(heard, Array.from({ length: 51 }, (_, n) => n), "each once, in order");
@@ -190,9 +195,7 @@ test("a restarted server: calls that had gone fail with CONNECTION_CLOSED; what 
     const before = peer.session;
     // The server goes, and a new one comes up with no sessions.
     first.destroy();
-    const away = new Promise((resolve) => transport.on("close", resolve));
-    killSockets();
-    await away;
+    await killAndWait(transport);
     const second = new Hub().attach(wss);
     second.method("slow", () => "now");
     const held = peer.request("slow");
@@ -244,9 +247,7 @@ test("someone else's session id, or a made-up one, gives nothing of that session
   try {
     await until(() => hub.clients.length === 1, "the client");
     const [id] = hub.clients;
-    const away = new Promise((resolve) => transport.on("close", resolve));
-    killSockets();
-    await away;
+    await killAndWait(transport);
     hub.notify(id, "private", { secret: 42 });
     for (const presented of [id, "made-up", "x".repeat(10_000)]) {
       const socket = new WebSocket(url);
@@ -324,9 +325,7 @@ test("what a session keeps is bounded: past maxKept it ends, and the hub forgets
   try {
     await until(() => hub.clients.length === 1, "the client");
     const [id] = hub.clients;
-    const away = new Promise((resolve) => transport.on("close", resolve));
-    killSockets();
-    await away;
+    await killAndWait(transport);
     for (let n = 0; n < 50; n++) hub.notify(id, "flood", { n });
     await until(() => gone.includes(id), "the session ended at its bound");
   } finally {

@@ -157,6 +157,31 @@ test("json-rpc-2.0 meets our limits and thrown codes: TOO_MANY_CALLS, one -32600
   }
 });
 
+test("json-rpc-2.0 reads a thrown error whole: its name, cause and fields in the error's data", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const other = stranger(port1);
+  const ours = new lib.Peer(lib.portTransport(port2));
+  ours.method("build", () => {
+    const error = new TypeError("build failed", { cause: new RangeError("disk full") });
+    throw Object.assign(error, { file: "src/App.tsx", line: 3 });
+  });
+  try {
+    const error = await other.peer.request("build").catch((e) => e);
+    // json-rpc-2.0 rejects with its own error class: code, message and data as they came.
+    assert.equal(error.code, -32603);
+    assert.equal(error.message, "build failed");
+    assert.deepEqual(error.data, {
+      name: "TypeError",
+      message: "build failed",
+      fields: { file: "src/App.tsx", line: 3 },
+      cause: { name: "RangeError", message: "disk full" },
+    });
+  } finally {
+    ours.destroy();
+    port1.close();
+  }
+});
+
 test("the Wiggum spec's reference server: a handler that returns nothing answers { result: undefined }, and the call resolves", async () => {
   const reference = await import("../browser/reference.js");
   const { port1, port2 } = new MessageChannel();
