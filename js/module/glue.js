@@ -335,13 +335,23 @@ export function openCall(method, onChunk, onProgress) {
 }
 
 // Settles a call: with its result, or (ok false) with an RPCError.
-export function settle(promise, ok, value) {
+function settle(promise, ok, value) {
   const call = promise[CALL];
   if (call === undefined) return;
   promise[CALL] = undefined;
   call.unwatch?.();
   if (ok) call.resolve(value);
   else call.reject(value);
+}
+
+// The two ways a call settles, each its own import: the module calls them
+// directly, with no conversion shim between (a flag argument would need one).
+export function resolveCall(promise, result) {
+  settle(promise, true, result);
+}
+
+export function rejectCall(promise, error) {
+  settle(promise, false, error);
 }
 
 // The method of a call still waiting (for the trace).
@@ -498,13 +508,36 @@ function unwrapTransfers(message, transfer) {
 }
 const TRANSFERABLE = ["params", "result"];
 
-// The two messages of every round trip, built and sent in one crossing.
+// The two messages of every round trip, built and sent in one crossing,
+// which returns 0, or 1 when the transport threw: what it threw is kept
+// for `takeSendFailure`. (A crossing that may throw into wasm needs a shim
+// that wraps every call in a closure; the failure is the rare path.)
+let sendFailure;
+
 export function postRequest(transport, text, method, params, id) {
-  post(transport, text, requestMessage(method, params, id));
+  try {
+    post(transport, text, requestMessage(method, params, id));
+    return 0;
+  } catch (error) {
+    sendFailure = error;
+    return 1;
+  }
 }
 
 export function postResult(transport, text, id, result) {
-  post(transport, text, resultMessage(id, result));
+  try {
+    post(transport, text, resultMessage(id, result));
+    return 0;
+  } catch (error) {
+    sendFailure = error;
+    return 1;
+  }
+}
+
+export function takeSendFailure() {
+  const error = sendFailure;
+  sendFailure = undefined;
+  return error;
 }
 
 // ---- the calls this side serves ----
@@ -574,30 +607,45 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
 }
 
 // Runs a handler: returns its result (null for undefined) when it returns at
-// once, throws what it throws, or returns undefined when it returns a promise,
-// whose outcome goes to `hooks.signal(RESOLVED or REJECTED, call, value)`. A
-// handler that declares a second parameter gets its context. A handler with
-// a contract (wiggum-rpc/contracts) always settles later, through `invokeChecked`.
+// once, or undefined when it does not: it threw (what it threw waits in
+// `hooks.thrown`, for `takeThrown`) or returned a promise, whose outcome goes
+// to `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
+// declares a second parameter gets its context. A handler with a contract
+// (wiggum-rpc/contracts) always settles later, through `invokeChecked`.
 export function invoke(hooks, handler, params, call) {
   if (handler.contract !== undefined) {
     settleLater(hooks, call, invokeChecked(hooks, handler.contract, params, call), (signalled) => signalled);
     return undefined;
   }
   let result;
-  if (handler.length >= 2) {
-    try {
-      result = handler(params, handlerContext(hooks, call));
-    } catch (error) {
-      hooks.controllers.delete(call);
-      throw error;
-    }
-    if (!isThenable(result)) hooks.controllers.delete(call);
-  } else {
-    result = handler(params);
+  try {
+    result = handler.length >= 2 ? handler(params, handlerContext(hooks, call)) : handler(params);
+  } catch (error) {
+    hooks.controllers.delete(call);
+    hooks.threw = true;
+    hooks.thrown = error;
+    return undefined;
   }
-  if (!isThenable(result)) return result === undefined ? null : result;
+  if (!isThenable(result)) {
+    if (handler.length >= 2) hooks.controllers.delete(call);
+    return result === undefined ? null : result;
+  }
   settleLater(hooks, call, Promise.resolve(result));
   return undefined;
+}
+
+// After `invoke` returned undefined: 1 if the handler threw (what it threw
+// is then `takeThrown`'s), 0 if it settles later.
+export function handlerThrew(hooks) {
+  const threw = hooks.threw ? 1 : 0;
+  hooks.threw = false;
+  return threw;
+}
+
+export function takeThrown(hooks) {
+  const thrown = hooks.thrown;
+  hooks.thrown = undefined;
+  return thrown;
 }
 
 // A contracted method's call (wiggum-rpc/contracts checks it): resolves
@@ -617,7 +665,7 @@ function invokeChecked(hooks, contract, params, call) {
 // An endpoint's per-handler state: the controllers of handlers that take a
 // signal, and the endpoint's tracer (if it has one).
 export function handlerHooks(signal, trace) {
-  return { signal, controllers: new Map(), streaming: new Map(), trace };
+  return { signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined };
 }
 
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).

@@ -45,7 +45,10 @@ extern "C" {
     /// `{ ...object, [name]: value }`.
     #[wasm_bindgen(js_name = withMember)]
     pub fn with_member(object: &JsValue, name: &str, value: &JsValue) -> JsValue;
-    pub fn settle(call: &JsValue, ok: bool, value: &JsValue);
+    #[wasm_bindgen(js_name = resolveCall)]
+    pub fn resolve_call(call: &JsValue, result: &JsValue);
+    #[wasm_bindgen(js_name = rejectCall)]
+    pub fn reject_call(call: &JsValue, error: &JsValue);
     pub fn fail(call: &JsValue, code: f64, what: &str, data: &JsValue);
     pub fn chunk(call: &JsValue, value: &JsValue);
     /// Each chunk of a windowed call counts as taken once its `onChunk` is done: `consumed(id)`.
@@ -98,19 +101,26 @@ extern "C" {
     /// A listener that hands its event's detail to `signal(what, 0, detail)`.
     #[wasm_bindgen(js_name = eventSignalling)]
     pub fn event_signalling(signal: &Function, what: u32) -> Function;
-    #[wasm_bindgen(catch, js_name = postRequest)]
-    pub fn post_request(
-        transport: &JsValue,
-        text: bool,
-        method: &JsValue,
-        params: &JsValue,
-        id: f64,
-    ) -> Result<(), JsValue>;
-    #[wasm_bindgen(catch, js_name = postResult)]
-    pub fn post_result(transport: &JsValue, text: bool, id: &JsValue, result: &JsValue) -> Result<(), JsValue>;
+    // The per-message imports take and return only JS values, `f64` and
+    // `i32`, and never throw: wasm-bindgen then links the JS function
+    // itself, with no shim between (a `bool`, a `u32` argument, a `&str` or
+    // a `catch` each add one). `text` is 0 or 1; they return 1 when the
+    // transport threw, and `take_send_failure` gives what it threw.
+    #[wasm_bindgen(js_name = postRequest)]
+    fn post_request_raw(transport: &JsValue, text: i32, method: &JsValue, params: &JsValue, id: f64) -> i32;
+    #[wasm_bindgen(js_name = postResult)]
+    fn post_result_raw(transport: &JsValue, text: i32, id: &JsValue, result: &JsValue) -> i32;
+    #[wasm_bindgen(js_name = takeSendFailure)]
+    fn take_send_failure() -> JsValue;
 
-    #[wasm_bindgen(catch)]
-    pub fn invoke(hooks: &JsValue, handler: &Function, params: &JsValue, call: u32) -> Result<JsValue, JsValue>;
+    /// A handler's result when it returned at once; undefined when it threw
+    /// (see `handler_threw`) or settles later.
+    #[wasm_bindgen(js_name = invoke)]
+    fn invoke_raw(hooks: &JsValue, handler: &Function, params: &JsValue, call: f64) -> JsValue;
+    #[wasm_bindgen(js_name = handlerThrew)]
+    fn handler_threw(hooks: &JsValue) -> i32;
+    #[wasm_bindgen(js_name = takeThrown)]
+    fn take_thrown(hooks: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = handlerHooks)]
     pub fn handler_hooks(signal: &Function, tracer: &JsValue) -> JsValue;
     pub fn signalling(signal: &Function, what: u32) -> Function;
@@ -530,6 +540,38 @@ impl Value for JsValue {
             false => self.clone(),
         }
     }
+}
+
+/// Builds and posts a request: the transport's error if it threw.
+pub fn post_request(
+    transport: &JsValue,
+    text: bool,
+    method: &JsValue,
+    params: &JsValue,
+    id: f64,
+) -> Result<(), JsValue> {
+    match post_request_raw(transport, i32::from(text), method, params, id) {
+        0 => Ok(()),
+        _ => Err(take_send_failure()),
+    }
+}
+
+/// Builds and posts a success response: the transport's error if it threw.
+pub fn post_result(transport: &JsValue, text: bool, id: &JsValue, result: &JsValue) -> Result<(), JsValue> {
+    match post_result_raw(transport, i32::from(text), id, result) {
+        0 => Ok(()),
+        _ => Err(take_send_failure()),
+    }
+}
+
+/// How a handler's call went: its result at once, what it threw, or `None`
+/// when it settles later (through the hooks' `signal`).
+pub fn invoke(hooks: &JsValue, handler: &Function, params: &JsValue, call: u32) -> Option<Result<JsValue, JsValue>> {
+    let result = invoke_raw(hooks, handler, params, f64::from(call));
+    if !result.is_undefined() {
+        return Some(Ok(result));
+    }
+    (handler_threw(hooks) != 0).then(|| Err(take_thrown(hooks)))
 }
 
 /// An `RPCError` for a call that ended on this side.

@@ -28,18 +28,24 @@ pub fn exact_double(n: f64) -> bool {
 /// carries them) are refused; so, in JS, is an integer past 2^53, which
 /// `JSON.parse` rounds (`9007199254740993` would come back as `…992`,
 /// another call's id).
+///
+/// A numeric id keeps its number too (read along with it by a host that
+/// reads envelopes, or asked once): matching an answer to a call needs it,
+/// and asking a JS value for it again would cost a crossing per answer.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Id<V>(V);
+pub struct Id<V>(V, Option<f64>);
 
 impl<V: Value> Id<V> {
     /// The id `value` (of JSON kind `kind`) is, if it is a valid one.
     pub fn read(value: V, kind: Kind) -> Option<Self> {
-        let valid = match kind {
-            Kind::Null | Kind::String => true,
-            Kind::Number => value.is_exact_number(),
-            _ => false,
-        };
-        valid.then_some(Id(value))
+        match kind {
+            Kind::Null | Kind::String => Some(Id(value, None)),
+            Kind::Number if value.is_exact_number() => {
+                let number = value.as_number();
+                Some(Id(value, number))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -47,7 +53,12 @@ impl<V> Id<V> {
     /// A numeric id whose number the host read along with it (the wasm
     /// layer's envelope reader does), so the value need not be asked.
     pub fn number(value: V, number: f64) -> Option<Self> {
-        exact_double(number).then_some(Id(value))
+        exact_double(number).then_some(Id(value, Some(number)))
+    }
+
+    /// The id's number, if it is a number.
+    pub fn as_number(&self) -> Option<f64> {
+        self.1
     }
 
     /// The value to echo.

@@ -126,8 +126,8 @@ impl Binding {
 pub(super) fn settle(waiter: &JsValue, outcome: Outcome<JsValue>) {
     let undefined = JsValue::UNDEFINED;
     match outcome {
-        Outcome::Result(result) => js::settle(waiter, true, &result),
-        Outcome::Error(error) => js::settle(waiter, false, &js::rpc_error_from(&error)),
+        Outcome::Result(result) => js::resolve_call(waiter, &result),
+        Outcome::Error(error) => js::reject_call(waiter, &js::rpc_error_from(&error)),
         Outcome::Failed(Failure::Timeout { sent: true }) => js::fail(waiter, code::REQUEST_TIMEOUT as f64, "Request timed out", &undefined),
         Outcome::Failed(Failure::Timeout { sent: false }) => js::fail(
             waiter,
@@ -136,9 +136,9 @@ pub(super) fn settle(waiter: &JsValue, outcome: Outcome<JsValue>) {
             &undefined,
         ),
         Outcome::Failed(Failure::Cancelled) => js::fail(waiter, code::REQUEST_CANCELLED as f64, "Request aborted", &undefined),
-        Outcome::Failed(Failure::Destroyed) => js::settle(waiter, false, &destroyed_error()),
+        Outcome::Failed(Failure::Destroyed) => js::reject_call(waiter, &destroyed_error()),
         Outcome::Failed(Failure::ConnectionClosed) => {
-            js::settle(waiter, false, &js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &undefined))
+            js::reject_call(waiter, &js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &undefined))
         }
     }
 }

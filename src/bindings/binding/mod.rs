@@ -426,10 +426,10 @@ impl Binding {
     fn invoke(self: &Rc<Self>, call: CallId, handler: &Function, params: Option<JsValue>) {
         let params = params.unwrap_or(JsValue::UNDEFINED);
         match js::invoke(&self.hooks, handler, &params, call.0) {
-            // Settles later, through the hooks' `settled`.
-            Ok(result) if result.is_undefined() => {}
-            Ok(result) => self.with_core(|core| core.complete(call, Ok(result))),
-            Err(thrown) => {
+            // Settles later, through the hooks' `signal`.
+            None => {}
+            Some(Ok(result)) => self.with_core(|core| core.complete(call, Ok(result))),
+            Some(Err(thrown)) => {
                 let error = self.thrown(&thrown);
                 self.with_core(|core| core.complete(call, Err(error)))
             }

@@ -68,7 +68,7 @@ impl Binding {
                 tracer.failed("send-failed", id as f64, &waiter, failure);
             }
             let reason = js::concat(&["Request could not be sent: ", &reason]);
-            js::settle(&waiter, false, &js::rpc_error(code::SEND_FAILED, &reason, failure));
+            js::reject_call(&waiter, &js::rpc_error(code::SEND_FAILED, &reason, failure));
         }
     }
 

@@ -36,7 +36,7 @@ use super::dispatch::{Action, CallId, Dispatcher, TextRefusal};
 use super::error::code;
 use super::error::ErrorObject;
 use super::inbound::{classify_envelope, Envelope, Framing, Inbound};
-use super::message::Response;
+use super::message::{Id, Response};
 use super::pending::{Deadline, Due, PendingTable};
 use super::value::{Kind, Value};
 use super::wire::{presence_of, progress_params, Capabilities, Message, SessionHello, Transmit, MAX_CREDIT};
@@ -693,9 +693,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         Ok(result) => Outcome::Result(result),
                         Err(error) => Outcome::Error(error),
                     };
-                    if let Some((id, call)) =
-                        self.own_call(id.value()).and_then(|id| Some((id, self.calls.remove(id)?)))
-                    {
+                    if let Some((id, call)) = own_call_of(&id).and_then(|id| Some((id, self.calls.remove(id)?))) {
                         self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
                     }
                 }
@@ -838,7 +836,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         match classify_envelope(envelope, framing) {
             Inbound::Response(Response { id: Some(id), .. }) | Inbound::InvalidResponse { id: Some(id), .. } => {
-                self.own_call(id.value())
+                own_call_of(&id)
             }
             _ => None,
         }
@@ -849,6 +847,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     fn own_call(&self, id: &V) -> Option<u64> {
         id.as_number().and_then(PendingTable::<Call<W>>::key_of)
     }
+}
+
+/// The same for an answer's id, whose number came with it.
+fn own_call_of<V>(id: &Id<V>) -> Option<u64> {
+    id.as_number().and_then(PendingTable::<()>::key_of)
 }
 
 /// MCP's params with `_meta.progressToken` set to the request's `id` (the
