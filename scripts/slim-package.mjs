@@ -36,6 +36,7 @@ if (!dir) {
 }
 const GLUE_MODULE = "./wiggum_rpc_bg.js";
 const DROPPED_SECTIONS = new Set(["producers", "target_features"]);
+const KEPT_EXPORTS = new Set(["memory", "wiggumReceive"]);
 const wasmPath = join(dir, "wiggum_rpc_bg.wasm");
 const jsPaths = [join(dir, "wiggum_rpc.js"), join(dir, "wiggum_rpc_bg.js")].filter(existsSync);
 
@@ -144,8 +145,10 @@ while (at < bytes.length) {
       at++;
       uleb();
       // `memory` keeps its name: `init()` returns the exports, and a page
-      // may read `(await init()).memory`.
-      exports.set(field, field === "memory" ? field : exportNames.next().value);
+      // may read `(await init()).memory`. So does `wiggumReceive`: the
+      // module looks itself up by that name (every endpoint's messages come
+      // in through it, called by the glue directly).
+      exports.set(field, KEPT_EXPORTS.has(field) ? field : exportNames.next().value);
       parts.push(encodeName(exports.get(field)), bytes.subarray(descStart, at));
     }
     const body = Buffer.concat(parts);

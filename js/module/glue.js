@@ -226,6 +226,7 @@ export function kindOf(value) {
 // jsonrpc is "2.0"; the id's kind + 1 (0: absent); a method; the params'
 // kind + 1; a result; an error; whether it came as JSON text; why text was
 // not read.
+const NUMBER = 2;
 const OBJECT = 5;
 const PARSE_FAILED = 7;
 const VERSION_2 = 1 << 3;
@@ -240,40 +241,41 @@ const TOO_DEEP = 1 << 15;
 const NOT_TEXT = 1 << 16;
 
 // An endpoint's message handler: parses JSON text once, reads a message
-// object's envelope, and hands both to wasm in one call. Text past the
-// endpoint's limits (`maxBytes` of UTF-8, `maxDepth` of nesting) is not
-// parsed, and neither are bytes on a text transport (a WebSocket's binary
-// frame); the core answers them.
-export function envelopeReader(sink, maxBytes, maxDepth, textTransport) {
+// object's envelope, and hands both to wasm in one call: `sink` is the
+// module's own export (`wiggumReceive`), `endpoint` the number it knows this
+// endpoint by. Text past the endpoint's limits (`maxBytes` of UTF-8,
+// `maxDepth` of nesting) is not parsed, and neither are bytes on a text
+// transport (a WebSocket's binary frame); the core answers them.
+export function envelopeReader(sink, endpoint, maxBytes, maxDepth, textTransport) {
   return (message) => {
     let text = 0;
     if (textTransport && (message instanceof ArrayBuffer || ArrayBuffer.isView(message))) {
-      sink(undefined, PARSE_FAILED | TEXT | NOT_TEXT);
+      sink(endpoint, undefined, PARSE_FAILED | TEXT | NOT_TEXT);
       return;
     }
     if (typeof message === "string") {
       const refused = textRefused(message, maxBytes, maxDepth);
       if (refused !== 0) {
-        sink(undefined, PARSE_FAILED | TEXT | refused);
+        sink(endpoint, undefined, PARSE_FAILED | TEXT | refused);
         return;
       }
       try {
         message = JSON.parse(message);
       } catch {
-        sink(undefined, PARSE_FAILED | TEXT);
+        sink(endpoint, undefined, PARSE_FAILED | TEXT);
         return;
       }
       text = TEXT;
     }
-    const kind = kindOf(message);
-    if (kind !== OBJECT) {
-      sink(message, kind | text);
+    if (message === null || typeof message !== "object" || Array.isArray(message)) {
+      sink(endpoint, message, kindOf(message) | text);
       return;
     }
     const { id, method, params, result, error } = message;
-    let flags = kind | text;
+    let flags = OBJECT | text;
     if (message.jsonrpc === "2.0") flags |= VERSION_2;
-    if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
+    if (typeof id === "number") flags |= (NUMBER + 1) << ID_SHIFT;
+    else if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
     if (method !== undefined) flags |= METHOD;
     if (params !== undefined) flags |= (kindOf(params) + 1) << PARAMS_SHIFT;
     // A structured clone keeps a member whose value is undefined: the Wiggum
@@ -283,7 +285,7 @@ export function envelopeReader(sink, maxBytes, maxDepth, textTransport) {
     if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
     if (error !== undefined) flags |= ERROR;
     // A numeric id travels as a number too: the core's id rule needs its value.
-    sink(message, flags, id, method, params, result, error, typeof id === "number" ? id : 0);
+    sink(endpoint, message, flags, id, method, params, result, error, typeof id === "number" ? id : 0);
   };
 }
 
@@ -516,7 +518,9 @@ let sendFailure;
 
 export function postRequest(transport, text, method, params, id) {
   try {
-    post(transport, text, requestMessage(method, params, id));
+    const message = requestMessage(method, params, id);
+    if (params instanceof Transfer) post(transport, text, message);
+    else transport.send(text ? JSON.stringify(message) : message);
     return 0;
   } catch (error) {
     sendFailure = error;
@@ -526,7 +530,9 @@ export function postRequest(transport, text, method, params, id) {
 
 export function postResult(transport, text, id, result) {
   try {
-    post(transport, text, resultMessage(id, result));
+    const message = resultMessage(id, result);
+    if (result instanceof Transfer) post(transport, text, message);
+    else transport.send(text ? JSON.stringify(message) : message);
     return 0;
   } catch (error) {
     sendFailure = error;

@@ -194,7 +194,8 @@ function replayEarly(scope, listener) {
 }
 
 class PostMessageTransport extends Transport {
-  #post;
+  #target;
+  #targetOrigin;
   #port;
   #listenOn;
   #listener;
@@ -203,10 +204,15 @@ class PostMessageTransport extends Transport {
   #watching;
   #gone = false;
 
-  /** `source` and `origin` (or undefined) are what incoming messages must come from. */
-  constructor(post, port, listenOn, source, origin, handshake) {
+  /**
+   * Posts to `target` (a window with `targetOrigin`; a port or a worker
+   * without); `source` and `origin` (or undefined) are what incoming
+   * messages must come from.
+   */
+  constructor(target, targetOrigin, port, listenOn, source, origin, handshake) {
     super();
-    this.#post = post;
+    this.#target = target;
+    this.#targetOrigin = targetOrigin;
     this.#port = port;
     this.#listenOn = listenOn;
     /** "hold", "announce", or undefined for none (read by the endpoint). */
@@ -214,7 +220,8 @@ class PostMessageTransport extends Transport {
     this.#listener = (event) => {
       if (source !== undefined && event.source !== source) return;
       if (origin !== undefined && event.origin !== origin) return;
-      if (isOurs(event.data)) this.deliver(event.data);
+      const data = event.data;
+      if (isOurs(data)) this.deliver(data);
     };
     replayEarly(listenOn, this.#listener);
     listenOn.addEventListener("message", this.#listener);
@@ -269,7 +276,9 @@ class PostMessageTransport extends Transport {
   /** Posts a message. Throws what `postMessage` throws, e.g. `DataCloneError`. */
   send(message, transfer) {
     if (this.destroyed) throw new Error("transport destroyed");
-    this.#post(message, transfer);
+    // A window's postMessage takes a target origin; a port's and a worker's do not.
+    if (this.#targetOrigin === undefined) this.#target.postMessage(message, transfer);
+    else this.#target.postMessage(message, this.#targetOrigin, transfer);
   }
 
   /** Removes the listener, frees this side's lock (the other side learns it has gone), closes an owned port. */
@@ -327,8 +336,7 @@ function requireObject(value, message) {
 
 /** A transport that posts to and listens on one channel: a port, a worker, a worker's scope. */
 function channelTransport(channel, ownsPort, handshake) {
-  const post = (message, transfer) => channel.postMessage(message, transfer);
-  return new PostMessageTransport(post, ownsPort ? channel : undefined, channel, undefined, undefined, handshake);
+  return new PostMessageTransport(channel, undefined, ownsPort ? channel : undefined, channel, undefined, undefined, handshake);
 }
 
 /**
@@ -346,10 +354,9 @@ export function windowTransport(target, source, origin, options) {
   // An opaque origin ("null") cannot be named as a target origin; the source
   // check still pins the window.
   const targetOrigin = expected === undefined || expected === "null" ? "*" : expected;
-  const post = (message, transfer) => target.postMessage(message, targetOrigin, transfer);
   // "frame": hold until the frame has loaded (see `watchFrame`).
   const handshake = handshakeOption(options, "frame");
-  const transport = new PostMessageTransport(post, undefined, listenOn, target, expected, handshake);
+  const transport = new PostMessageTransport(target, targetOrigin, undefined, listenOn, target, expected, handshake);
   if (handshake === "frame") transport.watchFrame(target);
   return transport;
 }

@@ -36,7 +36,13 @@ extern "C" {
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
     #[wasm_bindgen(js_name = envelopeReader)]
-    pub fn envelope_reader(sink: &Function, max_bytes: f64, max_depth: f64, text_transport: bool) -> Function;
+    pub fn envelope_reader(
+        sink: &Function,
+        endpoint: f64,
+        max_bytes: f64,
+        max_depth: f64,
+        text_transport: bool,
+    ) -> Function;
 
     #[wasm_bindgen(js_name = openCall)]
     pub fn open_call(method: &JsValue, on_chunk: &JsValue, on_progress: &JsValue) -> JsValue;
@@ -238,6 +244,8 @@ extern "C" {
 pub mod flags {
     /// Bits 0-2: the message's kind (a `Kind` index), or [`PARSE_FAILED`].
     pub const KIND: u32 = 7;
+    /// The kind of a number (an id of that kind is read in the same crossing).
+    pub const NUMBER: u32 = 2;
     /// The kind of a message object: its envelope comes read.
     pub const OBJECT: u32 = 5;
     /// The kind of a batch.
@@ -310,7 +318,8 @@ pub mod signal {
 const _: () = {
     use super::types::defines;
     let glue = include_str!("../../js/module/glue.js").as_bytes();
-    let numbered: [(&[u8], u32); 20] = [
+    let numbered: [(&[u8], u32); 21] = [
+        (b"const NUMBER = ", flags::NUMBER),
         (b"const OBJECT = ", flags::OBJECT),
         (b"const PARSE_FAILED = ", flags::PARSE_FAILED),
         (b"const VERSION_2 = ", flags::VERSION_2),

@@ -140,6 +140,69 @@ fn destroyed_error() -> JsValue {
     js::rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED)
 }
 
+// ---- the message entry point -----------------------------------------------
+
+/// The bindings that take messages, by the number their message handler
+/// (`envelopeReader`) passes to [`wiggum_receive`]. Every endpoint's
+/// messages come in through that one export, called by JS directly: a
+/// closure per endpoint would put wasm-bindgen's trampoline (two JS
+/// functions and a shim) in front of every message.
+struct Endpoints(RefCell<Vec<Weak<Binding>>>);
+
+// SAFETY: the wasm layer runs on one thread (`keys` refuses the atomics
+// target feature), so the cell is never shared between threads.
+unsafe impl Sync for Endpoints {}
+
+static ENDPOINTS: Endpoints = Endpoints(RefCell::new(Vec::new()));
+
+impl Endpoints {
+    /// A number for `binding`: the slot of one that has gone, or a new one.
+    fn enter(&self, binding: Weak<Binding>) -> u32 {
+        let mut slots = self.0.borrow_mut();
+        let at = match slots.iter().position(|slot| slot.strong_count() == 0) {
+            Some(free) => {
+                slots[free] = binding;
+                free
+            }
+            None => {
+                slots.push(binding);
+                slots.len() - 1
+            }
+        };
+        at as u32
+    }
+
+    fn get(&self, number: u32) -> Option<Rc<Binding>> {
+        self.0.try_borrow().ok()?.get(number as usize)?.upgrade()
+    }
+}
+
+/// The raw export [`wiggum_receive`], as the instance exports it.
+fn receiver() -> Function {
+    js::named(&wasm_bindgen::exports(), "wiggumReceive").unchecked_into()
+}
+
+/// One message for endpoint `endpoint`, as its `envelopeReader` read it.
+/// Called by glue.js, never by users: it is not in the package's types.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumReceive, skip_typescript)]
+#[allow(clippy::too_many_arguments)]
+pub fn wiggum_receive(
+    endpoint: u32,
+    message: JsValue,
+    flags: u32,
+    id: JsValue,
+    method: JsValue,
+    params: JsValue,
+    result: JsValue,
+    error: JsValue,
+    id_number: f64,
+) {
+    if let Some(binding) = ENDPOINTS.get(endpoint) {
+        binding.receive(message, flags, [id, method, params, result, error], id_number);
+    }
+}
+
 impl Binding {
     pub fn open(transport: JsValue, roles: Roles, options: &JsValue) -> Result<Rc<Binding>, JsValue> {
         let has = |name: &str| js::method(&transport, name).is_some();
@@ -194,19 +257,13 @@ impl Binding {
         let traced = tracer.clone().unwrap_or(JsValue::UNDEFINED);
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
-            let on_message = {
-                let weak = weak.clone();
-                let sink = js::js_function(Closure::<
-                    dyn FnMut(JsValue, u32, JsValue, JsValue, JsValue, JsValue, JsValue, f64),
-                >::new(
-                    move |message, flags, id, method, params, result, error, id_number| {
-                        if let Some(binding) = weak.upgrade() {
-                            binding.receive(message, flags, [id, method, params, result, error], id_number);
-                        }
-                    },
-                ));
-                js::envelope_reader(&sink, limits.max_message_bytes as f64, limits.max_depth as f64, text)
-            };
+            let on_message = js::envelope_reader(
+                &receiver(),
+                f64::from(ENDPOINTS.enter(weak.clone())),
+                limits.max_message_bytes as f64,
+                limits.max_depth as f64,
+                text,
+            );
             let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
                 move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
                     Some(binding) => binding.signalled(what, n, value),
