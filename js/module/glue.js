@@ -221,6 +221,25 @@ export function kindOf(value) {
   }
 }
 
+// Method names the module has read, by the number it remembers each by
+// (boundary.rs, `names`): a name seen before crosses as that number.
+const names = new Map();
+
+export function nameIndex(value) {
+  if (typeof value !== "string") return -2;
+  return names.get(value) ?? -1;
+}
+
+export function rememberName(name, index) {
+  names.set(name, index);
+}
+
+// A request's arguments, read at once: whether the method is a string, and
+// whether params and options were given (boundary.rs, `request_shape`).
+export function requestShape(method, params, options) {
+  return (typeof method === "string" ? 1 : 0) | (params !== undefined ? 2 : 0) | (options !== undefined ? 4 : 0);
+}
+
 // Envelope flags, as `boundary.rs` names them (the build checks that they
 // match): bits 0-2 the kind of the message (or PARSE_FAILED); then whether
 // jsonrpc is "2.0"; the id's kind + 1 (0: absent); a method; the params'

@@ -35,6 +35,14 @@ extern "C" {
 
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
+    /// -2 for anything but a string; the number of a remembered name; -1.
+    #[wasm_bindgen(js_name = nameIndex)]
+    fn name_index(value: &JsValue) -> i32;
+    #[wasm_bindgen(js_name = rememberName)]
+    fn remember_name(name: &JsValue, index: f64);
+    /// A request's arguments at once: `request_shape::*` bits.
+    #[wasm_bindgen(js_name = requestShape)]
+    pub fn request_shape(method: &JsValue, params: &JsValue, options: &JsValue) -> i32;
     #[wasm_bindgen(js_name = envelopeReader)]
     pub fn envelope_reader(
         sink: &Function,
@@ -387,6 +395,52 @@ pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5], i
     }
 }
 
+/// The bits of `requestShape` (glue.js).
+pub mod request_shape {
+    pub const METHOD_IS_STRING: i32 = 1;
+    pub const PARAMS_GIVEN: i32 = 2;
+    pub const OPTIONS_GIVEN: i32 = 4;
+}
+
+/// Method names read from JS, remembered: every request carries its
+/// method's name, and copying a string's text out of JS costs wasm-bindgen's
+/// string shim, an allocation call and a copy each time. glue.js maps each
+/// remembered string to its number (`nameIndex`); this holds the texts by
+/// number. At most `MOST` names of at most `LONGEST` bytes are remembered (a
+/// peer that makes up names fills it once, and the rest are read each time).
+mod names {
+    use core::cell::RefCell;
+
+    use wasm_bindgen::JsValue;
+
+    use crate::prelude::*;
+
+    const MOST: usize = 512;
+    const LONGEST: usize = 64;
+
+    struct Names(RefCell<Vec<String>>);
+    // SAFETY: one thread (see `keys`).
+    unsafe impl Sync for Names {}
+    static NAMES: Names = Names(RefCell::new(Vec::new()));
+
+    pub fn read(value: &JsValue) -> Option<String> {
+        let index = super::name_index(value);
+        if index == -2 {
+            return None;
+        }
+        let mut names = NAMES.0.try_borrow_mut().ok();
+        if let Some(name) = names.as_ref().and_then(|names| names.get(usize::try_from(index).ok()?)) {
+            return Some(name.clone());
+        }
+        let text = value.as_string()?;
+        if let Some(names) = names.as_mut().filter(|names| names.len() < MOST && text.len() <= LONGEST) {
+            super::remember_name(value, names.len() as f64);
+            names.push(text.clone());
+        }
+        Some(text)
+    }
+}
+
 /// Interned property names: one JS string each, made once, on first use.
 pub mod keys {
     use core::cell::OnceCell;
@@ -507,6 +561,10 @@ impl Value for JsValue {
 
     fn as_text(&self) -> Option<String> {
         self.as_string()
+    }
+
+    fn as_name(&self) -> Option<String> {
+        names::read(self)
     }
 
     fn as_number(&self) -> Option<f64> {

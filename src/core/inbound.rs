@@ -103,7 +103,7 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
     }
 
     if let Some(method) = method {
-        let Some(method) = method.as_text() else {
+        let Some(method) = method.as_name() else {
             return invalid(echo);
         };
         if params.as_ref().is_some_and(|(_, kind)| !matches!(kind, Kind::Array | Kind::Object)) {

@@ -28,6 +28,11 @@ pub trait Value: Clone {
     fn member(&self, name: &str) -> Option<Self>;
     /// The text of a string value (`None` for anything else).
     fn as_text(&self) -> Option<String>;
+    /// The text of a method's name. Names recur (every request carries
+    /// one), so a host whose strings are costly to read may remember them.
+    fn as_name(&self) -> Option<String> {
+        self.as_text()
+    }
     /// The numeric value of a number.
     fn as_number(&self) -> Option<f64>;
     /// Whether this is a number JSON can carry that the host holds exactly

@@ -7,7 +7,7 @@ use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::super::boundary::{self as js, keys, option};
+use super::super::boundary::{self as js, keys, option, request_shape};
 use super::{destroyed_error, now, Binding};
 use crate::core::{code, Deadline, Failure, Outcome};
 
@@ -28,8 +28,9 @@ struct CallOptions {
 }
 
 impl CallOptions {
-    fn read(options: &JsValue) -> CallOptions {
-        if options.is_undefined() {
+    /// `given`: whether there is an options argument at all.
+    fn read(options: &JsValue, given: bool) -> CallOptions {
+        if !given {
             return CallOptions { reset_on_progress: true, ..CallOptions::default() };
         }
         let signal = option(options, keys::SIGNAL);
@@ -70,8 +71,10 @@ pub(super) fn ceil_ms(at: f64) -> Deadline {
 impl Binding {
     /// Sends a request; the promise settles with its outcome.
     pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Promise {
-        let options = CallOptions::read(options);
-        if !method.is_string() {
+        // One crossing reads what the arguments are.
+        let shape = js::request_shape(&method, &params, options);
+        let options = CallOptions::read(options, shape & request_shape::OPTIONS_GIVEN != 0);
+        if shape & request_shape::METHOD_IS_STRING == 0 {
             return Promise::reject(&js::type_error("method must be a string"));
         }
         let params = with_transfer(params, options.transfer.as_ref());
@@ -82,7 +85,7 @@ impl Binding {
             return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
         }
         let whole_ms = |ms: f64| (ms.is_finite() && ms > 0.0).then(|| ceil_ms(ms));
-        let params = (!params.is_undefined()).then_some(params);
+        let params = (shape & request_shape::PARAMS_GIVEN != 0).then_some(params);
         let waiter = call.clone();
         let window = options.window;
         let core_options = crate::core::CallOptions {
