@@ -246,6 +246,7 @@ export function requestShape(method, params, options) {
 // kind + 1; a result; an error; whether it came as JSON text; why text was
 // not read.
 const NUMBER = 2;
+const ARRAY = 4;
 const OBJECT = 5;
 const PARSE_FAILED = 7;
 const VERSION_2 = 1 << 3;
@@ -296,7 +297,7 @@ export function envelopeReader(sink, endpoint, maxBytes, maxDepth, textTransport
     if (typeof id === "number") flags |= (NUMBER + 1) << ID_SHIFT;
     else if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
     if (method !== undefined) flags |= METHOD;
-    if (params !== undefined) flags |= (kindOf(params) + 1) << PARAMS_SHIFT;
+    if (params !== undefined) flags |= ((Array.isArray(params) ? ARRAY : kindOf(params)) + 1) << PARAMS_SHIFT;
     // A structured clone keeps a member whose value is undefined: the Wiggum
     // spec's reference server answers a handler that returns nothing with
     // `{ result: undefined }`, and that is an answer (the caller gets undefined).
@@ -355,24 +356,22 @@ export function openCall(method, onChunk, onProgress) {
   return promise;
 }
 
-// Settles a call: with its result, or (ok false) with an RPCError.
-function settle(promise, ok, value) {
+// The two ways a call settles, each its own import: the module calls them
+// directly, with no conversion shim between (a flag argument would need one).
+export function resolveCall(promise, result) {
   const call = promise[CALL];
   if (call === undefined) return;
   promise[CALL] = undefined;
   call.unwatch?.();
-  if (ok) call.resolve(value);
-  else call.reject(value);
-}
-
-// The two ways a call settles, each its own import: the module calls them
-// directly, with no conversion shim between (a flag argument would need one).
-export function resolveCall(promise, result) {
-  settle(promise, true, result);
+  call.resolve(result);
 }
 
 export function rejectCall(promise, error) {
-  settle(promise, false, error);
+  const call = promise[CALL];
+  if (call === undefined) return;
+  promise[CALL] = undefined;
+  call.unwatch?.();
+  call.reject(error);
 }
 
 // The method of a call still waiting (for the trace).
@@ -384,7 +383,7 @@ function methodOf(promise) {
 export function fail(promise, code, what, data) {
   const call = promise[CALL];
   if (call === undefined) return;
-  settle(promise, false, new RPCError(code, `${what}: ${call.method}`, data === undefined ? call.abortReason : data));
+  rejectCall(promise, new RPCError(code, `${what}: ${call.method}`, data === undefined ? call.abortReason : data));
 }
 
 // A throwing `onChunk` is reported like any uncaught error; it must not
@@ -651,7 +650,8 @@ export function invoke(hooks, handler, params, call) {
     hooks.thrown = error;
     return undefined;
   }
-  if (!isThenable(result)) {
+  // Not a thenable (isThenable, inline on this path): the answer is now.
+  if (result === null || (typeof result !== "object" && typeof result !== "function") || typeof result.then !== "function") {
     if (handler.length >= 2) hooks.controllers.delete(call);
     return result === undefined ? null : result;
   }

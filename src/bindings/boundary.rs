@@ -326,8 +326,9 @@ pub mod signal {
 const _: () = {
     use super::types::defines;
     let glue = include_str!("../../js/module/glue.js").as_bytes();
-    let numbered: [(&[u8], u32); 21] = [
+    let numbered: [(&[u8], u32); 22] = [
         (b"const NUMBER = ", flags::NUMBER),
+        (b"const ARRAY = ", flags::ARRAY),
         (b"const OBJECT = ", flags::OBJECT),
         (b"const PARSE_FAILED = ", flags::PARSE_FAILED),
         (b"const VERSION_2 = ", flags::VERSION_2),
