@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, VecDeque};
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    json as wire, Batching, CallId, CallOptions, Cancellation, Capabilities, Config, Dialect, Endpoint, ErrorObject,
-    Event, Failure, Framing, Handshake, Outcome, Roles, Undelivered, TICK_MS,
+    json as wire, BatchPolicy, Batching, CallId, CallOptions, Cancellation, Capabilities, Config, Dialect, Endpoint,
+    Envelope, ErrorObject, Event, Failure, Framing, Handshake, Limits, Outcome, Roles, Undelivered, TICK_MS,
 };
 
 /// A handler of the test endpoints.
@@ -410,6 +410,33 @@ fn a_friends_batch_is_answered_as_it_settles() {
     let arrays = &pair.b.sent[before..];
     assert_eq!(arrays.iter().map(|a| a.as_array().unwrap().len()).collect::<Vec<_>>(), [3, 1, 1]);
     assert!(pair.b.endpoint.is_idle());
+}
+
+#[test]
+fn a_batch_read_member_by_member_is_answered_as_the_same_batch_read_whole() {
+    // A host that reads each member's envelope itself (the wasm layer, one
+    // crossing per member) hands the core what `receive` reads from the array.
+    let mut whole = Side::new(Config::new(Roles::SERVER));
+    whole.endpoint.receive(&spec_batch(), Framing::Object);
+    let mut members = Side::new(Config::new(Roles::SERVER));
+    let batch = spec_batch();
+    let elements = batch.as_array().unwrap();
+    assert!(members.endpoint.takes_batch(elements.len()));
+    let read = elements.iter().map(|member| member.is_object().then(|| Envelope::read(member))).collect();
+    members.endpoint.receive_members(read);
+    for side in [&mut whole, &mut members] {
+        assert!(side.end_turn().is_empty());
+        side.finish(1, Ok(json!("nine")));
+        side.finish(0, Ok(json!(7)));
+    }
+    let (a, b) = (whole.end_turn(), members.end_turn());
+    assert_eq!(a, b);
+    assert_eq!(a[0].as_array().unwrap().len(), 5);
+    // A batch the core refuses (empty, too long, batches refused) is not read member by member.
+    assert!(!members.endpoint.takes_batch(0));
+    assert!(!members.endpoint.takes_batch(Limits::MAX_BATCH + 1));
+    let refusing = Side::new(Config { batch_policy: BatchPolicy::Reject, ..Config::new(Roles::SERVER) });
+    assert!(!refusing.endpoint.takes_batch(1));
 }
 
 // ---- timeouts -------------------------------------------------------------------------

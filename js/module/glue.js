@@ -244,7 +244,7 @@ export function requestShape(method, params, options) {
 // match): bits 0-2 the kind of the message (or PARSE_FAILED); then whether
 // jsonrpc is "2.0"; the id's kind + 1 (0: absent); a method; the params'
 // kind + 1; a result; an error; whether it came as JSON text; why text was
-// not read.
+// not read; a batch's member, and the end of a batch's members.
 const NUMBER = 2;
 const ARRAY = 4;
 const OBJECT = 5;
@@ -259,6 +259,8 @@ const TEXT = 1 << 13;
 const TOO_LARGE = 1 << 14;
 const TOO_DEEP = 1 << 15;
 const NOT_TEXT = 1 << 16;
+const MEMBER = 1 << 17;
+const MEMBERS_END = 1 << 18;
 
 // An endpoint's message handler: parses JSON text once, reads a message
 // object's envelope, and hands both to wasm in one call: `sink` is the
@@ -287,26 +289,45 @@ export function envelopeReader(sink, endpoint, maxBytes, maxDepth, textTransport
       }
       text = TEXT;
     }
-    if (message === null || typeof message !== "object" || Array.isArray(message)) {
+    if (Array.isArray(message)) {
+      // A batch: when the endpoint asks for them (1), its members' envelopes,
+      // one call each, then the end of the batch.
+      if (sink(endpoint, message, ARRAY | text, undefined, undefined, undefined, undefined, undefined, message.length) !== 1) return;
+      for (const member of message) readMember(sink, endpoint, member);
+      sink(endpoint, undefined, MEMBERS_END);
+      return;
+    }
+    if (message === null || typeof message !== "object") {
       sink(endpoint, message, kindOf(message) | text);
       return;
     }
-    const { id, method, params, result, error } = message;
-    let flags = OBJECT | text;
-    if (message.jsonrpc === "2.0") flags |= VERSION_2;
-    if (typeof id === "number") flags |= (NUMBER + 1) << ID_SHIFT;
-    else if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
-    if (method !== undefined) flags |= METHOD;
-    if (params !== undefined) flags |= ((Array.isArray(params) ? ARRAY : kindOf(params)) + 1) << PARAMS_SHIFT;
-    // A structured clone keeps a member whose value is undefined: the Wiggum
-    // spec's reference server answers a handler that returns nothing with
-    // `{ result: undefined }`, and that is an answer (the caller gets undefined).
-    // Only a message with neither method nor error is looked at again.
-    if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
-    if (error !== undefined) flags |= ERROR;
-    // A numeric id travels as a number too: the core's id rule needs its value.
-    sink(endpoint, message, flags, id, method, params, result, error, typeof id === "number" ? id : 0);
+    readObject(sink, endpoint, message, text);
   };
+}
+
+function readMember(sink, endpoint, member) {
+  if (member === null || typeof member !== "object" || Array.isArray(member)) sink(endpoint, undefined, MEMBER | kindOf(member));
+  else readObject(sink, endpoint, member, MEMBER);
+}
+
+// Hands a message object (or a batch's member) to the endpoint with its
+// envelope read: the members classification looks at, and their kinds.
+function readObject(sink, endpoint, message, extra) {
+  const { id, method, params, result, error } = message;
+  let flags = OBJECT | extra;
+  if (message.jsonrpc === "2.0") flags |= VERSION_2;
+  if (typeof id === "number") flags |= (NUMBER + 1) << ID_SHIFT;
+  else if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
+  if (method !== undefined) flags |= METHOD;
+  if (params !== undefined) flags |= ((Array.isArray(params) ? ARRAY : kindOf(params)) + 1) << PARAMS_SHIFT;
+  // A structured clone keeps a member whose value is undefined: the Wiggum
+  // spec's reference server answers a handler that returns nothing with
+  // `{ result: undefined }`, and that is an answer (the caller gets undefined).
+  // Only a message with neither method nor error is looked at again.
+  if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
+  if (error !== undefined) flags |= ERROR;
+  // A numeric id travels as a number too: the core's id rule needs its value.
+  sink(endpoint, message, flags, id, method, params, result, error, typeof id === "number" ? id : 0);
 }
 
 // TOO_LARGE, TOO_DEEP, or 0. Each UTF-16 unit is 1 to 3 bytes of UTF-8, so

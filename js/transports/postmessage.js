@@ -116,16 +116,25 @@ export class Transport {
 // the holder ends. Locks are per origin: a side of another origin (or an
 // opaque one) is never seen, and nothing is watched.
 
-/** Holds a lock of a fresh name until `signal` aborts (or this context ends); its name, or undefined without Web Locks. */
+/**
+ * Holds a lock of a fresh name until `signal` aborts (or this context ends);
+ * its name, or undefined without Web Locks. The lock is asked for after
+ * this task: a context's first request to the lock manager is slow, and a
+ * fresh worker's first answer need not wait for it (the other side waits up
+ * to a second to see the lock held).
+ */
 function holdPresence(signal) {
   const locks = globalThis.navigator?.locks;
   if (locks === undefined || typeof crypto?.randomUUID !== "function") return undefined;
   const name = `wiggum-rpc:${crypto.randomUUID()}`;
-  try {
-    locks.request(name, () => new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }))).catch(() => {});
-  } catch {
-    return undefined;
-  }
+  setTimeout(() => {
+    if (signal.aborted) return;
+    try {
+      locks.request(name, () => new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }))).catch(() => {});
+    } catch {
+      // No lock for this context (an opaque origin): the other side never sees it held, and watches nothing.
+    }
+  }, 0);
   return name;
 }
 

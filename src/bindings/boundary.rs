@@ -275,6 +275,10 @@ pub mod flags {
     pub const TOO_DEEP: u32 = 1 << 15;
     /// With [`PARSE_FAILED`]: a text transport delivered bytes (a WebSocket's binary frame).
     pub const NOT_TEXT: u32 = 1 << 16;
+    /// A member of the batch the endpoint asked to be read (kind and envelope as for a message).
+    pub const MEMBER: u32 = 1 << 17;
+    /// The batch's members have all been read.
+    pub const MEMBERS_END: u32 = 1 << 18;
 }
 
 /// What JS tells a binding through its one callback, `signal(what, n, value)`:
@@ -326,7 +330,7 @@ pub mod signal {
 const _: () = {
     use super::types::defines;
     let glue = include_str!("../../js/module/glue.js").as_bytes();
-    let numbered: [(&[u8], u32); 22] = [
+    let numbered: [(&[u8], u32); 24] = [
         (b"const NUMBER = ", flags::NUMBER),
         (b"const ARRAY = ", flags::ARRAY),
         (b"const OBJECT = ", flags::OBJECT),
@@ -341,6 +345,8 @@ const _: () = {
         (b"const TOO_LARGE = ", flags::TOO_LARGE),
         (b"const TOO_DEEP = ", flags::TOO_DEEP),
         (b"const NOT_TEXT = ", flags::NOT_TEXT),
+        (b"const MEMBER = ", flags::MEMBER),
+        (b"const MEMBERS_END = ", flags::MEMBERS_END),
         (b"const RESOLVED = ", signal::RESOLVED),
         (b"const REJECTED = ", signal::REJECTED),
         (b"const CHUNK = ", signal::CHUNK),
@@ -350,13 +356,14 @@ const _: () = {
         (b"const INVALID_RESULT = ", signal::INVALID_RESULT),
         (b"const PROGRESS = ", signal::PROGRESS),
     ];
-    let mut at = 0;
+    // In the order glue.js declares them.
+    let (mut at, mut from) = (0, 0);
     while at < numbered.len() {
         let (declaration, value) = numbered[at];
-        assert!(
-            defines(glue, declaration, value),
-            "glue.js numbers an envelope flag or a handler's signal differently from boundary.rs"
-        );
+        match defines(glue, declaration, value, from) {
+            Some(end) => from = end,
+            None => panic!("glue.js numbers an envelope flag or a handler's signal differently from boundary.rs"),
+        }
         at += 1;
     }
 };

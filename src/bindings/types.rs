@@ -15,6 +15,7 @@ const DECLARATIONS: &str = include_str!("../../js/types/wiggum_rpc.d.ts");
 // glue.js and its declaration (js/types/wiggum_rpc.d.ts) are checked against it when this
 // compiles: a code added, renamed or renumbered in one place only fails the
 // build, whichever place it is.
+#[allow(long_running_const_eval)]
 const _: () = {
     assert!(
         lists_every_code(
@@ -78,20 +79,23 @@ const fn lists_every_code(text: &[u8], opening: &[u8], end: u8) -> bool {
     }
 }
 
-/// Whether `text` has `declaration` followed by `value` and `;`, the value
-/// written as a number or as `1 << n` (`const RESOLVED = 4;`, `const TEXT = 1 << 13;`).
-pub(super) const fn defines(text: &[u8], declaration: &[u8], value: u32) -> bool {
-    let Some(at) = find(text, declaration, 0) else { return false };
-    let Some((number, at)) = number_at(text, at + declaration.len()) else { return false };
+/// Where the declaration ends if `text`, from `from` on, has `declaration`
+/// followed by `value` and `;`, the value written as a number or as `1 << n`
+/// (`const RESOLVED = 4;`, `const TEXT = 1 << 13;`). Declarations checked
+/// in the order of the file each search on from the last: the build's
+/// constant evaluation reads the file once.
+pub(super) const fn defines(text: &[u8], declaration: &[u8], value: u32, from: usize) -> Option<usize> {
+    let Some(at) = find(text, declaration, from) else { return None };
+    let Some((number, at)) = number_at(text, at + declaration.len()) else { return None };
     if starts_at(text, b";", at) {
-        return number == value;
+        return if number == value { Some(at) } else { None };
     }
     if !starts_at(text, b" << ", at) {
-        return false;
+        return None;
     }
     match number_at(text, at + 4) {
-        Some((shift, at)) => number == 1 && shift < 32 && 1 << shift == value && starts_at(text, b";", at),
-        None => false,
+        Some((shift, at)) if number == 1 && shift < 32 && 1 << shift == value && starts_at(text, b";", at) => Some(at),
+        _ => None,
     }
 }
 

@@ -237,6 +237,14 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         }
     }
 
+    /// Classifies a member of a batch: every member is ours, whatever the framing.
+    fn classify_member(&self, member: Option<Envelope<V>>) -> Inbound<V> {
+        match member {
+            Some(envelope) => self.classify_envelope(envelope, Framing::Text),
+            None => invalid(None),
+        }
+    }
+
     fn classify_envelope(&self, mut envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
         if self.null_params_absent && envelope.params.as_ref().is_some_and(|(_, kind)| *kind == Kind::Null) {
             envelope.params = None;
@@ -328,7 +336,8 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     pub fn receive_kind(&mut self, value: &V, kind: Kind, framing: Framing) -> Vec<Action<V, H>> {
         let mut actions = Vec::new();
         if kind == Kind::Array {
-            self.receive_batch(value.elements(), &mut actions);
+            let members = value.elements().iter().map(|member| member_of(member, member.kind())).collect();
+            self.receive_batch(members, &mut actions);
         } else if let Some(reply) = self.answer(self.classify(value, kind, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
         }
@@ -342,6 +351,27 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         if let Some(reply) = self.answer(self.classify_envelope(envelope, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
         }
+        actions
+    }
+
+    /// Whether a batch of `len` members is one this side reads member by
+    /// member (not refused for its size or for being a batch), so a host
+    /// may read the members' envelopes itself, for
+    /// [`Dispatcher::receive_members`].
+    pub fn takes_batch(&self, len: usize) -> bool {
+        match self.batch_policy {
+            _ if len == 0 => false,
+            BatchPolicy::Reject => false,
+            BatchPolicy::Limit(most) => len <= most,
+            BatchPolicy::Allow => true,
+        }
+    }
+
+    /// [`Dispatcher::receive`] for a batch whose members' envelopes the
+    /// caller has read (`None` for a member that is not an object).
+    pub fn receive_members(&mut self, members: Vec<Option<Envelope<V>>>) -> Vec<Action<V, H>> {
+        let mut actions = Vec::new();
+        self.receive_batch(members, &mut actions);
         actions
     }
 
@@ -387,7 +417,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         out
     }
 
-    fn receive_batch(&mut self, members: Vec<V>, actions: &mut Vec<Action<V, H>>) {
+    fn receive_batch(&mut self, members: Vec<Option<Envelope<V>>>, actions: &mut Vec<Action<V, H>>) {
         let refusal = match self.batch_policy {
             _ if members.is_empty() => Some(ErrorObject::standard(code::INVALID_REQUEST)),
             BatchPolicy::Reject => Some(ErrorObject::new(code::INVALID_REQUEST, "Batch requests not supported")),
@@ -400,7 +430,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             // A batch of responses (to this side's own batch) is never refused.
             let responses_only = !members.is_empty()
                 && members.iter().all(|m| {
-                    let member = self.classify(m, m.kind(), Framing::Text);
+                    let member = self.classify_member(m.clone());
                     matches!(member, Inbound::Response(_) | Inbound::InvalidResponse { .. })
                 });
             if !responses_only {
@@ -414,11 +444,10 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         self.next_batch = self.next_batch.wrapping_add(1);
         let mut replies: Vec<Slot<V>> = Vec::new();
         let mut outstanding = 0;
-        for member in &members {
+        for member in members {
             let slot = replies.len();
             let calls_before = self.calls.len();
-            // Every member of a batch is ours, whatever the framing.
-            let inbound = self.classify(member, member.kind(), Framing::Text);
+            let inbound = self.classify_member(member);
             let reply = self.answer(inbound, Some((key, slot)), actions);
             if self.calls.len() > calls_before {
                 replies.push(Slot::Waiting);
@@ -557,4 +586,10 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             }
         }
     }
+}
+
+/// A batch's member as [`Dispatcher::receive_members`] takes it: an object's
+/// envelope, or `None`.
+fn member_of<V: Value>(member: &V, kind: Kind) -> Option<Envelope<V>> {
+    (kind == Kind::Object).then(|| Envelope::read(member))
 }

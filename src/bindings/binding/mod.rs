@@ -56,6 +56,8 @@ pub struct Binding {
     core: RefCell<Core>,
     /// `drain` is running (see there).
     draining: Cell<bool>,
+    /// The members of the batch being read (see `receive`).
+    batch: RefCell<Option<Vec<Option<Envelope<JsValue>>>>>,
     timers: RefCell<Timers>,
     /// What `listMethods` / `describeMethods` report, unless turned off.
     pub(super) introspection: RefCell<Option<JsValue>>,
@@ -182,8 +184,10 @@ fn receiver() -> Function {
     js::named(&wasm_bindgen::exports(), "wiggumReceive").unchecked_into()
 }
 
-/// One message for endpoint `endpoint`, as its `envelopeReader` read it.
-/// Called by glue.js, never by users: it is not in the package's types.
+/// One message for endpoint `endpoint`, as its `envelopeReader` read it
+/// (or one member of a batch: see [`Binding::receive`]). Returns 1 when the
+/// endpoint asks for a batch's members. Called by glue.js, never by users:
+/// it is not in the package's types.
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumReceive, skip_typescript)]
 #[allow(clippy::too_many_arguments)]
@@ -196,10 +200,11 @@ pub fn wiggum_receive(
     params: JsValue,
     result: JsValue,
     error: JsValue,
-    id_number: f64,
-) {
-    if let Some(binding) = ENDPOINTS.get(endpoint) {
-        binding.receive(message, flags, [id, method, params, result, error], id_number);
+    number: f64,
+) -> u32 {
+    match ENDPOINTS.get(endpoint) {
+        Some(binding) => binding.receive(message, flags, [id, method, params, result, error], number),
+        None => 0,
     }
 }
 
@@ -281,6 +286,7 @@ impl Binding {
                 default_timeout,
                 core: RefCell::new(Endpoint::with_session(config, presence, session)),
                 draining: Cell::new(false),
+                batch: RefCell::new(None),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
                 hooks: js::handler_hooks(&signal, &traced),
@@ -428,8 +434,26 @@ impl Binding {
 
     // ---- receiving ---------------------------------------------------------
 
-    /// One message from the transport, as `envelopeReader` read it.
-    fn receive(self: &Rc<Self>, message: JsValue, bits: u32, members: [JsValue; 5], id_number: f64) {
+    /// One message from the transport, as `envelopeReader` read it; `number`
+    /// is its id when that is a number, or a batch's length. A batch the core
+    /// reads member by member (`Endpoint::takes_batch`) is asked for its
+    /// members (returns 1): each comes as a message of its own, flagged
+    /// `MEMBER`, and `MEMBERS_END` hands them to the core together. So a
+    /// member's envelope is read in one crossing, not one per field.
+    fn receive(self: &Rc<Self>, message: JsValue, bits: u32, members: [JsValue; 5], number: f64) -> u32 {
+        if bits & flags::MEMBER != 0 {
+            if let Some(batch) = self.batch.borrow_mut().as_mut() {
+                batch.push((bits & flags::KIND == flags::OBJECT).then(|| js::envelope(bits, members, number)));
+            }
+            return 0;
+        }
+        if bits & flags::MEMBERS_END != 0 {
+            if let Some(batch) = self.batch.take() {
+                self.with_core(|core| core.receive_members(batch));
+            }
+            return 0;
+        }
+        let id_number = number;
         let framing = if bits & flags::TEXT != 0 {
             self.text.set(true);
             Framing::Text
@@ -438,6 +462,11 @@ impl Binding {
         };
         if self.tracer.is_some() {
             self.trace_in(&message, bits, &members, id_number, framing);
+        } else if bits & flags::KIND == flags::ARRAY
+            && self.core().is_some_and(|core| core.takes_batch(number as usize))
+        {
+            *self.batch.borrow_mut() = Some(Vec::with_capacity(number as usize));
+            return 1;
         }
         self.with_core(|core| match bits & flags::KIND {
             flags::PARSE_FAILED => core.receive_refused(match bits {
@@ -449,6 +478,7 @@ impl Binding {
             flags::OBJECT => core.receive_envelope(js::envelope(bits, members, id_number), framing),
             _ => core.receive(&message, framing),
         });
+        0
     }
 
     /// Traces what came in, if it is ours, with the calls of this side's it

@@ -630,6 +630,26 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
     }
 
+    /// Whether a batch of `len` members is one a host may read member by
+    /// member, for [`Endpoint::receive_members`] (one refused for its size
+    /// or for being a batch goes to [`Endpoint::receive`] whole).
+    pub fn takes_batch(&self, len: usize) -> bool {
+        !self.destroyed && self.dispatcher.takes_batch(len)
+    }
+
+    /// An incoming batch whose members' envelopes the host has read (`None`
+    /// for a member that is not an object): what [`Endpoint::receive`] does
+    /// with an array, without asking the array anything.
+    pub fn receive_members(&mut self, members: Vec<Option<Envelope<V>>>) {
+        if self.destroyed {
+            return;
+        }
+        let actions = self.dispatcher.receive_members(members);
+        self.received(true, actions);
+        // Toward a peer that takes split answers, what settled at once goes this turn.
+        self.schedule_flush();
+    }
+
     /// An incoming message object whose envelope the host has read.
     pub fn receive_envelope(&mut self, envelope: Envelope<V>, framing: Framing) {
         if self.destroyed {
