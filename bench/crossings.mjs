@@ -2,18 +2,20 @@
 // glue (wasm-bindgen's import shims and export wrappers, the closures it
 // hands to JS, glue.js, the postMessage transport): Chromium's precise
 // coverage with call counts over `calls` round trips between a client and a
-// server on a MessageChannel in one page, each count divided by `calls`.
+// server on a MessageChannel in one page, each count divided by `calls`
+// (or, given a width, that many calls in flight at a time: a batch each way).
 // A shim's or wrapper's count is a crossing of the JS↔wasm boundary; the
 // rest is the JS the message path runs. Names come from the build's source
 // map, so the table reads as the sources do.
 //
-//   node bench/crossings.mjs [calls]      (default 1,000; the web build in pkg-web/)
+//   node bench/crossings.mjs [calls] [width]    (default 1,000 calls, one at a time; the web build in pkg-web/)
 import { readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { join } from "node:path";
 import { launchChromium, startPagesServer } from "../tests/js/browser.mjs";
 
 const calls = Number(process.argv[2] ?? 1000);
+const width = Number(process.argv[3] ?? 1);
 const root = new URL("..", import.meta.url).pathname;
 const glue = readFileSync(join(root, "pkg-web/wiggum_rpc.js"), "utf8");
 const map = new SourceMap(JSON.parse(readFileSync(join(root, "pkg-web/wiggum_rpc.js.map"), "utf8")));
@@ -47,16 +49,23 @@ try {
     const server = new lib.JSONRPCServer(lib.portTransport(port1));
     server.method("add", ([a, b]) => a + b);
     const client = new lib.JSONRPCClient(lib.portTransport(port2));
-    window.roundTrips = async (n) => {
-      for (let i = 0; i < n; i++) if ((await client.request("add", [i, 1])) !== i + 1) throw new Error("wrong result");
+    window.roundTrips = async (n, width) => {
+      let next = 0;
+      const lane = async () => {
+        while (next < n) {
+          const i = next++;
+          if ((await client.request("add", [i, 1])) !== i + 1) throw new Error("wrong result");
+        }
+      };
+      await Promise.all(Array.from({ length: width }, lane));
     };
-    await window.roundTrips(100); // the hello and its answer, out of the count
+    await window.roundTrips(100, 1); // the hello and its answer, out of the count
   });
   const session = await page.context().newCDPSession(page);
   await session.send("Profiler.enable");
   await session.send("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
   await session.send("Profiler.takePreciseCoverage"); // resets the counts
-  await page.evaluate((n) => window.roundTrips(n), calls);
+  await page.evaluate(([n, w]) => window.roundTrips(n, w), [calls, width]);
   const { result } = await session.send("Profiler.takePreciseCoverage");
   await session.send("Profiler.stopPreciseCoverage");
   const rows = [];
@@ -70,7 +79,8 @@ try {
   }
   rows.sort((a, b) => b.perTrip - a.perTrip || a.where.localeCompare(b.where));
   const total = rows.reduce((sum, row) => sum + row.perTrip, 0);
-  console.log(`JS functions of the package per sequential round trip (${calls.toLocaleString("en-US")} round trips, client and server in one page):\n`);
+  const how = width === 1 ? "one at a time" : `${width} in flight`;
+  console.log(`JS functions of the package per round trip (${calls.toLocaleString("en-US")} round trips, ${how}, client and server in one page):\n`);
   console.log("| per round trip | where | what |\n| ---: | --- | --- |");
   for (const { perTrip, where, text } of rows) console.log(`| ${perTrip.toFixed(2)} | ${where} | \`${text.replaceAll("|", "\\|")}\` |`);
   console.log(`\n${total.toFixed(1)} calls of ${rows.length} distinct functions per round trip`);
