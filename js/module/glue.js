@@ -526,8 +526,11 @@ export function creditMessage(method, id, credit) {
 // buffers are detached after). Throws what the transport throws (a DataCloneError).
 export function post(transport, text, message, tracer, calls) {
   let transfer;
-  if (Array.isArray(message)) for (const one of message) transfer = unwrapTransfers(one, transfer);
-  else transfer = unwrapTransfers(message, transfer);
+  if (Array.isArray(message)) {
+    for (const one of message) {
+      if (one.params instanceof Transfer || one.result instanceof Transfer) transfer = unwrapTransfers(one, transfer);
+    }
+  } else transfer = unwrapTransfers(message, transfer);
   tracer?.out(message);
   const sent = text ? JSON.stringify(message) : message;
   if (calls !== undefined) transport.send(sent, transfer, calls);
@@ -577,6 +580,15 @@ export function postResult(transport, text, id, result) {
     sendFailure = error;
     return 1;
   }
+}
+
+// A batch's requests and results, built onto its array in one crossing each.
+export function pushRequest(batch, method, params, id) {
+  batch.push(requestMessage(method, params, id));
+}
+
+export function pushResult(batch, id, result) {
+  batch.push(resultMessage(id, result));
 }
 
 export function takeSendFailure() {

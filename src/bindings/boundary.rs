@@ -126,6 +126,12 @@ extern "C" {
     fn post_result_raw(transport: &JsValue, text: i32, id: &JsValue, result: &JsValue) -> i32;
     #[wasm_bindgen(js_name = takeSendFailure)]
     fn take_send_failure() -> JsValue;
+    /// Appends a request to a batch being built.
+    #[wasm_bindgen(js_name = pushRequest)]
+    pub fn push_request(batch: &js_sys::Array, method: &JsValue, params: &JsValue, id: f64);
+    /// Appends a success response to a batch being built.
+    #[wasm_bindgen(js_name = pushResult)]
+    pub fn push_result(batch: &js_sys::Array, id: &JsValue, result: &JsValue);
 
     /// A handler's result when it returned at once; undefined when it threw
     /// (see `handler_threw`) or settles later.

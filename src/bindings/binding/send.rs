@@ -38,7 +38,24 @@ impl Binding {
             }
             Transmit::Single(message) => self.post(&self.message(message), &transmit),
             Transmit::Batch(messages) => {
-                self.post(&messages.iter().map(|m| self.message(m)).collect::<Array>().into(), &transmit)
+                // A batch's requests and results are built onto the array in
+                // one crossing each; the rest are built, then appended.
+                let batch = Array::new();
+                let undefined = JsValue::UNDEFINED;
+                for message in messages {
+                    match message {
+                        Message::Request { id, method, params } => {
+                            js::push_request(&batch, method, params.as_ref().unwrap_or(&undefined), *id as f64)
+                        }
+                        Message::Response(Response { id: Some(id), payload: Ok(result) }) => {
+                            js::push_result(&batch, id.value(), result)
+                        }
+                        other => {
+                            batch.push(&self.message(other));
+                        }
+                    }
+                }
+                self.post(&batch.into(), &transmit)
             }
         };
         if let Err(failure) = sent {

@@ -108,7 +108,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if self.queue.is_empty() || self.holding() {
             return;
         }
-        let queued = core::mem::take(&mut self.queue);
+        // The next turn's queue starts as large as this one was: a steady
+        // stream of calls does not grow it again every turn.
+        let next = Vec::with_capacity(self.queue.len());
+        let queued = core::mem::replace(&mut self.queue, next);
         for one in &queued {
             self.mark_sent(one.call);
         }
