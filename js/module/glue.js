@@ -253,6 +253,7 @@ const VERSION_2 = 1 << 3;
 const ID_SHIFT = 4;
 const METHOD = 1 << 7;
 const PARAMS_SHIFT = 8;
+const PARAMS_MASK = 7 << PARAMS_SHIFT;
 const RESULT = 1 << 11;
 const ERROR = 1 << 12;
 const TEXT = 1 << 13;
@@ -263,28 +264,63 @@ const MEMBER = 1 << 17;
 const MEMBERS_END = 1 << 18;
 
 // An endpoint's message handler: parses JSON text once, reads a message
-// object's envelope, and hands both to wasm in one call: `sink` is the
-// module's own export (`wiggumReceive`), `endpoint` the number it knows this
-// endpoint by. Text past the endpoint's limits (`maxBytes` of UTF-8,
-// `maxDepth` of nesting) is not parsed, and neither are bytes on a text
-// transport (a WebSocket's binary frame); the core answers them.
-export function envelopeReader(sink, endpoint, maxBytes, maxDepth, textTransport) {
+// object's envelope, and hands it to wasm in one call to one of the
+// module's own exports, for the endpoint it knows by `endpoint`:
+// `receive` (`wiggumReceive`) takes any message whole; `call`
+// (`wiggumCall`) a message with neither result nor error, its id, method
+// and params only; `answer` (`wiggumAnswer`) one with no method or params
+// and one of result and error, its id and that value only. Each JS value
+// that crosses costs a slot of the module's table of JS values, taken and
+// given back: a call or an answer crosses with two or three instead of six.
+// (`traced`: the tracer sees every message whole, so all go to `receive`.)
+// Text past the endpoint's limits (`maxBytes` of UTF-8, `maxDepth` of
+// nesting) is not parsed, and neither are bytes on a text transport (a
+// WebSocket's binary frame); the core answers them.
+export function envelopeReader(receive, call, answer, endpoint, maxBytes, maxDepth, textTransport, traced) {
+  // Hands a message object (or a batch's member) over with its envelope
+  // read: the members classification looks at, and their kinds.
+  const readObject = (message, extra) => {
+    const { id, method, params, result, error } = message;
+    let flags = OBJECT | extra;
+    if (message.jsonrpc === "2.0") flags |= VERSION_2;
+    if (typeof id === "number") flags |= (NUMBER + 1) << ID_SHIFT;
+    else if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
+    if (method !== undefined) flags |= METHOD;
+    if (params !== undefined) flags |= ((Array.isArray(params) ? ARRAY : kindOf(params)) + 1) << PARAMS_SHIFT;
+    // A structured clone keeps a member whose value is undefined: the Wiggum
+    // spec's reference server answers a handler that returns nothing with
+    // `{ result: undefined }`, and that is an answer (the caller gets undefined).
+    // Only a message with neither method nor error is looked at again.
+    if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
+    if (error !== undefined) flags |= ERROR;
+    // A numeric id travels as a number too: the core's id rule needs its value.
+    const number = typeof id === "number" ? id : 0;
+    const answers = flags & (RESULT | ERROR);
+    if (traced) receive(endpoint, message, flags, id, method, params, result, error, number);
+    else if (answers === 0) call(endpoint, flags, id, method, params, number);
+    else if (answers !== (RESULT | ERROR) && (flags & (METHOD | PARAMS_MASK)) === 0) answer(endpoint, flags, id, answers === RESULT ? result : error, number);
+    else receive(endpoint, message, flags, id, method, params, result, error, number);
+  };
+  const readMember = (member) => {
+    if (member === null || typeof member !== "object" || Array.isArray(member)) receive(endpoint, undefined, MEMBER | kindOf(member));
+    else readObject(member, MEMBER);
+  };
   return (message) => {
     let text = 0;
     if (textTransport && (message instanceof ArrayBuffer || ArrayBuffer.isView(message))) {
-      sink(endpoint, undefined, PARSE_FAILED | TEXT | NOT_TEXT);
+      receive(endpoint, undefined, PARSE_FAILED | TEXT | NOT_TEXT);
       return;
     }
     if (typeof message === "string") {
       const refused = textRefused(message, maxBytes, maxDepth);
       if (refused !== 0) {
-        sink(endpoint, undefined, PARSE_FAILED | TEXT | refused);
+        receive(endpoint, undefined, PARSE_FAILED | TEXT | refused);
         return;
       }
       try {
         message = JSON.parse(message);
       } catch {
-        sink(endpoint, undefined, PARSE_FAILED | TEXT);
+        receive(endpoint, undefined, PARSE_FAILED | TEXT);
         return;
       }
       text = TEXT;
@@ -292,42 +328,17 @@ export function envelopeReader(sink, endpoint, maxBytes, maxDepth, textTransport
     if (Array.isArray(message)) {
       // A batch: when the endpoint asks for them (1), its members' envelopes,
       // one call each, then the end of the batch.
-      if (sink(endpoint, message, ARRAY | text, undefined, undefined, undefined, undefined, undefined, message.length) !== 1) return;
-      for (const member of message) readMember(sink, endpoint, member);
-      sink(endpoint, undefined, MEMBERS_END);
+      if (receive(endpoint, message, ARRAY | text, undefined, undefined, undefined, undefined, undefined, message.length) !== 1) return;
+      for (const member of message) readMember(member);
+      receive(endpoint, undefined, MEMBERS_END);
       return;
     }
     if (message === null || typeof message !== "object") {
-      sink(endpoint, message, kindOf(message) | text);
+      receive(endpoint, message, kindOf(message) | text);
       return;
     }
-    readObject(sink, endpoint, message, text);
+    readObject(message, text);
   };
-}
-
-function readMember(sink, endpoint, member) {
-  if (member === null || typeof member !== "object" || Array.isArray(member)) sink(endpoint, undefined, MEMBER | kindOf(member));
-  else readObject(sink, endpoint, member, MEMBER);
-}
-
-// Hands a message object (or a batch's member) to the endpoint with its
-// envelope read: the members classification looks at, and their kinds.
-function readObject(sink, endpoint, message, extra) {
-  const { id, method, params, result, error } = message;
-  let flags = OBJECT | extra;
-  if (message.jsonrpc === "2.0") flags |= VERSION_2;
-  if (typeof id === "number") flags |= (NUMBER + 1) << ID_SHIFT;
-  else if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
-  if (method !== undefined) flags |= METHOD;
-  if (params !== undefined) flags |= ((Array.isArray(params) ? ARRAY : kindOf(params)) + 1) << PARAMS_SHIFT;
-  // A structured clone keeps a member whose value is undefined: the Wiggum
-  // spec's reference server answers a handler that returns nothing with
-  // `{ result: undefined }`, and that is an answer (the caller gets undefined).
-  // Only a message with neither method nor error is looked at again.
-  if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
-  if (error !== undefined) flags |= ERROR;
-  // A numeric id travels as a number too: the core's id rule needs its value.
-  sink(endpoint, message, flags, id, method, params, result, error, typeof id === "number" ? id : 0);
 }
 
 // TOO_LARGE, TOO_DEEP, or 0. Each UTF-16 unit is 1 to 3 bytes of UTF-8, so

@@ -44,12 +44,16 @@ extern "C" {
     #[wasm_bindgen(js_name = requestShape)]
     pub fn request_shape(method: &JsValue, params: &JsValue, options: &JsValue) -> i32;
     #[wasm_bindgen(js_name = envelopeReader)]
+    #[allow(clippy::too_many_arguments)]
     pub fn envelope_reader(
-        sink: &Function,
+        receive: &Function,
+        call: &Function,
+        answer: &Function,
         endpoint: f64,
         max_bytes: f64,
         max_depth: f64,
         text_transport: bool,
+        traced: bool,
     ) -> Function;
 
     #[wasm_bindgen(js_name = openCall)]

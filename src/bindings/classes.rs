@@ -56,13 +56,21 @@ macro_rules! calls {
         #[wasm_bindgen]
         impl $class {
             /// Sends a request; resolves with its result, rejects with `RPCError`.
-            pub fn request(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
-                self.binding.request(method, params, &options)
+            // `options` is optional here so that a call without them crosses
+            // one JS value fewer (each takes and gives back a slot of the
+            // module's table of JS values); anything given is read as before.
+            pub fn request(&self, method: JsValue, params: JsValue, options: Option<js_sys::Object>) -> Promise {
+                self.binding.request(method, params, &options.map_or(JsValue::UNDEFINED, JsValue::from))
             }
 
             /// Sends a notification: no id, no response.
-            pub fn notify(&self, method: JsValue, params: JsValue, options: JsValue) -> Result<(), JsValue> {
-                self.binding.notify(method, params, &options)
+            pub fn notify(
+                &self,
+                method: JsValue,
+                params: JsValue,
+                options: Option<js_sys::Object>,
+            ) -> Result<(), JsValue> {
+                self.binding.notify(method, params, &options.map_or(JsValue::UNDEFINED, JsValue::from))
             }
 
             /// Calls still waiting for a response.

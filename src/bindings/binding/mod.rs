@@ -179,9 +179,9 @@ impl Endpoints {
     }
 }
 
-/// The raw export [`wiggum_receive`], as the instance exports it.
-fn receiver() -> Function {
-    js::named(&wasm_bindgen::exports(), "wiggumReceive").unchecked_into()
+/// One of the message entry points below, as the instance exports it.
+fn export(name: &str) -> Function {
+    js::named(&wasm_bindgen::exports(), name).unchecked_into()
 }
 
 /// One message for endpoint `endpoint`, as its `envelopeReader` read it
@@ -204,6 +204,34 @@ pub fn wiggum_receive(
 ) -> u32 {
     match ENDPOINTS.get(endpoint) {
         Some(binding) => binding.receive(message, flags, [id, method, params, result, error], number),
+        None => 0,
+    }
+}
+
+/// [`wiggum_receive`] for a message (or a batch's member) with neither
+/// result nor error: only the members it has cross.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumCall, skip_typescript)]
+pub fn wiggum_call(endpoint: u32, flags: u32, id: JsValue, method: JsValue, params: JsValue, number: f64) -> u32 {
+    let none = JsValue::UNDEFINED;
+    match ENDPOINTS.get(endpoint) {
+        Some(binding) => binding.receive(none.clone(), flags, [id, method, params, none.clone(), none], number),
+        None => 0,
+    }
+}
+
+/// [`wiggum_receive`] for a message (or a batch's member) with no method or
+/// params and one of result and error (`flags` says which): its id and that value.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumAnswer, skip_typescript)]
+pub fn wiggum_answer(endpoint: u32, flags: u32, id: JsValue, value: JsValue, number: f64) -> u32 {
+    let none = JsValue::UNDEFINED;
+    let (result, error) = match flags & flags::RESULT != 0 {
+        true => (value, none.clone()),
+        false => (none.clone(), value),
+    };
+    match ENDPOINTS.get(endpoint) {
+        Some(binding) => binding.receive(none.clone(), flags, [id, none.clone(), none, result, error], number),
         None => 0,
     }
 }
@@ -263,11 +291,14 @@ impl Binding {
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
             let on_message = js::envelope_reader(
-                &receiver(),
+                &export("wiggumReceive"),
+                &export("wiggumCall"),
+                &export("wiggumAnswer"),
                 f64::from(ENDPOINTS.enter(weak.clone())),
                 limits.max_message_bytes as f64,
                 limits.max_depth as f64,
                 text,
+                tracer.is_some(),
             );
             let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
                 move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
