@@ -25,13 +25,26 @@ after(async () => {
   await server?.close();
 });
 
-/** Runs in the page: waits until `check()` is truthy, polling. */
+/**
+ * Runs in the page: waits until `check()` is truthy, polling; when it times
+ * out, the error says what it waited for and where the page stood (the
+ * status, the build's result and output, the last messages of the inspector).
+ */
 const helpers = `
   const $ = (selector) => document.querySelector(selector);
   const until = async (check, ms = 60000) => {
     const end = Date.now() + ms;
     while (!check()) {
-      if (Date.now() > end) throw new Error("timed out waiting for " + check);
+      if (Date.now() > end) {
+        const texts = (selector) => [...document.querySelectorAll(selector)].map((node) => node.textContent.slice(0, 200));
+        const state = {
+          status: $("#status")?.className + ": " + $("#status")?.textContent,
+          build: $("#build-result")?.dataset.state + ": " + $("#build-result")?.textContent,
+          output: texts("#build-output li"),
+          last: texts("li").slice(-12),
+        };
+        throw new Error("timed out waiting for " + check + " | " + JSON.stringify(state));
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };`;
