@@ -570,21 +570,18 @@ const TRANSFERABLE = ["params", "result"];
 let sendFailure;
 
 export function postRequest(transport, text, method, params, id) {
-  try {
-    const message = requestMessage(method, params, id);
-    if (params instanceof Transfer) post(transport, text, message);
-    else transport.send(text ? JSON.stringify(message) : message);
-    return 0;
-  } catch (error) {
-    sendFailure = error;
-    return 1;
-  }
+  return postOne(transport, text, requestMessage(method, params, id), params);
 }
 
 export function postResult(transport, text, id, result) {
+  return postOne(transport, text, resultMessage(id, result), result);
+}
+
+// `payload`: the one member a transfer() marker may be in; without one, the
+// message goes straight to the transport.
+function postOne(transport, text, message, payload) {
   try {
-    const message = resultMessage(id, result);
-    if (result instanceof Transfer) post(transport, text, message);
+    if (payload instanceof Transfer) post(transport, text, message);
     else transport.send(text ? JSON.stringify(message) : message);
     return 0;
   } catch (error) {
