@@ -71,7 +71,7 @@ export async function launchFirefox() {
       await use(handle);
       const script = `const done = arguments[arguments.length - 1];
         (${fn}).apply(null, Array.from(arguments).slice(0, -1)).then(
-          (value) => done({ value }), (error) => done({ error: String(error?.stack ?? error) }));`;
+          (value) => done({ value }), (error) => done({ error: error instanceof Error ? \`\${error.message}\\n\${error.stack}\` : String(error) }));`;
       const { value, error } = await call("POST", `${session}/execute/async`, { script, args });
       if (error !== undefined) throw new Error(`in Firefox: ${error}`);
       return value;
