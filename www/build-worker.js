@@ -31,9 +31,12 @@ await init({ module_or_path: module });
 const main = new Peer(selfTransport(), { openrpc: { title: "Wiggum build worker", version: "1.0.0" } });
 
 // esbuild-wasm and the file system start while the first calls may already wait.
+// The page writes the project while this worker reads it: ZenFS's sync cache
+// of a Port mount is a copy taken when it mounts, and an async read of a file
+// written since fails against it ("Out of sync!"), so the cache is off.
 const ready = Promise.all([
   esbuild.initialize({ wasmURL: "/vendor/esbuild/esbuild.wasm", worker: false }),
-  configure({ mounts: { "/project": { backend: Port, port: fsPort, timeout: 5000 } } }),
+  configure({ mounts: { "/project": { backend: Port, port: fsPort, timeout: 5000, disableAsyncCache: true } } }),
 ]);
 
 // `{ files: { [path]: source } }` or `{ dir }`, with an optional `entry`: a

@@ -46,13 +46,8 @@ export function fileSystemSource(fsPromises, dir) {
   };
   return {
     paths: () => walk(""),
-    read: async (path) => {
-      try {
-        return await fsPromises.readFile(`${root}/${path}`, "utf8");
-      } catch {
-        return undefined;
-      }
-    },
+    // A file that cannot be read is an error of the build's, with why.
+    read: (path) => fsPromises.readFile(`${root}/${path}`, "utf8"),
   };
 }
 
@@ -92,7 +87,12 @@ export async function bundle(esbuild, source, { entry, format = "iife", onLoad =
         return { errors: [{ text: `cannot find "${path}" from ${importer}` }] };
       });
       build.onLoad({ filter: /.*/, namespace: "project" }, async ({ path }) => {
-        const contents = await source.read(path);
+        let contents;
+        try {
+          contents = await source.read(path);
+        } catch (error) {
+          return { errors: [{ text: `cannot read ${path}: ${error?.message ?? error}` }] };
+        }
         if (contents === undefined) return { errors: [{ text: `cannot read ${path}` }] };
         onLoad({ done: ++loaded, total: paths.length, file: path });
         return { contents, loader: loaderOf(path) };

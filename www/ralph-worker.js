@@ -15,7 +15,8 @@ self.addEventListener("message", async ({ data }) => {
   if (data?.type !== "connect" || !(data.port instanceof MessagePort)) return;
   await init({ module_or_path: data.module });
   const chief = new Peer(portTransport(data.port, { closePort: false }));
-  const mounted = configure({ mounts: { "/project": { backend: Port, port: data.port, timeout: 5000 } } });
+  // The page writes the project too: no sync cache to go stale (see build-worker.js).
+  const mounted = configure({ mounts: { "/project": { backend: Port, port: data.port, timeout: 5000, disableAsyncCache: true } } });
   serve(chief, mounted);
 });
 
