@@ -391,19 +391,20 @@ export function openCall(method, onChunk, onProgress) {
 // The two ways a call settles, each its own import: the module calls them
 // directly, with no conversion shim between (a flag argument would need one).
 export function resolveCall(promise, result) {
-  const call = promise[CALL];
-  if (call === undefined) return;
-  promise[CALL] = undefined;
-  call.unwatch?.();
-  call.resolve(result);
+  ending(promise)?.resolve(result);
 }
 
 export function rejectCall(promise, error) {
+  ending(promise)?.reject(error);
+}
+
+// The record of a call about to settle, taken off its promise (undefined once it has).
+function ending(promise) {
   const call = promise[CALL];
-  if (call === undefined) return;
+  if (call === undefined) return undefined;
   promise[CALL] = undefined;
   call.unwatch?.();
-  call.reject(error);
+  return call;
 }
 
 // The method of a call still waiting (for the trace).
@@ -691,8 +692,7 @@ export function invoke(hooks, handler, params, call) {
     hooks.thrown = error;
     return undefined;
   }
-  // Not a thenable (isThenable, inline on this path): the answer is now.
-  if (result === null || (typeof result !== "object" && typeof result !== "function") || typeof result.then !== "function") {
+  if (!isThenable(result)) {
     if (handler.length >= 2) hooks.controllers.delete(call);
     return result === undefined ? null : result;
   }

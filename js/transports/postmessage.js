@@ -212,8 +212,6 @@ class PostMessageTransport extends Transport {
   #alive = new AbortController();
   #watching;
   #gone = false;
-  /** Set by `release()`, that is once destroyed. */
-  #released = false;
 
   /**
    * Posts to `target` (a window with `targetOrigin`; a port or a worker
@@ -231,9 +229,8 @@ class PostMessageTransport extends Transport {
     this.#listener = (event) => {
       if (source !== undefined && event.source !== source) return;
       if (origin !== undefined && event.origin !== origin) return;
-      // Only JSON-RPC traffic: an array, or an object with `jsonrpc: "2.0"` (isOurs, inline on this path).
       const data = event.data;
-      if (Array.isArray(data) || (data !== null && typeof data === "object" && data.jsonrpc === "2.0")) this.deliver(data);
+      if (isOurs(data)) this.deliver(data);
     };
     replayEarly(listenOn, this.#listener);
     listenOn.addEventListener("message", this.#listener);
@@ -287,7 +284,7 @@ class PostMessageTransport extends Transport {
 
   /** Posts a message. Throws what `postMessage` throws, e.g. `DataCloneError`. */
   send(message, transfer) {
-    if (this.#released) throw new Error("transport destroyed");
+    if (this.destroyed) throw new Error("transport destroyed");
     // A window's postMessage takes a target origin; a port's and a worker's do not.
     if (this.#targetOrigin === undefined) this.#target.postMessage(message, transfer);
     else this.#target.postMessage(message, this.#targetOrigin, transfer);
@@ -295,7 +292,6 @@ class PostMessageTransport extends Transport {
 
   /** Removes the listener, frees this side's lock (the other side learns it has gone), closes an owned port. */
   release() {
-    this.#released = true;
     this.#watching?.abort();
     this.#alive.abort();
     this.#unwatch?.();

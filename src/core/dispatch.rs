@@ -359,11 +359,17 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// may read the members' envelopes itself, for
     /// [`Dispatcher::receive_members`].
     pub fn takes_batch(&self, len: usize) -> bool {
+        self.batch_refusal(len).is_none()
+    }
+
+    /// Why a batch of `len` members is refused whole, if it is: empty, past
+    /// the limit, or batches refused.
+    fn batch_refusal(&self, len: usize) -> Option<ErrorObject<V>> {
         match self.batch_policy {
-            _ if len == 0 => false,
-            BatchPolicy::Reject => false,
-            BatchPolicy::Limit(most) => len <= most,
-            BatchPolicy::Allow => true,
+            _ if len == 0 => Some(ErrorObject::standard(code::INVALID_REQUEST)),
+            BatchPolicy::Reject => Some(ErrorObject::new(code::INVALID_REQUEST, "Batch requests not supported")),
+            BatchPolicy::Limit(most) if len > most => Some(ErrorObject::new(code::INVALID_REQUEST, "Batch too large")),
+            _ => None,
         }
     }
 
@@ -418,15 +424,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     }
 
     fn receive_batch(&mut self, members: Vec<Option<Envelope<V>>>, actions: &mut Vec<Action<V, H>>) {
-        let refusal = match self.batch_policy {
-            _ if members.is_empty() => Some(ErrorObject::standard(code::INVALID_REQUEST)),
-            BatchPolicy::Reject => Some(ErrorObject::new(code::INVALID_REQUEST, "Batch requests not supported")),
-            BatchPolicy::Limit(most) if members.len() > most => {
-                Some(ErrorObject::new(code::INVALID_REQUEST, "Batch too large"))
-            }
-            _ => None,
-        };
-        if let Some(error) = refusal {
+        if let Some(error) = self.batch_refusal(members.len()) {
             // A batch of responses (to this side's own batch) is never refused.
             let responses_only = !members.is_empty()
                 && members.iter().all(|m| {

@@ -213,9 +213,10 @@ pub fn wiggum_receive(
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumCall, skip_typescript)]
 pub fn wiggum_call(endpoint: u32, flags: u32, id: JsValue, method: JsValue, params: JsValue, number: f64) -> u32 {
-    let none = JsValue::UNDEFINED;
+    // `UNDEFINED` is a constant: a clone of it would take a table slot.
+    const NONE: JsValue = JsValue::UNDEFINED;
     match ENDPOINTS.get(endpoint) {
-        Some(binding) => binding.receive(none.clone(), flags, [id, method, params, none.clone(), none], number),
+        Some(binding) => binding.receive(NONE, flags, [id, method, params, NONE, NONE], number),
         None => 0,
     }
 }
@@ -225,13 +226,13 @@ pub fn wiggum_call(endpoint: u32, flags: u32, id: JsValue, method: JsValue, para
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumAnswer, skip_typescript)]
 pub fn wiggum_answer(endpoint: u32, flags: u32, id: JsValue, value: JsValue, number: f64) -> u32 {
-    let none = JsValue::UNDEFINED;
+    const NONE: JsValue = JsValue::UNDEFINED;
     let (result, error) = match flags & flags::RESULT != 0 {
-        true => (value, none.clone()),
-        false => (none.clone(), value),
+        true => (value, NONE),
+        false => (NONE, value),
     };
     match ENDPOINTS.get(endpoint) {
-        Some(binding) => binding.receive(none.clone(), flags, [id, none.clone(), none, result, error], number),
+        Some(binding) => binding.receive(NONE, flags, [id, NONE, NONE, result, error], number),
         None => 0,
     }
 }
@@ -493,9 +494,9 @@ impl Binding {
         };
         if self.tracer.is_some() {
             self.trace_in(&message, bits, &members, id_number, framing);
-        } else if bits & flags::KIND == flags::ARRAY
-            && self.core().is_some_and(|core| core.takes_batch(number as usize))
-        {
+        }
+        // Traced or not, a batch is read the same way: its members' envelopes as the reader reads a message's.
+        if bits & flags::KIND == flags::ARRAY && self.core().is_some_and(|core| core.takes_batch(number as usize)) {
             *self.batch.borrow_mut() = Some(Vec::with_capacity(number as usize));
             return 1;
         }
