@@ -36,6 +36,9 @@ const inWorker = {
     const client = new JSONRPCClient(workerTransport(worker));
     return client.request("add", [1, 2]).finally(() => client.destroy());
   },
+  "wiggum-rpc, own fetch"(worker) {
+    return inWorker["wiggum-rpc"](worker);
+  },
   "wiggum-rpc, module shared"(worker) {
     worker.postMessage(compiledModule());
     return inWorker["wiggum-rpc"](worker);
@@ -105,7 +108,7 @@ const inFrame = {
   },
 };
 
-const SCRIPTS = { "Cap'n Web": "capnweb", "wiggum-rpc, module shared": "wiggum-rpc-shared", "wiggum-rpc, files as served": "wiggum-rpc-served" };
+const SCRIPTS = { "Cap'n Web": "capnweb", "wiggum-rpc, own fetch": "wiggum-rpc-own", "wiggum-rpc, module shared": "wiggum-rpc-shared", "wiggum-rpc, files as served": "wiggum-rpc-served" };
 const script = (variant) => SCRIPTS[variant] ?? variant;
 
 function median(values) {

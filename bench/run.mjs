@@ -62,9 +62,10 @@ for (const kind of ["workers", "frames"]) {
 for (const name of frames) {
   writeFileSync(join(root, `bench/dist/frames/${name}.html`), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="${name}.js"></script>\n`);
 }
-// The pool benchmark's workers: wiggum-rpc's bundled as a bundler would (the page hands it the module), workerpool's.
+// The pool benchmark's workers: wiggum-rpc's bundled as a bundler would (the page hands it the module), workerpool's;
+// and the cold start's worker that fetches its own .wasm (no frame of its kind).
 await build({
-  entryPoints: ["pool-wiggum", "pool-workerpool"].map((name) => join(root, `bench/workers/${name}.js`)),
+  entryPoints: ["pool-wiggum", "pool-workerpool", "wiggum-rpc-own"].map((name) => join(root, `bench/workers/${name}.js`)),
   bundle: true,
   minify: true,
   format: "esm",
@@ -237,7 +238,7 @@ async function inFirefox(url, cachedUrl, options) {
   }
 }
 
-const COLD_VARIANTS = ["raw", "comlink", "json-rpc-2.0", "birpc", "Cap'n Web", "wiggum-rpc", "wiggum-rpc, module shared", "wiggum-rpc, files as served"];
+const COLD_VARIANTS = ["raw", "comlink", "json-rpc-2.0", "birpc", "Cap'n Web", "wiggum-rpc", "wiggum-rpc, own fetch", "wiggum-rpc, module shared", "wiggum-rpc, files as served"];
 
 /** Cold starts, worker and iframe: each variant's median, uncached and cached, and wiggum-rpc's distance to comlink. */
 function coldTable({ cold: { uncached, cached } }, starts) {
@@ -247,7 +248,7 @@ function coldTable({ cold: { uncached, cached } }, starts) {
     lines.push(`| ${created} → first answer (median of ${starts}) | uncached | from the HTTP cache |`, "| --- | ---: | ---: |");
     const variants = COLD_VARIANTS.filter((variant) => variant in cached[kind]);
     for (const variant of variants) lines.push(`| ${variant} | ${ms(uncached[kind][variant])} | ${ms(cached[kind][variant])} |`);
-    for (const ours of ["wiggum-rpc", "wiggum-rpc, module shared"]) {
+    for (const ours of ["wiggum-rpc", "wiggum-rpc, own fetch", "wiggum-rpc, module shared"].filter((variant) => variant in cached[kind])) {
       const behind = (times) => ms(times[kind][ours] - times[kind].comlink);
       lines.push(`| ${ours} − comlink | ${behind(uncached)} | ${behind(cached)} |`);
     }

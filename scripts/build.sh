@@ -35,6 +35,7 @@ build() {
     node scripts/subpath-entries.mjs "$dir" esm
     node scripts/slim-package.mjs "$dir"
   fi
+  if [ "$wasm_target" = web ]; then node scripts/share-module.mjs --stamp "$dir"; fi
 }
 
 if [ "$target" = web ]; then

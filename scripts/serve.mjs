@@ -49,7 +49,10 @@ export async function startServer({ port = 0, host = "127.0.0.1", mounts = defau
   const mcpHandler = mcp ? (await import("./demo-mcp.mjs")).demoMcpHandler(() => server.address()) : undefined;
   const hub = mcp ? await (await import("./demo-hub.mjs")).demoHub() : undefined;
   const server = createServer(async (request, response) => {
-    const path = new URL(request.url, "http://localhost").pathname;
+    const { pathname: path, searchParams } = new URL(request.url, "http://localhost");
+    // `?delay=ms` holds the response that long (a test's slow network).
+    const delay = Number(searchParams.get("delay"));
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(delay, 10_000)));
     if (mcpHandler && path === "/mcp") {
       await mcpHandler(request, response);
       return;

@@ -160,6 +160,72 @@ async function watchPresence(name, signal, onGone) {
   }
 }
 
+// The module hand-off. A dedicated worker that loads the web build itself
+// (`init()` with a path, or none) asks whoever created it for the module
+// that build compiled, while it fetches the .wasm: `$/module` with the
+// build's id (a hash of the .wasm). A page whose worker transport hears the
+// question, and whose own build has that id and has been initialised,
+// answers with its WebAssembly.Module (a clone shares the compiled code), and
+// the worker instantiates that instead of waiting for its fetch and compile.
+// Anyone else ignores the question, as JSON-RPC peers ignore `$/`
+// notifications they do not know, and the worker's fetch wins. The worker
+// gives the answer ANSWER_GRACE ms before it fetches: a worker's first
+// fetch() holds its thread a millisecond or more, and its response and
+// compile more, all of which would delay the answer it is waiting for (an
+// idle page's comes in under a millisecond); the answer still wins if it
+// comes later. This lives here, not in the core: it is asked before the
+// worker has a core at all.
+const MODULE = "$/module";
+const ANSWER_GRACE = 2;
+let offered;
+
+/** This build's compiled module and its id, which worker transports hand to a worker that asks for them. */
+export function offerModule(module, build) {
+  offered = { module, build };
+}
+
+function isModuleMessage(data) {
+  return data !== null && typeof data === "object" && data.jsonrpc === "2.0" && data.method === MODULE;
+}
+
+/**
+ * What `init()` instantiates when it would fetch `url`: the owner's module of
+ * build `build` if that comes first, else the fetch's response (the fetch is
+ * aborted once the module is here). Outside a dedicated worker, the fetch.
+ */
+export function ownerModuleOrFetch(url, build) {
+  const scope = globalThis;
+  if (typeof DedicatedWorkerGlobalScope !== "function" || !(scope instanceof DedicatedWorkerGlobalScope)) return fetch(url);
+  const fetching = new AbortController();
+  return new Promise((resolve, reject) => {
+    const settle = (settled, value) => {
+      clearTimeout(grace);
+      scope.removeEventListener("message", listener);
+      settled(value);
+    };
+    const listener = (event) => {
+      const { data } = event;
+      if (!isModuleMessage(data) || data.params?.build !== build || !(data.params.module instanceof WebAssembly.Module)) return;
+      event.stopImmediatePropagation();
+      fetching.abort();
+      settle(resolve, data.params.module);
+    };
+    const ownFetch = () =>
+      fetch(url, { signal: fetching.signal }).then(
+        (response) => settle(resolve, response),
+        (error) => settle(reject, error),
+      );
+    scope.addEventListener("message", listener);
+    let grace;
+    try {
+      scope.postMessage({ jsonrpc: "2.0", method: MODULE, params: { build } });
+      grace = setTimeout(ownFetch, ANSWER_GRACE);
+    } catch {
+      ownFetch();
+    }
+  });
+}
+
 /** Whether `data` may be JSON-RPC: an array, or an object with `jsonrpc: "2.0"`. */
 function isOurs(data) {
   return Array.isArray(data) || (data !== null && typeof data === "object" && data.jsonrpc === "2.0");
@@ -180,7 +246,7 @@ function listenEarly() {
   if (!inWorker && !inWindow) return undefined;
   const events = [];
   const listener = (event) => {
-    if (!isOurs(event.data)) return;
+    if (!isOurs(event.data) || isModuleMessage(event.data)) return;
     events.push(event);
     if (events.length >= EARLY_LIMIT) scope.removeEventListener("message", listener);
   };
@@ -212,6 +278,7 @@ class PostMessageTransport extends Transport {
   #alive = new AbortController();
   #watching;
   #gone = false;
+  #mayAsk = false;
 
   /**
    * Posts to `target` (a window with `targetOrigin`; a port or a worker
@@ -230,12 +297,33 @@ class PostMessageTransport extends Transport {
       if (source !== undefined && event.source !== source) return;
       if (origin !== undefined && event.origin !== origin) return;
       const data = event.data;
-      if (isOurs(data)) this.deliver(data);
+      if (!isOurs(data) || (this.#mayAsk && this.#answered(data))) return;
+      this.deliver(data);
     };
     replayEarly(listenOn, this.#listener);
     listenOn.addEventListener("message", this.#listener);
     /** The Web Lock this side holds while it lives, named in the hello (undefined without Web Locks). */
     this.presence = holdPresence(this.#alive.signal);
+  }
+
+  /** Toward a worker: its first JSON-RPC message may ask for this build's module. */
+  answerModuleQuestion() {
+    this.#mayAsk = true;
+  }
+
+  // Whether `data`, the worker's first JSON-RPC message, was its question
+  // for the module; the module is handed over if this build is the one asked for.
+  #answered(data) {
+    this.#mayAsk = false;
+    if (!isModuleMessage(data)) return false;
+    if (offered !== undefined && data.params?.build === offered.build) {
+      try {
+        this.send({ jsonrpc: "2.0", method: MODULE, params: { build: offered.build, module: offered.module } });
+      } catch {
+        // A worker of another agent cluster cannot take the module: it has its own fetch.
+      }
+    }
+    return true;
   }
 
   /**
@@ -394,7 +482,9 @@ export function portTransport(port, options) {
  */
 export function workerTransport(worker, options) {
   requireObject(worker, "workerTransport: worker must be a Worker");
-  return channelTransport(worker, false, handshakeOption(options, "announce"));
+  const transport = channelTransport(worker, false, handshakeOption(options, "announce"));
+  transport.answerModuleQuestion();
+  return transport;
 }
 
 /** Inside a dedicated worker: talks to whoever created it, through its global scope. */
