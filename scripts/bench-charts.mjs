@@ -85,7 +85,7 @@ export function charts(run) {
       `cold-start-${slug}.svg`,
       barChart({
         title: `new Worker() → first answer, ${browser.version}${mode}`,
-        note: "Median milliseconds. Lower is better. \"module shared\": the page hands its compiled module to the worker.",
+        note: "Median milliseconds. Lower is better. wiggum-rpc: the worker asks the page for its module; \"own fetch\": it fetches its own; \"module shared\": the page posts its module unasked.",
         groups: ["uncached", "cached"].map((cache) => ({
           label: cache === "cached" ? "from the HTTP cache" : "uncached",
           bars: run.coldVariants
