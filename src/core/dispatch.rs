@@ -336,8 +336,11 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     pub fn receive_kind(&mut self, value: &V, kind: Kind, framing: Framing) -> Vec<Action<V, H>> {
         let mut actions = Vec::new();
         if kind == Kind::Array {
-            let members = value.elements().iter().map(|member| member_of(member, member.kind())).collect();
-            self.receive_batch(members, &mut actions);
+            let elements = value.elements();
+            // A refused batch is read only as far as its first member that is not a response.
+            if !self.refused(elements.len(), elements.iter().map(member_of), &mut actions) {
+                self.receive_batch(elements.iter().map(member_of).collect(), &mut actions);
+            }
         } else if let Some(reply) = self.answer(self.classify(value, kind, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
         }
@@ -377,8 +380,34 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// caller has read (`None` for a member that is not an object).
     pub fn receive_members(&mut self, members: Vec<Option<Envelope<V>>>) -> Vec<Action<V, H>> {
         let mut actions = Vec::new();
-        self.receive_batch(members, &mut actions);
+        if !self.refused(members.len(), members.iter().cloned(), &mut actions) {
+            self.receive_batch(members, &mut actions);
+        }
         actions
+    }
+
+    /// Whether a batch of `len` members is refused whole (the refusal, from
+    /// a server, goes into `actions`). A batch of responses (to this side's
+    /// own batch) never is: `members` are read, as far as the first that
+    /// is not a response, only for a batch refused otherwise.
+    fn refused(
+        &self,
+        len: usize,
+        mut members: impl Iterator<Item = Option<Envelope<V>>>,
+        actions: &mut Vec<Action<V, H>>,
+    ) -> bool {
+        let Some(error) = self.batch_refusal(len) else { return false };
+        let responses_only = len != 0
+            && members.all(|member| {
+                matches!(self.classify_member(member), Inbound::Response(_) | Inbound::InvalidResponse { .. })
+            });
+        if responses_only {
+            return false;
+        }
+        if self.roles.server {
+            actions.push(Action::Send(Outgoing::Single(Response::error(None, error))));
+        }
+        true
     }
 
     /// Reports how a handler ended. Returns the reply to send, if this
@@ -423,21 +452,8 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         out
     }
 
+    /// A batch that is not refused (see [`Dispatcher::refused`]).
     fn receive_batch(&mut self, members: Vec<Option<Envelope<V>>>, actions: &mut Vec<Action<V, H>>) {
-        if let Some(error) = self.batch_refusal(members.len()) {
-            // A batch of responses (to this side's own batch) is never refused.
-            let responses_only = !members.is_empty()
-                && members.iter().all(|m| {
-                    let member = self.classify_member(m.clone());
-                    matches!(member, Inbound::Response(_) | Inbound::InvalidResponse { .. })
-                });
-            if !responses_only {
-                if self.roles.server {
-                    actions.push(Action::Send(Outgoing::Single(Response::error(None, error))));
-                }
-                return;
-            }
-        }
         let key = self.next_batch;
         self.next_batch = self.next_batch.wrapping_add(1);
         let mut replies: Vec<Slot<V>> = Vec::new();
@@ -588,6 +604,6 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 
 /// A batch's member as [`Dispatcher::receive_members`] takes it: an object's
 /// envelope, or `None`.
-fn member_of<V: Value>(member: &V, kind: Kind) -> Option<Envelope<V>> {
-    (kind == Kind::Object).then(|| Envelope::read(member))
+fn member_of<V: Value>(member: &V) -> Option<Envelope<V>> {
+    (member.kind() == Kind::Object).then(|| Envelope::read(member))
 }

@@ -40,9 +40,10 @@ impl<V: Value> Id<V> {
     pub fn read(value: V, kind: Kind) -> Option<Self> {
         match kind {
             Kind::Null | Kind::String => Some(Id(value, None)),
-            Kind::Number if value.is_exact_number() => {
+            Kind::Number => {
+                // Asked once; a host may hold exactly what no double does (serde_json's u64).
                 let number = value.as_number();
-                Some(Id(value, number))
+                (number.is_some_and(exact_double) || value.is_exact_number()).then_some(Id(value, number))
             }
             _ => None,
         }
