@@ -538,11 +538,8 @@ export function creditMessage(method, id, credit) {
 // buffers are detached after). Throws what the transport throws (a DataCloneError).
 export function post(transport, text, message, tracer, calls) {
   let transfer;
-  if (Array.isArray(message)) {
-    for (const one of message) {
-      if (one.params instanceof Transfer || one.result instanceof Transfer) transfer = unwrapTransfers(one, transfer);
-    }
-  } else transfer = unwrapTransfers(message, transfer);
+  if (Array.isArray(message)) for (const one of message) transfer = unwrapTransfers(one, transfer);
+  else transfer = unwrapTransfers(message, transfer);
   tracer?.out(message);
   const sent = text ? JSON.stringify(message) : message;
   if (calls !== undefined) transport.send(sent, transfer, calls);
@@ -553,16 +550,17 @@ export function post(transport, text, message, tracer, calls) {
 // Replaces a transfer() marker in `message`'s params or result by its value;
 // returns the transfer list with its buffers added (undefined while there is none).
 function unwrapTransfers(message, transfer) {
-  for (const key of TRANSFERABLE) {
-    const value = message[key];
-    if (value instanceof Transfer) {
-      message[key] = value.value;
-      (transfer ??= []).push(...value.transfer);
-    }
+  const { params, result } = message;
+  if (params instanceof Transfer) {
+    message.params = params.value;
+    (transfer ??= []).push(...params.transfer);
+  }
+  if (result instanceof Transfer) {
+    message.result = result.value;
+    (transfer ??= []).push(...result.transfer);
   }
   return transfer;
 }
-const TRANSFERABLE = ["params", "result"];
 
 // The two messages of every round trip, built and sent in one crossing,
 // which returns 0, or 1 when the transport threw: what it threw is kept
