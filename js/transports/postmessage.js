@@ -198,6 +198,7 @@ export function ownerModuleOrFetch(url, build) {
   if (typeof DedicatedWorkerGlobalScope !== "function" || !(scope instanceof DedicatedWorkerGlobalScope)) return fetch(url);
   const fetching = new AbortController();
   return new Promise((resolve, reject) => {
+    let grace;
     const settle = (settled, value) => {
       clearTimeout(grace);
       scope.removeEventListener("message", listener);
@@ -216,7 +217,6 @@ export function ownerModuleOrFetch(url, build) {
         (error) => settle(reject, error),
       );
     scope.addEventListener("message", listener);
-    let grace;
     try {
       scope.postMessage({ jsonrpc: "2.0", method: MODULE, params: { build } });
       grace = setTimeout(ownFetch, ANSWER_GRACE);

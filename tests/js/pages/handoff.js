@@ -1,7 +1,8 @@
 // The module hand-off, seen from the page: a worker that loads the package
 // itself asks for the page's compiled module, and gets it from a wiggum-rpc
-// page of the same build; a page that does not answer costs it only its own
-// fetch; a question for another build is not answered. The worker's .wasm is
+// page of the same build; a page that does not answer (a plain listener,
+// json-rpc-2.0) costs it only its own fetch; a question for another build is
+// not answered. The worker's .wasm is
 // served SLOW_MS late, so which way it loaded shows in how long it took.
 // Runs in a page with the web build loaded as `window.lib`.
 export const SLOW_MS = 1500;
@@ -48,6 +49,38 @@ async function fromAStranger() {
   }
 }
 
+/**
+ * A page that speaks JSON-RPC with json-rpc-2.0 (bundled for the browser by
+ * the test, at /vendor/json-rpc-2.0.js): what the worker posts it, and what
+ * it posts back; its call is answered once the worker has fetched its own .wasm.
+ */
+async function fromJsonRpc2() {
+  const { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } = await import("/vendor/json-rpc-2.0.js");
+  const started = performance.now();
+  const w = worker();
+  const heard = [];
+  const sent = [];
+  const peer = new JSONRPCServerAndClient(
+    new JSONRPCServer(),
+    new JSONRPCClient((message) => {
+      sent.push(message.method ?? (message.error ? `error ${message.error.code}` : "result"));
+      w.postMessage(message);
+    }),
+  );
+  w.onmessage = ({ data }) => {
+    heard.push(data?.method ?? "answer");
+    peer.receiveAndSend(data).catch(() => {});
+  };
+  try {
+    const answer = await peer.request("add", [1, 2]);
+    const ms = Math.round(performance.now() - started);
+    await sleep(50); // anything it would still post in reply
+    return { answer, ms, heard, sent };
+  } finally {
+    w.terminate();
+  }
+}
+
 // A worker (not wiggum-rpc) that asks for another build's module, then calls
 // `add`, and says what came back.
 const ASKS_WRONG_BUILD = `
@@ -80,5 +113,5 @@ async function wrongBuild() {
 }
 
 export async function handOff() {
-  return { ours: await fromOurPage(), stranger: await fromAStranger(), wrongBuild: await wrongBuild() };
+  return { ours: await fromOurPage(), stranger: await fromAStranger(), jsonRpc2: await fromJsonRpc2(), wrongBuild: await wrongBuild() };
 }
