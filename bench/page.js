@@ -129,6 +129,23 @@ function idle() {
   return new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/**
+ * The variants' order in one slice: a shuffle, seeded so that every run
+ * takes the same orders. A rotation kept each variant behind the same other
+ * one, so whatever that one left for the browser to do (a 1 MB payload's
+ * clones to free) fell in the same variant's slices every time.
+ */
+function order(count, seed) {
+  const indices = Array.from({ length: count }, (_, i) => i);
+  let state = seed * 0x9e3779b1 + 1;
+  for (let i = count - 1; i > 0; i--) {
+    state = Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5;
+    const j = (state >>> 0) % (i + 1);
+    [indices[i], indices[j]] = [indices[j], indices[i]];
+  }
+  return indices;
+}
+
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -137,7 +154,7 @@ function median(values) {
 /**
  * Runs every workload for every variant `runs` times; returns medians in
  * calls per second. Within a run, each variant's calls are made in slices
- * taken in turn with the other variants' (in a rotating order), so a slow
+ * taken in turn with the other variants' (in a shuffled order), so a slow
  * second of a noisy machine costs every variant alike. Between slices the
  * page idles a moment: a library may leave work queued after its calls have
  * settled (Cap'n Web posts a release message for each call's result), and
@@ -161,8 +178,7 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3, sli
       for (const channel of channels) await workloads[workload](channel, { ...options, calls: sliceCalls }); // warm-up
       const seconds = names.map(() => 0);
       for (let slice = 0; slice < slices; slice++) {
-        for (let turn = 0; turn < names.length; turn++) {
-          const v = (turn + slice) % names.length;
+        for (const v of order(names.length, run * slices + slice + 1)) {
           await idle();
           const started = performance.now();
           await workloads[workload](channels[v], { ...options, calls: sliceCalls });
