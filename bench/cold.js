@@ -1,12 +1,13 @@
 // Cold start: from `new Worker()`, and from an iframe's creation, to the
 // first answered call, for each variant, `starts` times with a fresh worker
-// or frame each; the median, in ms. The workers and frames are bundled by
-// bench/run.mjs into dist/workers/ and dist/frames/.
+// or frame each, the variants taken in turn; the median, in ms. The workers
+// and frames are bundled by bench/run.mjs into dist/workers/ and dist/frames/.
 import init, { compiledModule, JSONRPCClient, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
 import { JSONRPCClient as JrpcClient } from "json-rpc-2.0";
 import * as Comlink from "comlink";
 import { createBirpc } from "birpc";
 import { newMessagePortRpcSession } from "capnweb";
+import { order } from "./order.js";
 
 /** How each variant makes its first call to a fresh worker; resolves with the answer. */
 const inWorker = {
@@ -116,44 +117,47 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** `starts` timed starts (after one warm-up, which fills the HTTP cache where there is one); the median. */
-async function timed(starts, variant, once) {
-  const times = [];
+/**
+ * `starts` rounds (after one warm-up round, which fills the HTTP cache where
+ * there is one), each starting every variant once in a shuffled order, so
+ * that a slow second of a noisy machine costs every variant alike; each
+ * variant's median.
+ */
+async function timed(starts, variants, once) {
+  const names = Object.keys(variants);
+  const times = names.map(() => []);
   for (let start = 0; start <= starts; start++) {
-    const started = performance.now();
-    const answer = await once();
-    const ms = performance.now() - started;
-    if (answer !== 3) throw new Error(`${variant}: wrong answer ${answer}`);
-    if (start > 0) times.push(ms);
+    for (const v of order(names.length, start + 1)) {
+      const started = performance.now();
+      const answer = await once(variants[names[v]], names[v]);
+      const ms = performance.now() - started;
+      if (answer !== 3) throw new Error(`${names[v]}: wrong answer ${answer}`);
+      if (start > 0) times[v].push(ms);
+    }
   }
-  return median(times);
+  return Object.fromEntries(names.map((name, v) => [name, median(times[v])]));
 }
 
 /** `{ worker: { [variant]: median ms }, iframe: { [variant]: median ms } }`. */
-window.runColdStart = async function runColdStart({ starts = 10 } = {}) {
+window.runColdStart = async function runColdStart({ starts = 20 } = {}) {
   await init();
-  const results = { worker: {}, iframe: {} };
-  for (const [variant, call] of Object.entries(inWorker)) {
-    results.worker[variant] = await timed(starts, variant, async () => {
-      const worker = new Worker(`dist/workers/${script(variant)}.js`, { type: "module" });
-      try {
-        return await call(worker);
-      } finally {
-        worker.terminate();
-      }
-    });
-  }
-  for (const [variant, call] of Object.entries(inFrame)) {
-    results.iframe[variant] = await timed(starts, variant, async () => {
-      const frame = document.createElement("iframe");
-      frame.src = `dist/frames/${script(variant)}.html`;
-      document.body.append(frame);
-      try {
-        return await call(frame);
-      } finally {
-        frame.remove();
-      }
-    });
-  }
-  return results;
+  const worker = await timed(starts, inWorker, async (call, variant) => {
+    const worker = new Worker(`dist/workers/${script(variant)}.js`, { type: "module" });
+    try {
+      return await call(worker);
+    } finally {
+      worker.terminate();
+    }
+  });
+  const iframe = await timed(starts, inFrame, async (call, variant) => {
+    const frame = document.createElement("iframe");
+    frame.src = `dist/frames/${script(variant)}.html`;
+    document.body.append(frame);
+    try {
+      return await call(frame);
+    } finally {
+      frame.remove();
+    }
+  });
+  return { worker, iframe };
 };

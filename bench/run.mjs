@@ -394,7 +394,7 @@ try {
   const url = `${server.url}bench/`;
   const cachedUrl = `${cachingServer.url}bench/`;
   // The load measures at full scale, or a hundredth of it in smoke mode; not with --only.
-  const options = { smoke, only, runs: runsWanted, starts: smoke ? 2 : 10, load: !only, pool: !only || only === "pool", scale: smoke ? 0.01 : 1 };
+  const options = { smoke, only, runs: runsWanted, starts: smoke ? 2 : 20, load: !only, pool: !only || only === "pool", scale: smoke ? 0.01 : 1 };
   const outcomes = [];
   if (browsers.includes("chromium")) outcomes.push(["Chromium", await inChromium(url, cachedUrl, options)]);
   if (browsers.includes("firefox")) outcomes.push(["Firefox", await inFirefox(url, cachedUrl, options)]);
