@@ -144,7 +144,7 @@ function median(values) {
  * settled (Cap'n Web posts a release message for each call's result), and
  * that work must not be timed as the next variant's.
  */
-window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3, slices = smoke ? 1 : 10, only } = {}) {
+window.runBenchmark = async function runBenchmark({ smoke = false, runs = 5, slices = smoke ? 1 : 10, only } = {}) {
   await init();
   const scale = smoke ? 0.05 : 1;
   const measures = [
@@ -152,7 +152,7 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3, sli
     ["64 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 64 }],
     ["1024 in flight", "inFlight", { calls: Math.ceil(30000 * scale), width: 1024 }],
     ["1 MB payload", "payload", { calls: Math.ceil(300 * scale) }],
-  ].filter(([label]) => only === undefined || label === only);
+  ].filter(([label]) => only === undefined || only.split(",").includes(label));
   const names = Object.keys(variants);
   const samples = {};
   for (let run = 0; run < runs; run++) {
@@ -182,9 +182,10 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 3, sli
 window.benchmarkReady = true;
 
 /** One variant, one workload, once: for bench/profile.mjs. */
-window.profileVariant = async function profileVariant(name, workload) {
+window.profileVariant = async function profileVariant(name, workload, width = 1024) {
+  await init();
   const channel = variants[name]();
-  const options = { calls: workload === "payload" ? 600 : 30000, width: 1024 };
+  const options = { calls: workload === "payload" ? 600 : 30000, width };
   const started = performance.now();
   const calls = await workloads[workload](channel, options);
   channel.close();

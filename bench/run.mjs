@@ -1,14 +1,14 @@
 // Runs the benchmark page in headless Chromium, then in headless Firefox
 // (over WebDriver), and prints, from one run of each, the cold start of a
 // worker and of an iframe per variant (uncached, and from the HTTP cache),
-// requests per second (medians of 3 runs), wiggum-rpc's ratios to the others,
+// requests per second (medians of 5 runs), wiggum-rpc's ratios to the others,
 // and the package's size: the web build the page loads (its root entry), and
 // what a page pays for each entry of the npm package (pkg/, when built). A benchmark, not a
 // test: it never fails on speed.
 //
 //   node bench/run.mjs            full run
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
-//   node bench/run.mjs --only="1 MB payload" --runs=7    one measure, more runs (--only=pool: the pools only)
+//   node bench/run.mjs --only="1 MB payload" --runs=7    one measure (or several, comma-separated), more runs (--only=pool: the pools only)
 //   node bench/run.mjs --browser=chromium     one browser only (chromium or firefox)
 //   node bench/run.mjs --sizes    the size tables only (no browser)
 //   node bench/run.mjs --json=FILE    also write the results as JSON (the docs' charts are drawn from it)
