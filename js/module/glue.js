@@ -235,9 +235,9 @@ export function rememberName(name, index) {
 }
 
 // A request's arguments, read at once: whether the method is a string, and
-// whether params and options were given (boundary.rs, `request_shape`).
-export function requestShape(method, params, options) {
-  return (typeof method === "string" ? 1 : 0) | (params !== undefined ? 2 : 0) | (options !== undefined ? 4 : 0);
+// whether params were given (boundary.rs, `request_shape`).
+export function requestShape(method, params) {
+  return (typeof method === "string" ? 1 : 0) | (params !== undefined ? 2 : 0);
 }
 
 // Envelope flags, as `boundary.rs` names them (the build checks that they

@@ -40,9 +40,9 @@ extern "C" {
     fn name_index(value: &JsValue) -> i32;
     #[wasm_bindgen(js_name = rememberName)]
     fn remember_name(name: &JsValue, index: f64);
-    /// A request's arguments at once: `request_shape::*` bits.
+    /// A request's method and params at once: `request_shape::*` bits.
     #[wasm_bindgen(js_name = requestShape)]
-    pub fn request_shape(method: &JsValue, params: &JsValue, options: &JsValue) -> i32;
+    pub fn request_shape(method: &JsValue, params: &JsValue) -> i32;
     #[wasm_bindgen(js_name = envelopeReader)]
     #[allow(clippy::too_many_arguments)]
     pub fn envelope_reader(
@@ -417,7 +417,6 @@ pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5], i
 pub mod request_shape {
     pub const METHOD_IS_STRING: i32 = 1;
     pub const PARAMS_GIVEN: i32 = 2;
-    pub const OPTIONS_GIVEN: i32 = 4;
 }
 
 /// Method names read from JS, remembered: every request carries its

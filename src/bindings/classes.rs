@@ -60,7 +60,7 @@ macro_rules! calls {
             // one JS value fewer (each takes and gives back a slot of the
             // module's table of JS values); anything given is read as before.
             pub fn request(&self, method: JsValue, params: JsValue, options: Option<js_sys::Object>) -> Promise {
-                self.binding.request(method, params, &options.map_or(JsValue::UNDEFINED, JsValue::from))
+                self.binding.request(method, params, options.as_deref())
             }
 
             /// Sends a notification: no id, no response.
@@ -70,7 +70,7 @@ macro_rules! calls {
                 params: JsValue,
                 options: Option<js_sys::Object>,
             ) -> Result<(), JsValue> {
-                self.binding.notify(method, params, &options.map_or(JsValue::UNDEFINED, JsValue::from))
+                self.binding.notify(method, params, options.as_deref())
             }
 
             /// Calls still waiting for a response.

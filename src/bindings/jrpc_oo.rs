@@ -33,6 +33,6 @@ pub fn announce(binding: &Rc<Binding>) {
         return; // the `open` event will
     }
     let map = component_map(&binding.method_names());
-    let reply = binding.request("system.listComponents".into(), map, &JsValue::UNDEFINED);
+    let reply = binding.request("system.listComponents".into(), map, None);
     ignore_rejection(&reply);
 }

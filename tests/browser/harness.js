@@ -166,6 +166,9 @@ async function checkTransfer(endpoint, where) {
   const other = new Uint8Array(16).buffer;
   eq(await endpoint.request("byteLength", lib.transfer([other], [other])), 16, `${where}: transfer() marker`);
   eq(other.byteLength, 0, `${where}: marker moved the buffer`);
+  const noted = new Uint8Array(64).buffer;
+  endpoint.notify("byteLength", [noted], { transfer: [noted] });
+  eq(noted.byteLength, 0, `${where}: a notification's transfer option moved its buffer`);
   const { bytes } = await endpoint.request("bytes", [1000]);
   assert(bytes instanceof Uint8Array && bytes.length === 1000 && bytes[999] === 999 % 251, `${where}: transferred result`);
 }

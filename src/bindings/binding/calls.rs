@@ -28,11 +28,10 @@ struct CallOptions {
 }
 
 impl CallOptions {
-    /// `given`: whether there is an options argument at all.
-    fn read(options: &JsValue, given: bool) -> CallOptions {
-        if !given {
+    fn read(options: Option<&JsValue>) -> CallOptions {
+        let Some(options) = options else {
             return CallOptions { reset_on_progress: true, ..CallOptions::default() };
-        }
+        };
         let signal = option(options, keys::SIGNAL);
         let on_chunk = present(option(options, keys::ON_CHUNK));
         // Only a call that takes chunks has a window: no crossing for the others.
@@ -40,7 +39,7 @@ impl CallOptions {
         CallOptions {
             timeout: option(options, keys::TIMEOUT).as_f64(),
             signal: signal.is_object().then(|| signal.unchecked_into()),
-            transfer: transfer_option(options),
+            transfer: present(option(options, keys::TRANSFER)),
             on_chunk,
             window: window.filter(|n| *n >= 1.0).map(|n| n.min(u32::MAX as f64) as u32),
             on_progress: present(option(options, keys::ON_PROGRESS)),
@@ -48,14 +47,6 @@ impl CallOptions {
             max_total: option(options, keys::MAX_TOTAL_TIMEOUT).as_f64(),
         }
     }
-}
-
-/// The `transfer` option of `request` or `notify`, if any.
-fn transfer_option(options: &JsValue) -> Option<JsValue> {
-    if options.is_undefined() {
-        return None;
-    }
-    present(option(options, keys::TRANSFER))
 }
 
 fn present(value: JsValue) -> Option<JsValue> {
@@ -69,11 +60,12 @@ pub(super) fn ceil_ms(at: f64) -> Deadline {
 }
 
 impl Binding {
-    /// Sends a request; the promise settles with its outcome.
-    pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Promise {
+    /// Sends a request; the promise settles with its outcome. `options`:
+    /// the caller's, if it gave any (a call without them reads none).
+    pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: Option<&JsValue>) -> Promise {
         // One crossing reads what the arguments are.
-        let shape = js::request_shape(&method, &params, options);
-        let options = CallOptions::read(options, shape & request_shape::OPTIONS_GIVEN != 0);
+        let shape = js::request_shape(&method, &params);
+        let options = CallOptions::read(options);
         if shape & request_shape::METHOD_IS_STRING == 0 {
             return Promise::reject(&js::type_error("method must be a string"));
         }
@@ -110,14 +102,15 @@ impl Binding {
         call.unchecked_into()
     }
 
-    pub fn notify(self: &Rc<Self>, method: JsValue, params: JsValue, options: &JsValue) -> Result<(), JsValue> {
+    pub fn notify(self: &Rc<Self>, method: JsValue, params: JsValue, options: Option<&JsValue>) -> Result<(), JsValue> {
         if self.core().is_none_or(|core| core.is_destroyed()) {
             return Err(destroyed_error());
         }
         if !method.is_string() {
             return Err(js::type_error("method must be a string"));
         }
-        let params = with_transfer(params, transfer_option(options).as_ref());
+        let transfer = options.and_then(|options| present(option(options, keys::TRANSFER)));
+        let params = with_transfer(params, transfer.as_ref());
         let params = (!params.is_undefined()).then_some(params);
         let mut refused = None;
         self.with_core(|core| refused = core.notify(method, params).err());
