@@ -185,7 +185,12 @@ export function offerModule(module, build) {
 }
 
 function isModuleMessage(data) {
-  return data !== null && typeof data === "object" && data.jsonrpc === "2.0" && data.method === MODULE;
+  return isOurs(data) && data.method === MODULE;
+}
+
+/** Whether this code runs in a dedicated worker (whose owner may hand it a module). */
+function inDedicatedWorker() {
+  return typeof DedicatedWorkerGlobalScope === "function" && globalThis instanceof DedicatedWorkerGlobalScope;
 }
 
 /**
@@ -194,8 +199,8 @@ function isModuleMessage(data) {
  * aborted once the module is here). Outside a dedicated worker, the fetch.
  */
 export function ownerModuleOrFetch(url, build) {
+  if (!inDedicatedWorker()) return fetch(url);
   const scope = globalThis;
-  if (typeof DedicatedWorkerGlobalScope !== "function" || !(scope instanceof DedicatedWorkerGlobalScope)) return fetch(url);
   const fetching = new AbortController();
   return new Promise((resolve, reject) => {
     let grace;
@@ -241,9 +246,8 @@ let early = listenEarly();
 function listenEarly() {
   const scope = globalThis;
   if (typeof scope.addEventListener !== "function") return undefined;
-  const inWorker = typeof DedicatedWorkerGlobalScope === "function" && scope instanceof DedicatedWorkerGlobalScope;
   const inWindow = typeof Window === "function" && scope instanceof Window;
-  if (!inWorker && !inWindow) return undefined;
+  if (!inDedicatedWorker() && !inWindow) return undefined;
   const events = [];
   const listener = (event) => {
     if (!isOurs(event.data) || isModuleMessage(event.data)) return;
