@@ -3,12 +3,29 @@
 # formatting and lints, the native core tests, the browser suite in headless
 # Chromium and Firefox, the release build in Chromium (demo page), the npm
 # import path, the docs site and its examples, and the benchmark in smoke mode. Exits non-zero if any failed.
+#
+#   bash scripts/test.sh          the suite
+#   LOAD=2 bash scripts/test.sh   the suite on a busy machine: two busy loops run beside it
+#                                 (started after set-up, stopped when the suite ends)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh || { echo "set-up failed"; exit 1; }
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export WASM_BINDGEN_TEST_TIMEOUT=180
+
+# Every bound a test holds must hold on a loaded machine, as a newcomer's
+# laptop is: LOAD=N runs N processes that spin for as long as the suite does.
+loads=()
+stop_loads() { [ "${#loads[@]}" -eq 0 ] || kill "${loads[@]}" 2>/dev/null; }
+trap stop_loads EXIT
+if [ "${LOAD:-0}" -gt 0 ]; then
+  for _ in $(seq "$LOAD"); do
+    node -e 'for (;;);' &
+    loads+=($!)
+  done
+  printf '\n== under load: %s busy loops beside the suite\n' "$LOAD"
+fi
 
 passed=0
 failed=0

@@ -138,8 +138,13 @@ test("a hostile client: 2,000 random frames, then a million-request batch frame,
     assert.deepEqual(others.outcomes.failed, [], "the ten lost no call");
     assert.ok(others.outcomes.answered > 100, `the ten were answered (${others.outcomes.answered})`);
     assert.equal(code, 1009, `the batch frame closed its connection as too big (${code} ${reason})`);
-    assert.ok(others.slowest["million-request batch"] < 100,
-      `the others' slowest call while the batch came: ${others.slowest["million-request batch"]} ms`);
+    // The server refuses the frame by its size, unread: reading 57 MB of JSON
+    // and a million requests would hold its loop for seconds. The bound is
+    // relative to the same calls' slowest during the random frames, so that
+    // a loaded machine (slower for every call alike) does not fail it.
+    const bound = Math.max(400, 4 * others.slowest["random frames"]);
+    assert.ok(others.slowest["million-request batch"] < bound,
+      `the others' slowest call while the batch came: ${others.slowest["million-request batch"]} ms (bound ${bound} ms)`);
 
     const after = await probe.request("memory");
     probe.destroy();

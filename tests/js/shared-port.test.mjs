@@ -16,6 +16,12 @@ const { configure, fs, InMemory, Port, resolveRemoteMount, umount } = await impo
 const require = createRequire(import.meta.url);
 const { Peer, portTransport } = require("../../pkg/node/wiggum_rpc.cjs");
 
+// ZenFS's own calls time out after 250 ms by default: far too soon beside
+// 500 calls on a loaded machine. The first test gives them time; the second
+// waits out its timeout once (the write after destroy() that is never answered).
+const ZENFS_TIMEOUT = 30_000;
+const CUT_OFF_TIMEOUT = 2_000;
+
 /** A file system served on `serverPort` and mounted at `at` over `clientPort`. */
 async function mountShared(serverPort, clientPort, at, timeout) {
   await resolveRemoteMount(serverPort, { backend: InMemory });
@@ -24,7 +30,7 @@ async function mountShared(serverPort, clientPort, at, timeout) {
 
 test("ZenFS and a pair of Peers on one MessageChannel, both at full load: nothing lost, nothing crossed", async () => {
   const { port1, port2 } = new MessageChannel();
-  await mountShared(port1, port2, "/shared");
+  await mountShared(port1, port2, "/shared", ZENFS_TIMEOUT);
   const server = new Peer(portTransport(port1, { closePort: false }));
   const client = new Peer(portTransport(port2, { closePort: false }));
   const seen = [];
@@ -56,7 +62,7 @@ test("ZenFS and a pair of Peers on one MessageChannel, both at full load: nothin
 
 test("by default destroy() closes the port: the file system sharing it is cut off", async () => {
   const { port1, port2 } = new MessageChannel();
-  await mountShared(port1, port2, "/cut", 300);
+  await mountShared(port1, port2, "/cut", CUT_OFF_TIMEOUT);
   const client = new Peer(portTransport(port2));
   await fs.promises.writeFile("/cut/before.txt", "ok");
   client.destroy();
