@@ -61,6 +61,8 @@ run "the other side's end noticed in Chromium and Firefox: a worker terminated, 
   node --test tests/js/peer-gone.test.mjs
 run "the module hand-off in Chromium and Firefox: a worker loading the package takes its page's compiled module, or fetches its own from a page that is not wiggum-rpc; another build's question goes unanswered" \
   node --test tests/js/module-handoff.test.mjs
+run "instances of the module side by side in one page, in Chromium and Firefox: 24 imports of the entry under other URLs, each running the method a call names (wasm-pack's output and the package's build)" \
+  node --test tests/js/instances.test.mjs
 run "release build in Chromium: the demo page (esbuild-wasm in the build worker, the preview running its bundle, ZenFS beside the RPC)" node --test tests/js/demo.test.mjs
 run "release build in Firefox: the demo's real stack (esbuild-wasm build from ZenFS, the preview running it, ZenFS on Ralph's port)" \
   node --test tests/js/firefox-demo.test.mjs

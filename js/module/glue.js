@@ -222,16 +222,24 @@ export function kindOf(value) {
 }
 
 // Method names the module has read, by the number it remembers each by
-// (boundary.rs, `names`): a name seen before crosses as that number.
-const names = new Map();
+// (boundary.rs, `names`): a name seen before crosses as that number. Each
+// instance of the module numbers names its own way, in a table of its own:
+// two instances in one realm (the entry imported under two URLs, or the
+// .wasm instantiated twice) share this file, and a shared table would give
+// one instance's number to the other's name.
+const nameTables = [];
 
-export function nameIndex(value) {
-  if (typeof value !== "string") return -2;
-  return names.get(value) ?? -1;
+export function nameTable() {
+  return nameTables.push(new Map()) - 1;
 }
 
-export function rememberName(name, index) {
-  names.set(name, index);
+export function nameIndex(table, value) {
+  if (typeof value !== "string") return -2;
+  return nameTables[table].get(value) ?? -1;
+}
+
+export function rememberName(table, name, index) {
+  nameTables[table].set(name, index);
 }
 
 // A request's arguments, read at once: whether the method is a string, and

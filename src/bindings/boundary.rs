@@ -35,11 +35,14 @@ extern "C" {
 
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
-    /// -2 for anything but a string; the number of a remembered name; -1.
+    /// A new table of remembered names, for this instance of the module.
+    #[wasm_bindgen(js_name = nameTable)]
+    fn name_table() -> u32;
+    /// -2 for anything but a string; the number of a name remembered in `table`; -1.
     #[wasm_bindgen(js_name = nameIndex)]
-    fn name_index(value: &JsValue) -> i32;
+    fn name_index(table: u32, value: &JsValue) -> i32;
     #[wasm_bindgen(js_name = rememberName)]
-    fn remember_name(name: &JsValue, index: f64);
+    fn remember_name(table: u32, name: &JsValue, index: f64);
     /// A request's method and params at once: `request_shape::*` bits.
     #[wasm_bindgen(js_name = requestShape)]
     pub fn request_shape(method: &JsValue, params: &JsValue) -> i32;
@@ -426,7 +429,7 @@ pub mod request_shape {
 /// number. At most `MOST` names of at most `LONGEST` bytes are remembered (a
 /// peer that makes up names fills it once, and the rest are read each time).
 mod names {
-    use core::cell::RefCell;
+    use core::cell::{OnceCell, RefCell};
 
     use wasm_bindgen::JsValue;
 
@@ -435,13 +438,15 @@ mod names {
     const MOST: usize = 512;
     const LONGEST: usize = 64;
 
-    struct Names(RefCell<Vec<String>>);
+    /// The texts by number, and the number of this instance's table in glue.js.
+    struct Names(RefCell<Vec<String>>, OnceCell<u32>);
     // SAFETY: one thread (see `keys`).
     unsafe impl Sync for Names {}
-    static NAMES: Names = Names(RefCell::new(Vec::new()));
+    static NAMES: Names = Names(RefCell::new(Vec::new()), OnceCell::new());
 
     pub fn read(value: &JsValue) -> Option<String> {
-        let index = super::name_index(value);
+        let table = *NAMES.1.get_or_init(super::name_table);
+        let index = super::name_index(table, value);
         if index == -2 {
             return None;
         }
@@ -451,7 +456,7 @@ mod names {
         }
         let text = value.as_string()?;
         if let Some(names) = names.as_mut().filter(|names| names.len() < MOST && text.len() <= LONGEST) {
-            super::remember_name(value, names.len() as f64);
+            super::remember_name(table, value, names.len() as f64);
             names.push(text.clone());
         }
         Some(text)

@@ -27,9 +27,18 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
   });
 }
 
-/** Serves a build of the package at `/pkg/` and the test pages (tests/js/pages/) at `/`. */
+/**
+ * Serves a build of the package at `/pkg/`, wasm-pack's output before the
+ * build slims it at `/unslimmed/`, and the test pages (tests/js/pages/) at `/`.
+ */
 export function startPagesServer(build = "pkg-web") {
-  return startServer({ mounts: [["/pkg/", join(root, build)], ["/", join(root, "tests/js/pages")]] });
+  return startServer({
+    mounts: [
+      ["/pkg/", join(root, build)],
+      ["/unslimmed/", join(root, "target/pkg-web-unslimmed")],
+      ["/", join(root, "tests/js/pages")],
+    ],
+  });
 }
 
 /**
@@ -64,9 +73,9 @@ export async function openLibPage({ build = "pkg-web", pageErrors, entries = [] 
 /**
  * The test pages (tests/js/pages/) in headless Chromium and in Firefox
  * (over WebDriver), each with the web build loaded as `window.lib`:
- * `run(browser, module, name)` calls export `name` of `module` (a page
- * script, e.g. "/pool.js") in that browser's page and resolves with what it
- * returns. `close()` ends both browsers and the server.
+ * `run(browser, module, name, ...args)` calls export `name` of `module` (a
+ * page script, e.g. "/pool.js") with `args` in that browser's page and
+ * resolves with what it returns. `close()` ends both browsers and the server.
  */
 export async function pagesInBothBrowsers() {
   const { launchFirefox } = await import("./firefox.mjs");
@@ -74,17 +83,17 @@ export async function pagesInBothBrowsers() {
   const server = await startPagesServer();
   const firefox = await launchFirefox();
   return {
-    async run(browser, module, name) {
+    async run(browser, module, name, ...args) {
       if (browser === "Chromium") {
-        return chromium.page.evaluate(async ([module, name]) => (await import(module))[name](), [module, name]);
+        return chromium.page.evaluate(async ([module, name, args]) => (await import(module))[name](...args), [module, name, args]);
       }
       const tab = await firefox.open(`${server.url}blank.html`);
-      return firefox.evaluate(tab, async (module, name) => {
+      return firefox.evaluate(tab, async (module, name, args) => {
         const root = await import("/pkg/wiggum_rpc.js");
         await root.default();
         window.lib = root;
-        return (await import(module))[name]();
-      }, module, name);
+        return (await import(module))[name](...args);
+      }, module, name, args);
     },
     async close() {
       await chromium.close();
