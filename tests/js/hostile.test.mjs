@@ -30,6 +30,9 @@ function hostileFrames(count) {
   const kinds = [
     () => ["{ not json", -32700],
     () => ['{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1e400}', -32600],
+    // Ids JSON.parse reads as ±Infinity, whose answer would name `id: null`: refused, never run.
+    () => ['{"jsonrpc":"2.0","method":"echo","id":1e400}', -32600],
+    () => ['{"jsonrpc":"2.0","method":"echo","params":[1],"id":-1e400}', -32600],
     () => ['{"jsonrpc":"2.0","method":"add","params":[1,2],"id":123456789012345678901234567890}', -32600],
     () => ['{"jsonrpc":"2.0","method":"add","params":[1,2],"id":9007199254740993}', -32600],
     () => [`{"jsonrpc":"2.0","method":"echo","params":${"[".repeat(5_000)}${"]".repeat(5_000)},"id":1}`, -32600],
