@@ -26,7 +26,7 @@
 //   bundles the root entry's `.wasm` (js/tools/esbuild.js).
 //
 //   node scripts/package-entries.mjs <package dir> <nodejs build dir> <web build dir>
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { transformSync } from "esbuild";
 import { INSTALLS, SUBPATHS, writeSubpathEntries } from "./subpath-entries.mjs";
@@ -61,6 +61,35 @@ writeFileSync(join(node, "wiggum_rpc.d.cts"), readFileSync(join(nodeBuild, "wigg
 
 // The subpath entries for Node: CommonJS on the CommonJS glue.
 await writeSubpathEntries(node, "cjs");
+
+// The Node entries' types must check without the DOM (TypeScript's Node
+// set-up: `lib: ["esnext"]`, `types: ["node"]`), yet they name what only a
+// browser has. Each Node `.d.cts` declares those names for itself, from
+// what the program's own types have: the DOM's when it has them (a program
+// for both), else Node's transfer list, else nothing (`never`: there is no
+// Worker or Window in Node to pass).
+const BROWSER_NAMES = {
+  Transferable: `type Transferable = typeof globalThis extends { onmessage: any; postMessage(message: any, options?: { transfer?: (infer T)[] }): void } ? T
+  : typeof globalThis extends { structuredClone(value: any, options?: { transfer?: (infer T)[] }): any } ? T : object;`,
+  WebAssembly: `declare namespace WebAssembly {
+  type Module = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
+}`,
+  ...Object.fromEntries(
+    ["Window", "Worker", "SharedWorker", "ServiceWorkerContainer"].map((name) => [
+      name,
+      `type ${name} = typeof globalThis extends { ${name}: { prototype: infer T } } ? T : never;`,
+    ]),
+  ),
+};
+const code = (types) => types.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+for (const file of readdirSync(node).filter((name) => name.endsWith(".d.cts"))) {
+  const path = join(node, file);
+  const types = readFileSync(path, "utf8");
+  const used = Object.keys(BROWSER_NAMES).filter((name) => new RegExp(`\\b${name}\\b`).test(code(types)));
+  if (!used.length) continue;
+  const local = used.map((name) => BROWSER_NAMES[name]).join("\n");
+  writeFileSync(path, `${types}\n// Names only a browser has, for a program without the DOM's types (with them, the DOM's own).\n${local}\nexport {};\n`);
+}
 const framingExports = ["FrameDecoder", "encodeFrame", "streamTransport"];
 for (const name of framingExports) if (!glue.includes(`exports.${name} = `)) fail(`the Node glue has no ${name}`);
 writeFileSync(

@@ -10,8 +10,8 @@
 //    metadata no runtime reads) are dropped too.
 // 2. The JS minified, identifiers included, with a source map beside each
 //    file (in the package's `files`) so that devtools show the readable
-//    glue; the exported classes are named explicitly first, so `Peer.name`
-//    and the console still say `Peer`.
+//    glue; the exported classes (the snippets' too: `RPCError`) are named
+//    explicitly first, so `Peer.name` and the console still say `Peer`.
 // 3. In the web target (no bundler), the glue and its snippets in one file:
 //    a page or worker that loads the files as served then fetches one
 //    module, not one per snippet in turn (each a request, from the HTTP
@@ -243,14 +243,18 @@ walk(dir);
 // In the web target the snippets go into the glue's bundle, not on their own.
 const snippets = join(dir, "snippets");
 const minified = web ? jsFiles.filter((path) => !path.startsWith(snippets)) : jsFiles;
-for (const path of minified) {
-  let text = readFileSync(path, "utf8");
+// Every file's exported classes are named, the snippets' too: in the web
+// target they are minified inside the glue's bundle, where `RPCError` would
+// otherwise be `O` to `error.constructor.name`. (esbuild's `keepNames` would
+// name every function and class, for more bytes.)
+for (const path of jsFiles) {
+  const text = readFileSync(path, "utf8");
   const classes = [...text.matchAll(/^export class ([A-Za-z_$][\w$]*)/gm)].map((match) => match[1]);
-  if (classes.length) {
-    const pairs = classes.map((name) => `[${name}, "${name}"]`).join(", ");
-    text += `\nfor (const [c, name] of [${pairs}]) Object.defineProperty(c, "name", { value: name });\n`;
-    writeFileSync(path, text);
-  }
+  if (!classes.length) continue;
+  const pairs = classes.map((name) => `[${name}, "${name}"]`).join(", ");
+  writeFileSync(path, `${text}\nfor (const [c, name] of [${pairs}]) Object.defineProperty(c, "name", { value: name });\n`);
+}
+for (const path of minified) {
   buildSync({
     entryPoints: [path],
     outfile: path,

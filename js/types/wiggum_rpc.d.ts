@@ -204,6 +204,12 @@ export class RPCError<D = unknown> extends Error {
   readonly name: "RPCError";
   code: number;
   data?: D;
+  /**
+   * When the error thrown on the other side was an `AggregateError`: its
+   * errors, each rebuilt as an `Error` of its remote name (a value that was
+   * not an error, as it was). See "Errors arrive whole" in the docs.
+   */
+  errors?: unknown[];
 }
 
 /** A value marked to be sent with a transfer list. */
@@ -414,7 +420,10 @@ export interface RequestOptions {
   onProgress?: (value: any) => void;
   /** Each progress moves the deadline to `timeout` after it (true). */
   resetTimeoutOnProgress?: boolean;
-  /** A bound in ms that no progress moves. */
+  /**
+   * A bound in ms that no progress moves (none by default): that long after
+   * the call was made, it rejects with `REQUEST_TIMEOUT` (-32099).
+   */
   maxTotalTimeout?: number;
 }
 

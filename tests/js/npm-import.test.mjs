@@ -8,7 +8,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createRequire } from "node:module";
@@ -97,6 +97,54 @@ test("in a browser build, wiggum-rpc/framing throws on import, saying it is for 
 test("the types compile under tsc's node16 resolution, from ES modules and CommonJS", () => {
   try {
     execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(app, "node")], { stdio: "pipe" });
+  } catch (error) {
+    assert.fail(`tsc: ${error.stdout}${error.stderr}`);
+  }
+});
+
+test("the Node entries' types compile under TypeScript's own Node set-up: lib esnext, types node, no DOM", () => {
+  // What `tsc --init` writes, with its advice for Node ("lib": ["esnext"], "types": ["node"]), and the library's types checked too.
+  const dir = join(app, "node-no-dom");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        module: "nodenext", target: "esnext", lib: ["esnext"], types: ["node"], typeRoots: [join(root, "node_modules/@types")],
+        strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, verbatimModuleSyntax: true,
+        isolatedModules: true, noUncheckedSideEffectImports: true, moduleDetection: "force", noEmit: true, skipLibCheck: false,
+        noUnusedLocals: true,
+      },
+      // An ES module: Node's entries give it their `.d.cts` as they give `require` (the `node` condition).
+      files: ["main.mts"],
+    }),
+  );
+  const every = `import { Peer, portTransport, workerTransport, transfer, type RPCTransport } from "wiggum-rpc";
+import { webSocketTransport } from "wiggum-rpc/websocket";
+import { httpTransport, connectMcp } from "wiggum-rpc/http";
+import { Hub, broadcastHub } from "wiggum-rpc/hub";
+import { workerPool } from "wiggum-rpc/pool";
+import { FrameDecoder, encodeFrame } from "wiggum-rpc/framing";
+import "wiggum-rpc/remote";
+import "wiggum-rpc/stream";
+import "wiggum-rpc/trace";
+import "wiggum-rpc/contracts";
+import "wiggum-rpc/introspection";
+const { port1, port2 } = new MessageChannel();
+export const peer = new Peer(portTransport(port1));
+export const sum: Promise<number> = peer.request<number>("add", [1, 2], { transfer: [new ArrayBuffer(8), port2] });
+export const moved = transfer({ bytes: new Uint8Array(4) }, [new ArrayBuffer(4)]);
+// @ts-expect-error params are an array or an object
+peer.request("add", 3);
+// @ts-expect-error there is no Worker in Node to pass
+workerTransport({});
+export const used: unknown[] = [webSocketTransport, httpTransport, connectMcp, Hub, broadcastHub, workerPool, FrameDecoder, encodeFrame];
+export type Used = RPCTransport;
+`;
+  writeFileSync(join(dir, "main.mts"), every);
+  try {
+    execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", dir], { stdio: "pipe" });
   } catch (error) {
     assert.fail(`tsc: ${error.stdout}${error.stderr}`);
   }
