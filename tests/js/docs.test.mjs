@@ -5,11 +5,11 @@
 // and the benchmark page's charts seen in Chromium (target/docs-benchmark.png).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { charts } from "../../scripts/bench-charts.mjs";
-import { checkExamples, pages } from "../../scripts/doc-examples.mjs";
+import { checkExamples, fences, pages } from "../../scripts/doc-examples.mjs";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./browser.mjs";
 
@@ -59,6 +59,39 @@ test("every example of the README and the docs type-checks, and the runnable one
   console.log(`examples: ${checked} type-checked, ${ran} run`);
   assert.deepEqual(failures, []);
   assert.ok(checked >= 40 && ran >= 15, `${checked} checked, ${ran} run`);
+});
+
+test("an example a reader could not run as printed fails the check, though it type-checks", { timeout: 300_000 }, async () => {
+  const page = join(root, "target/doc-examples-unrunnable.md");
+  const fence = (info, code) => `\`\`\`${info}\n${code}\n\`\`\`\n`;
+  writeFileSync(
+    page,
+    [
+      "# Defects each check must catch",
+      // A service worker written in TypeScript: a browser loads it as printed.
+      fence("ts", '// sw.js, a module service worker\nimport init from "wiggum-rpc/web";\nconst ready: Promise<unknown> = init();\nvoid ready;'),
+      // A JavaScript companion with TypeScript in it.
+      fence("js file=worker.js", 'import { Peer, selfTransport } from "wiggum-rpc";\nconst peer = new Peer(selfTransport());\npeer.method("add", ([a, b]: [number, number]) => a + b);'),
+      // A whole program that is not run, with no reason given.
+      fence("ts", 'import { Peer, portTransport } from "wiggum-rpc";\nconst { port1 } = new MessageChannel();\nnew Peer(portTransport(port1)).destroy();'),
+      // The same with its reason: accepted.
+      fence('ts no-run="needs a server"', 'import { Peer, portTransport } from "wiggum-rpc";\nconst { port2 } = new MessageChannel();\nnew Peer(portTransport(port2)).destroy();'),
+    ].join("\n"),
+  );
+  try {
+    const { failures } = await checkExamples([page]);
+    const [sw, companion, whole, excused] = fences(page).map(({ line }) =>
+      failures.filter((failure) => failure.startsWith(`target/doc-examples-unrunnable.md:${line}:`)).join("\n"),
+    );
+    assert.match(sw, /sw\.js is JavaScript, so its fence must be `js`/);
+    assert.match(sw, /sw\.js does not parse as JavaScript/);
+    assert.match(companion, /worker\.js does not parse as JavaScript/);
+    assert.match(companion, /file=worker\.js is a companion of no example that runs/);
+    assert.match(whole, /a whole program that is not run/);
+    assert.equal(excused, "");
+  } finally {
+    rmSync(page, { force: true });
+  }
 });
 
 test("the benchmark page shows its charts in Chromium", async () => {
