@@ -179,7 +179,7 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   }
 });
 
-test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium; init() twice, one instance; the page's compiled module handed to a worker; `wiggum-rpc/web/websocket` to a Node server", async () => {
+test("without a bundler: `wiggum-rpc/web` through an import map, a page and a port in Chromium (a failed call's error a class named RPCError); init() twice, one instance; the page's compiled module handed to a worker; `wiggum-rpc/web/websocket` to a Node server", async () => {
   const wss = await serveMulOverWebSocket(app);
   // The worker instantiates the module the page posts it, and fetches no .wasm of its own.
   writeFileSync(
@@ -212,6 +212,8 @@ peer.method("wasmFetched", () => performance.getEntriesByType("resource").filter
   server.method("add", ([a, b]) => a + b);
   const sum = await caller.request("add", [2, 3]);
   const missing = await caller.request("nope").catch((error) => error.code === ErrorCode.METHOD_NOT_FOUND);
+  // The minified build keeps its exported classes' names.
+  const errorClass = await caller.request("nope").catch((error) => error.constructor.name);
   const worker = new Worker("/no-bundler-worker.js", { type: "module" });
   worker.postMessage(compiledModule());
   const inWorker = new Peer(workerTransport(worker));
@@ -222,7 +224,7 @@ peer.method("wasmFetched", () => performance.getEntriesByType("resource").filter
   const overSocket = new Peer(webSocketTransport(new URLSearchParams(location.search).get("ws")));
   const product = await overSocket.request("mul", [6, 7]);
   overSocket.destroy();
-  window.result = { sum, missing, sameInstance, product, module };
+  window.result = { sum, missing, errorClass, sameInstance, product, module };
 </script>\n`,
   );
   const server = await startServer({ mounts: [["/", app]] });
@@ -234,7 +236,7 @@ peer.method("wasmFetched", () => performance.getEntriesByType("resource").filter
     await page.goto(`${server.url}no-bundler.html?ws=${wss.url}`);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 15000 });
     assert.deepEqual(await page.evaluate(() => window.result), {
-      sum: 5, missing: true, sameInstance: true, product: 42,
+      sum: 5, missing: true, errorClass: "RPCError", sameInstance: true, product: 42,
       module: { before: true, after: true, workerSum: 9, wasmFetched: 0 },
     });
     assert.deepEqual(problems, []);
