@@ -1,12 +1,15 @@
 // The demo's MCP server: the fifth boundary, MCP client ↔ server, served at
 // `/mcp` beside the demo page by scripts/serve.mjs. Built with the official
-// MCP TypeScript SDK over Streamable HTTP, one session per client
-// (`mcpSessions`, which the MCP tests' server uses too).
+// MCP TypeScript SDK, one session per client (`mcpSessions`, which the MCP
+// tests' server uses too), over either transport at that one URL: Streamable
+// HTTP, and the older HTTP+SSE (2024-11-05), as MCP's backwards
+// compatibility rules let a server host both.
 //
 // Tools: `list_routes` (the preview's routes), `build_site` {pages} (a
 // progress notification per page, then a summary).
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
@@ -35,24 +38,31 @@ function demoServer() {
   return server;
 }
 
+const notFound = (response) => {
+  response.writeHead(404, { "content-type": "application/json" });
+  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+};
+
 /**
- * A request handler for an MCP endpoint with sessions: a POST without a
- * session starts one (a Streamable HTTP transport with the options
- * `sessionOptions()` gives, connected to a fresh `makeServer()`); a request that
- * names one goes to its transport; one that names an unknown session gets
- * 404. `handle.sessions()` lists them, `handle.close()` ends them all.
+ * A request handler for an MCP endpoint with sessions, over both
+ * transports. Streamable HTTP: a POST without a session starts one (a
+ * Streamable HTTP transport with the options `sessionOptions()` gives,
+ * connected to a fresh `makeServer()`); a request that names one goes to
+ * its transport; one that names an unknown session gets 404. HTTP+SSE: a GET
+ * that names no session opens one (`handle.legacy`). `handle.sessions()`
+ * lists the Streamable HTTP sessions, `handle.streams()` the HTTP+SSE ones,
+ * `handle.close()` ends them all.
  */
 export function mcpSessions(makeServer, sessionOptions = () => ({})) {
   const sessions = new Map();
+  const streams = new Map();
   const handle = async (request, response, parsedBody) => {
     const id = request.headers["mcp-session-id"];
+    const legacyPost = new URL(request.url, "http://localhost").searchParams.has("sessionId");
+    if (!id && (request.method === "GET" || legacyPost)) return handle.legacy(request, response, parsedBody);
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
-      if (id || request.method !== "POST") {
-        response.writeHead(404, { "content-type": "application/json" });
-        response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-        return;
-      }
+      if (id || request.method !== "POST") return notFound(response);
       transport = new StreamableHTTPServerTransport({
         ...sessionOptions(),
         sessionIdGenerator: () => randomUUID(),
@@ -63,10 +73,32 @@ export function mcpSessions(makeServer, sessionOptions = () => ({})) {
     }
     await transport.handleRequest(request, response, parsedBody);
   };
+  /**
+   * HTTP+SSE (2024-11-05): a GET opens a session's stream, whose `endpoint`
+   * event names `endpoint` (by default the request's own path) with
+   * `?sessionId=`; a POST there is one message of that session, answered
+   * 202 (its answer goes on the stream). The session ends with its stream.
+   */
+  handle.legacy = async (request, response, parsedBody, endpoint) => {
+    const url = new URL(request.url, "http://localhost");
+    if (request.method === "GET") {
+      const transport = new SSEServerTransport(endpoint ?? url.pathname, response, sessionOptions());
+      streams.set(transport.sessionId, transport);
+      transport.onclose = () => streams.delete(transport.sessionId);
+      await makeServer().connect(transport);
+      return;
+    }
+    const transport = streams.get(url.searchParams.get("sessionId"));
+    if (request.method !== "POST") response.writeHead(405, { allow: "GET, POST" }).end();
+    else if (!transport) notFound(response);
+    else await transport.handlePostMessage(request, response, parsedBody);
+  };
   handle.sessions = () => [...sessions.keys()];
+  handle.streams = () => [...streams.keys()];
   handle.close = async () => {
-    for (const transport of sessions.values()) await transport.close().catch(() => {});
+    for (const transport of [...sessions.values(), ...streams.values()]) await transport.close().catch(() => {});
     sessions.clear();
+    streams.clear();
   };
   return handle;
 }

@@ -80,8 +80,8 @@ run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium
   node --test tests/js/bundlers.test.mjs
 run "docs: the API reference generated, the benchmark's charts drawn, the VitePress site built (dead links fail), every example of the README and the docs type-checked and the runnable ones run (Node; Vite + Chromium)" \
   node --test tests/js/docs.test.mjs
-run "MCP over Streamable HTTP: the TypeScript SDK's server, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors)" \
-  node --test tests/js/mcp.test.mjs
+run "MCP over Streamable HTTP and the older HTTP+SSE: the TypeScript SDK's servers, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors; the fallback on a 4xx, the endpoint's origin, a stream's end failing its calls)" \
+  node --test tests/js/mcp.test.mjs tests/js/mcp-sse.test.mjs
 run "Node: the root entry alone, then each capability entry imported (trace, contracts, introspection)" node --test tests/js/entries.test.mjs
 run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: a MessagePort shared with ZenFS's Port backend (both at full load; closePort: false leaves the port open, the default closes it)" \

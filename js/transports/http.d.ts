@@ -1,7 +1,8 @@
 // Types of `wiggum-rpc/http` (http.js): the root entry's glue is the module
 // beside this file in every build.
 /**
- * JSON-RPC over HTTP and MCP's Streamable HTTP: `httpTransport`, `connectMcp`, `initializeMcp`.
+ * JSON-RPC over HTTP, MCP's Streamable HTTP and MCP's older HTTP+SSE:
+ * `httpTransport`, `sseTransport`, `connectMcp`, `initializeMcp`.
  *
  * @module wiggum-rpc/http
  */
@@ -63,6 +64,60 @@ export interface HttpTransport extends Transport {
 /** JSON-RPC over HTTP POST, or MCP's Streamable HTTP with `{ mcp: true }`. */
 export function httpTransport(url: string | URL, options?: HttpTransportOptions): HttpTransport;
 
+export interface SseTransportOptions {
+  /** Sent with the stream's GET and every POST (for example `{ authorization: "Bearer …" }`). */
+  headers?: Record<string, string>;
+  /** The `fetch` to use (the global one by default). */
+  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+  /** The default per-call timeout of endpoints on this transport, in ms (60000). */
+  timeout?: number;
+  /** The revision to send in `MCP-Protocol-Version` (by default the one the initialize result names). */
+  protocolVersion?: string;
+}
+
+/** The `close` event of an `sseTransport`: the stream ended, and with it the session. */
+export interface SseClosed {
+  /** 1001: the server ended the stream; 1006: it broke, was refused, or opened none. */
+  code: number;
+  reason: string;
+  final: true;
+  /** The GET's status, when it opened no stream. */
+  status?: number;
+  /** The GET's body, when it opened no stream. */
+  body?: string;
+}
+
+/** A transport made by `sseTransport`: MCP's HTTP+SSE (2024-11-05), on the package's `Transport` base. */
+export interface SseTransport extends Transport {
+  send(message: string | object): void;
+  on<E extends TransportEvent>(event: E, listener: (detail: TransportEvents[E]) => void): () => void;
+  /** Closes the stream (the server ends the session) and aborts the POSTs in flight. */
+  destroy(): void;
+  readonly text: true;
+  readonly defaultTimeout: number;
+  readonly dialect: "mcp";
+  /** Where messages are POSTed: the URL the stream's `endpoint` event named, once it came. */
+  readonly endpoint: string | undefined;
+  /** Why the stream ended, once it has (then every send throws). */
+  readonly closed: SseClosed | undefined;
+  /** The MCP revision sent in `MCP-Protocol-Version`, once known. */
+  readonly protocolVersion: string | undefined;
+  /** Calls posted that have not ended yet. */
+  readonly pending: number;
+  settled(id: number): void;
+  /** Resolves once the stream has named its endpoint, or has ended. */
+  readonly listened: Promise<void>;
+}
+
+/**
+ * MCP's HTTP+SSE transport (2024-11-05): a GET opens the session's event
+ * stream, whose `endpoint` event names the URL (of the stream's origin) each
+ * message is POSTed to; every answer comes on the stream. When the stream
+ * ends, the session does: calls in flight fail with `CONNECTION_CLOSED`,
+ * later sends throw, nothing reconnects.
+ */
+export function sseTransport(url: string | URL, options?: SseTransportOptions): SseTransport;
+
 /** The MCP revisions `connectMcp` speaks, newest first. */
 export declare const MCP_PROTOCOL_VERSIONS: readonly string[];
 
@@ -75,7 +130,15 @@ export interface McpInitializeResult {
   [key: string]: unknown;
 }
 
+/** The transports `connectMcp` speaks: Streamable HTTP, and the older HTTP+SSE (2024-11-05). */
+export type McpTransportName = "streamable-http" | "sse";
+
 export interface ConnectMcpOptions extends Omit<HttpTransportOptions, "mcp">, Omit<InitializeMcpOptions, "transport"> {
+  /**
+   * The one transport to use. By default Streamable HTTP, falling back to
+   * HTTP+SSE at the same URL when the POST of `initialize` gets a 4xx.
+   */
+  transport?: McpTransportName;
   /** The Peer's options. */
   peer?: EndpointOptions;
 }
@@ -152,6 +215,8 @@ export interface McpServerRequests {
 /** A Peer in an initialized MCP session, with the server's initialize result; MCP's methods are typed. */
 export interface McpPeer extends Peer {
   readonly server: McpInitializeResult;
+  /** The transport the session runs on (set by `connectMcp`). */
+  readonly transport: McpTransportName;
   request<M extends keyof McpClientRequests>(
     method: M,
     params?: McpClientRequests[M]["params"],
@@ -194,7 +259,8 @@ export function initializeMcp(peer: Peer, options?: InitializeMcpOptions): Promi
 // (After it, `peer as McpPeer` types MCP's methods on that Peer.)
 
 /**
- * An MCP client session over Streamable HTTP: a transport in MCP mode, a
- * Peer, and `initializeMcp`.
+ * An MCP client session: Streamable HTTP, or HTTP+SSE when the server
+ * answers Streamable HTTP's POST with a 4xx (or when `transport` says so),
+ * a Peer on it, and `initializeMcp`.
  */
 export function connectMcp(url: string | URL, options?: ConnectMcpOptions): Promise<McpPeer>;

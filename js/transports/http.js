@@ -1,7 +1,9 @@
-// The HTTP transport, the package's `wiggum-rpc/http` entry: JSON-RPC over
+// The HTTP transports, the package's `wiggum-rpc/http` entry: JSON-RPC over
 // HTTP POST, and MCP's Streamable HTTP (2025-06-18 and later), which is a
-// superset of it; and `initializeMcp` / `connectMcp`, an MCP client session
-// on top.
+// superset of it; MCP's older HTTP+SSE transport (2024-11-05); and
+// `initializeMcp` / `connectMcp`, an MCP client session on top, which falls
+// back from Streamable HTTP to HTTP+SSE as MCP's backwards compatibility
+// rules say.
 //
 // Every outgoing message is one POST. Its reply is read by content type: a
 // JSON body (one message or an array), an SSE stream whose events each carry
@@ -19,11 +21,18 @@
 // dropped stream with `Last-Event-ID` after the server's `retry`, opens the
 // GET stream for server-initiated messages, and ends the session with
 // DELETE on `destroy()`.
+//
+// HTTP+SSE (`sseTransport`): a GET opens one event stream for the whole
+// session; its first `endpoint` event names the URL (same origin) to POST
+// each message to, and every answer and server message comes on that
+// stream. When the stream ends or breaks, the session is over: the calls in
+// flight fail with `CONNECTION_CLOSED`, and nothing reconnects (a new GET
+// would be a new session, with the old one's answers lost).
 
 import { ErrorCode, Peer, RPCError, Transport } from "./wiggum_rpc.js";
 
 /** The MCP revisions `connectMcp` speaks, newest first. */
-export const MCP_PROTOCOL_VERSIONS = Object.freeze(["2025-11-25", "2025-06-18", "2025-03-26"]);
+export const MCP_PROTOCOL_VERSIONS = Object.freeze(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]);
 
 /** How long to wait before resuming a stream when the server named no `retry`. */
 const DEFAULT_RETRY_MS = 1000;
@@ -343,6 +352,216 @@ class HttpTransport extends Transport {
   }
 }
 
+/**
+ * MCP's HTTP+SSE transport (2024-11-05). The stream is opened at once; what
+ * is sent before its `endpoint` event waits for it.
+ */
+class SseTransport extends Transport {
+  /** Outgoing messages are JSON text: each is a POST body as it is. */
+  text = true;
+  defaultTimeout;
+  /** MCP's cancellation, no batches (read by the endpoint). */
+  dialect = "mcp";
+  /** The stream's URL; the endpoint must be of its origin. */
+  #url;
+  #fetch;
+  #headers;
+  /** Where messages are POSTed: the `endpoint` event's URL, once it came. */
+  #endpoint;
+  /** Messages sent before the endpoint was known: [body, calls]. */
+  #outbox = [];
+  /** The ids of the calls posted that have not ended yet. */
+  #pending = new Set();
+  /** Every POST in flight, aborted by `destroy()`. */
+  #inflight = new Set();
+  /** Aborts the stream's GET. */
+  #stream = new AbortController();
+  #protocolVersion;
+  #initialized = false;
+  /** The `close` event's detail, once the stream has ended. */
+  #closed;
+  /** Why the stream was given up while it still ran (an endpoint of another origin). */
+  #refusal;
+  #listenSettled;
+  /** Resolves once the stream has named its endpoint, or has ended (`initializeMcp` waits for it). */
+  listened = new Promise((settle) => (this.#listenSettled = settle));
+
+  constructor(url, options = {}) {
+    super();
+    if (typeof url !== "string" && !(url instanceof URL)) throw new TypeError("sseTransport: pass the server's SSE URL");
+    try {
+      // A page may name it relative to itself, as it would to fetch.
+      this.#url = new URL(String(url), globalThis.location?.href);
+    } catch {
+      throw new TypeError(`sseTransport: not an absolute URL: ${url}`);
+    }
+    this.#fetch = options.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (typeof this.#fetch !== "function") throw new TypeError("sseTransport: no global fetch here; pass { fetch }");
+    this.#headers = { ...(options.headers ?? {}) };
+    this.defaultTimeout = options.timeout ?? 60_000;
+    this.#protocolVersion = options.protocolVersion;
+    this.#open();
+  }
+
+  /** The URL messages are POSTed to, once the stream named it. */
+  get endpoint() {
+    return this.#endpoint;
+  }
+
+  /** The `close` event's detail once the stream has ended (`{ code, reason, final, status? }`), else undefined. */
+  get closed() {
+    return this.#closed;
+  }
+
+  /** The MCP revision sent in `MCP-Protocol-Version`, once known. */
+  get protocolVersion() {
+    return this.#protocolVersion;
+  }
+
+  /** Calls posted that have not ended yet. */
+  get pending() {
+    return this.#pending.size;
+  }
+
+  /**
+   * POSTs one message to the endpoint (or keeps it until the stream names
+   * the endpoint); its answer comes on the stream. After the stream ended,
+   * throws: the session is over.
+   */
+  send(message, _transfer, calls = []) {
+    if (this.destroyed) throw new Error("transport destroyed");
+    if (this.#closed !== undefined) throw new Error(`The MCP server's SSE stream has ended: ${this.#closed.reason}`);
+    const body = typeof message === "string" ? message : JSON.stringify(message);
+    for (const id of calls) this.#pending.add(id);
+    if (this.#endpoint === undefined) this.#outbox.push([body, calls]);
+    else this.#post(body, calls);
+  }
+
+  /** The endpoint says call `id` has ended (see `HttpTransport.settled`). */
+  settled(id) {
+    this.#pending.delete(id);
+  }
+
+  /** Closes the stream and aborts the POSTs in flight; the server sees the session end. */
+  release() {
+    this.#stream.abort();
+    for (const controller of this.#inflight) controller.abort();
+    this.#inflight.clear();
+    this.#pending.clear();
+    this.#outbox = [];
+    this.#listenSettled();
+  }
+
+  #requestHeaders() {
+    const headers = { ...this.#headers };
+    if (this.#protocolVersion !== undefined) headers["mcp-protocol-version"] = this.#protocolVersion;
+    return headers;
+  }
+
+  /** The session's one GET: read to its end, then the session is over. */
+  async #open() {
+    const headers = { ...this.#requestHeaders(), accept: "text/event-stream" };
+    let ended;
+    try {
+      const response = await this.#fetch(this.#url.href, { method: "GET", headers, signal: this.#stream.signal });
+      if (!isEventStream(response)) {
+        const body = await drain(response);
+        const reason = `The server opened no SSE stream (HTTP ${response.status})`;
+        ended = { code: 1006, reason, status: response.status, body };
+      } else {
+        await readEvents(response.body, {}, (data, type) => this.#event(data, type));
+        ended = { code: 1001, reason: "The server's SSE stream ended" };
+      }
+    } catch (error) {
+      if (this.destroyed) return;
+      const reason = this.#refusal ?? `The server's SSE stream failed: ${error?.message ?? error}`;
+      ended = { code: 1006, reason };
+    }
+    this.#end(ended);
+  }
+
+  /** One event of the stream: the endpoint, or a message. */
+  #event(data, type) {
+    if (type === "endpoint") {
+      let endpoint;
+      try {
+        endpoint = new URL(data.trim(), this.#url);
+      } catch {
+        this.#refusal = `The server's endpoint is not a URL: ${data}`;
+        throw new Error(this.#refusal);
+      }
+      // The SDK's rule: messages go to the stream's own origin only.
+      if (endpoint.origin !== this.#url.origin) {
+        this.#refusal = `The server's endpoint ${endpoint.origin} is not of the stream's origin ${this.#url.origin}`;
+        throw new Error(this.#refusal);
+      }
+      const first = this.#endpoint === undefined;
+      this.#endpoint = endpoint.href;
+      if (!first) return;
+      this.emit("open", {});
+      this.#listenSettled();
+      const outbox = this.#outbox;
+      this.#outbox = [];
+      for (const [body, calls] of outbox) this.#post(body, calls);
+      return;
+    }
+    if (type !== "message") return;
+    let value;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      this.emit("error", { error: new Error("An SSE event's data is not JSON"), body: data });
+      return;
+    }
+    for (const message of Array.isArray(value) ? value : [value]) {
+      // MCP: the revision the server chose, from its answer to `initialize`.
+      const version = message?.result?.protocolVersion;
+      if (!this.#initialized && typeof version === "string") {
+        this.#initialized = true;
+        this.#protocolVersion ??= version;
+      }
+      this.deliver(message);
+    }
+  }
+
+  /** The stream is over: so is the session; its calls fail with `CONNECTION_CLOSED` (the endpoint's rule on `close`). */
+  #end(detail) {
+    if (this.destroyed || this.#closed !== undefined) return;
+    this.#closed = { ...detail, final: true };
+    this.#stream.abort();
+    this.#outbox = [];
+    this.#listenSettled();
+    this.emit("close", this.#closed);
+  }
+
+  /** One message, POSTed; a 2xx (the SDK's server says 202 Accepted) means its answer will come on the stream. */
+  async #post(body, calls) {
+    const controller = new AbortController();
+    this.#inflight.add(controller);
+    const headers = { ...this.#requestHeaders(), "content-type": "application/json" };
+    try {
+      const response = await this.#fetch(this.#endpoint, { method: "POST", headers, body, signal: controller.signal });
+      const text = await drain(response);
+      if (response.ok || this.destroyed) return;
+      const data = { status: response.status, body: text };
+      if (calls.length === 0) this.emit("error", { error: new Error(`HTTP ${response.status}`), ...data });
+      this.#fail(calls, `HTTP ${response.status} ${response.statusText}`.trim(), data, parsed(text));
+    } catch (error) {
+      if (this.destroyed) return;
+      if (calls.length === 0) this.emit("error", { error });
+      this.#fail(calls, "The HTTP request failed", { error: String(error?.message ?? error) });
+    } finally {
+      this.#inflight.delete(controller);
+    }
+  }
+
+  /** Reports the calls a refused POST carried (those not ended yet) as undelivered. */
+  #fail(calls, message, data, reply) {
+    const open = calls.filter((id) => this.#pending.has(id));
+    if (open.length > 0) this.emit("undelivered", { calls: open, reply, reason: "failed", message, data });
+  }
+}
+
 /** Whether a reply is an SSE stream. */
 function isEventStream(response) {
   return response.ok && (response.headers.get("content-type") ?? "").includes("text/event-stream");
@@ -367,19 +586,22 @@ function parsed(text) {
 }
 
 /**
- * Reads an SSE body, calling `onData` with each event's data and keeping
- * the stream's last event id and retry delay in `stream`. Resolves when the
- * body ends, rejects when it breaks.
+ * Reads an SSE body, calling `onData` with each event's data and type
+ * (`"message"` unless the event named one) and keeping the stream's last
+ * event id and retry delay in `stream`. Resolves when the body ends, rejects
+ * when it breaks or `onData` throws.
  */
 async function readEvents(body, stream, onData) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   let data = [];
+  let type = "";
   const dispatch = () => {
     // An event with no data (a priming event: only its id and retry) carries no message.
     const text = data.join("\n");
-    if (text.trim() !== "") onData(text);
+    if (text.trim() !== "") onData(text, type || "message");
     data = [];
+    type = "";
   };
   for (;;) {
     const { value, done } = await reader.read();
@@ -397,6 +619,7 @@ async function readEvents(body, stream, onData) {
       const field = colon < 0 ? line : line.slice(0, colon);
       const content = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
       if (field === "data") data.push(content);
+      else if (field === "event") type = content;
       else if (field === "id" && !content.includes("\0")) stream.lastEventId = content;
       else if (field === "retry" && /^\d+$/.test(content)) stream.retry = Number(content);
     }
@@ -441,21 +664,65 @@ export async function initializeMcp(peer, options = {}) {
 }
 
 /**
- * An MCP client session over Streamable HTTP: an `httpTransport` in MCP
- * mode, a Peer on it, and `initializeMcp`; returns the Peer, with the
- * server's initialize result as `peer.server`. Options: `clientInfo`,
+ * MCP's HTTP+SSE transport (2024-11-05) to the stream at `url` (a GET,
+ * opened at once). Options: `headers` (on the GET and every POST), `fetch`,
+ * `timeout` (the default per-call timeout, 60 s), `protocolVersion`.
+ */
+export function sseTransport(url, options) {
+  return new SseTransport(url, options);
+}
+
+/** The transports `connectMcp` speaks, by the name its `transport` option takes. */
+const TRANSPORTS = ["streamable-http", "sse"];
+
+/**
+ * An MCP client session: a Peer on an MCP transport, and `initializeMcp`;
+ * returns the Peer, with the server's initialize result as `peer.server` and
+ * the transport's name as `peer.transport`. By default Streamable HTTP, and,
+ * when its POST of `initialize` gets a 4xx (a server of the older protocol),
+ * HTTP+SSE at the same URL, as MCP's backwards compatibility rules say; the
+ * `transport` option names one to use alone. Options: `clientInfo`,
  * `capabilities`, `protocolVersion`, `peer` (the Peer's options), and the
- * transport's.
+ * transports' (`headers`, `fetch`, `timeout`, …).
  */
 export async function connectMcp(url, options = {}) {
-  const { clientInfo, capabilities, protocolVersion, peer: peerOptions, ...transportOptions } = options;
-  const transport = httpTransport(url, { ...transportOptions, mcp: true });
-  const peer = new Peer(transport, peerOptions);
+  const { transport, clientInfo, capabilities, protocolVersion, peer: peerOptions, ...transportOptions } = options;
+  if (transport !== undefined && !TRANSPORTS.includes(transport)) {
+    throw new TypeError(`connectMcp: transport is one of ${TRANSPORTS.join(", ")}, not ${transport}`);
+  }
+  const open = async (made, name) => {
+    const peer = new Peer(made, peerOptions);
+    try {
+      await initializeMcp(peer, { clientInfo, capabilities, protocolVersion, transport: made });
+      peer.transport = name;
+      return peer;
+    } catch (error) {
+      peer.destroy();
+      // The stream's end says why better than the endpoint's "Connection closed".
+      const closed = made.closed;
+      if (error?.code === ErrorCode.CONNECTION_CLOSED && closed !== undefined) {
+        throw new RPCError(error.code, `Connection closed: ${closed.reason}`, closed);
+      }
+      throw error;
+    }
+  };
+  if (transport === "sse") return open(sseTransport(url, transportOptions), "sse");
+  const streamable = httpTransport(url, { ...transportOptions, mcp: true });
+  // The status of the POST that carried `initialize`, if it failed.
+  let refused;
+  const stopWatching = streamable.on("undelivered", ({ data }) => (refused = data?.status));
   try {
-    await initializeMcp(peer, { clientInfo, capabilities, protocolVersion, transport });
-    return peer;
+    return await open(streamable, "streamable-http");
   } catch (error) {
-    peer.destroy();
-    throw error;
+    if (transport !== undefined || !(refused >= 400 && refused < 500)) throw error;
+    const legacy = sseTransport(url, transportOptions);
+    try {
+      return await open(legacy, "sse");
+    } catch (legacyError) {
+      // No stream named an endpoint: not an HTTP+SSE server either, and the first refusal says more.
+      throw legacy.endpoint === undefined ? error : legacyError;
+    }
+  } finally {
+    stopWatching();
   }
 }

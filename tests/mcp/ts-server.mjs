@@ -1,6 +1,10 @@
 // An MCP server built with the official TypeScript SDK (@modelcontextprotocol/sdk)
 // over its Streamable HTTP transport, with sessions and an event store for
-// resumability, on 127.0.0.1. The tests start and stop it.
+// resumability, and over its HTTP+SSE transport (2024-11-05), on 127.0.0.1.
+// The tests start and stop it. `/mcp` serves both (a GET without a session
+// opens an HTTP+SSE stream there); `/sse` is a server of the older protocol
+// alone: its GET opens the stream, whose endpoint is `/messages`, and a POST
+// to it is refused (405), as a Streamable HTTP client's is.
 //
 // Tools: `add` {a, b}; `count` {n} (a progress notification per step);
 // `ask` and `askAside` (ask the client through elicitation, on the call's
@@ -10,9 +14,10 @@
 // notification on the session's GET stream; closing that stream, then a
 // notification while the client is away); `hang` (waits until cancelled; `cancelled`
 // says whether it was); `fail` (a tool error). `POST /expire` forgets every
-// session, so the next request that names one gets the SDK's 404; `/broken`
-// answers a 500 page and `/not-json` a body that is not JSON. `mounts`
-// serves files, so a browser can call the server from its own origin.
+// session (and ends every HTTP+SSE stream), so the next request that names
+// one gets the SDK's 404; `/broken` answers a 500 page and `/not-json` a
+// body that is not JSON. `mounts` serves files, so a browser can call the
+// server from its own origin.
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join } from "node:path";
@@ -171,7 +176,7 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
       res.writeHead(200, { "content-type": "application/json" }).end("this is not json");
       return;
     }
-    if (url.pathname !== "/mcp") {
+    if (!["/mcp", "/sse", "/messages"].includes(url.pathname)) {
       res.writeHead(404).end();
       return;
     }
@@ -183,16 +188,26 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
       body = JSON.parse(text);
     }
     const sessionId = req.headers["mcp-session-id"];
-    state.requests.push({
+    const record = {
       method: req.method,
+      path: url.pathname,
+      legacySession: url.searchParams.get("sessionId") ?? undefined,
+      accept: req.headers.accept,
+      contentType: req.headers["content-type"],
       sessionId,
       protocolVersion: req.headers["mcp-protocol-version"],
       lastEventId: req.headers["last-event-id"],
       authorization: req.headers.authorization,
       batch: Array.isArray(body),
-    });
+      rpcMethod: body?.method,
+    };
+    state.requests.push(record);
+    res.on("finish", () => (record.status = res.statusCode));
     if (req.method === "DELETE" && sessionId) state.deleted.push(sessionId);
-    await sessions(req, res, body);
+    if (url.pathname === "/mcp") await sessions(req, res, body);
+    else if (url.pathname === "/messages") await sessions.legacy(req, res, body);
+    else if (req.method === "GET") await sessions.legacy(req, res, body, "/messages");
+    else res.writeHead(405, { allow: "GET" }).end("Method Not Allowed");
   });
   http.listen(0, "127.0.0.1");
   await once(http, "listening");
@@ -202,6 +217,7 @@ export async function startTsMcpServer({ mounts = [] } = {}) {
     url: `${origin}/mcp`,
     state,
     sessions: sessions.sessions,
+    streams: sessions.streams,
     async close() {
       await sessions.close();
       http.closeAllConnections();
