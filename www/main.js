@@ -2,7 +2,7 @@
 // the build worker and Chief to the Ralph worker. Every endpoint has a
 // `trace` hook, so the inspector sees each message crossing each boundary.
 import init, { compiledModule, ErrorCode, Peer, RPCError, portTransport, windowTransport, workerTransport } from "/pkg/wiggum_rpc.js";
-import { httpTransport, initializeMcp } from "/pkg/http.js";
+import { connectMcp } from "/pkg/http.js";
 import { serviceWorkerTransport } from "/pkg/hub.js";
 import { webSocketTransport } from "/pkg/websocket.js";
 import "/pkg/trace.js";
@@ -365,32 +365,52 @@ $("cancel-task").onclick = () => {
 };
 
 // ── MCP client ↔ server ───────────────────────────────────────────────────
-// The demo's server (scripts/demo-mcp.mjs) answers at /mcp, beside this page.
-const mcpTransport = httpTransport("/mcp", { mcp: true });
-const mcp = new Peer(mcpTransport, traced("mcp"));
-mcp.onNotify("notifications/progress", ({ progress, total, message }) => {
-  $("mcp-progress").max = total;
-  $("mcp-progress").value = progress;
-  $("mcp-progress-label").textContent = `${progress}/${total}`;
-  if (message) $("mcp-result").textContent = message;
-});
+// The demo's server (scripts/demo-mcp.mjs) answers at /mcp, beside this page,
+// over either transport: Streamable HTTP, or the older HTTP+SSE (2024-11-05).
+// Each choice opens its session once and keeps it; the panel calls the one chosen.
+const mcpSessions = new Map();
+function mcpSession(transport) {
+  if (!mcpSessions.has(transport)) {
+    const session = connectMcp("/mcp", { transport, clientInfo: { name: "wiggum-demo", version: "1.0.0" }, peer: traced("mcp") });
+    mcpSessions.set(transport, session.then(async (mcp) => {
+      mcp.onNotify("notifications/progress", ({ progress, total, message }) => {
+        $("mcp-progress").max = total;
+        $("mcp-progress").value = progress;
+        $("mcp-progress-label").textContent = `${progress}/${total}`;
+        if (message) $("mcp-result").textContent = message;
+      });
+      const { tools } = await mcp.request("tools/list");
+      return { mcp, tools };
+    }));
+    // A session that could not open is tried again when chosen again.
+    mcpSessions.get(transport).catch(() => mcpSessions.delete(transport));
+  }
+  return mcpSessions.get(transport);
+}
 let mcpToken = 0;
 $("mcp-call").onclick = async () => {
   $("mcp-call").disabled = true;
   $("mcp-progress").value = 0;
   const pages = Number($("mcp-pages").value) || 1;
+  const { mcp } = await mcpSession($("mcp-transport").value);
   const call = mcp.request("tools/call", { name: "build_site", arguments: { pages }, _meta: { progressToken: ++mcpToken } });
   await settled(show($("mcp-result"), call, (result) => result.content.map((part) => part.text).join(" ")));
   $("mcp-call").disabled = false;
 };
-const mcpReady = (async () => {
-  const server = await initializeMcp(mcp, { clientInfo: { name: "wiggum-demo", version: "1.0.0" }, transport: mcpTransport });
-  const { tools } = await mcp.request("tools/list");
-  for (const tool of tools) append($("mcp-tools"), tool.description ?? "", { label: tool.name, follow: false });
-  $("mcp-call").disabled = false;
-  return `${server.serverInfo.name} (MCP ${server.protocolVersion}): ${tools.length} tools`;
-})();
-settled(show($("mcp-result"), mcpReady, (summary) => summary));
+// The choice waits while a session opens, so the list shows the chosen one's tools.
+const mcpOpen = async () => {
+  $("mcp-call").disabled = $("mcp-transport").disabled = true;
+  $("mcp-tools").replaceChildren();
+  const opened = mcpSession($("mcp-transport").value).then(({ mcp, tools }) => {
+    for (const tool of tools) append($("mcp-tools"), tool.description ?? "", { label: tool.name, follow: false });
+    $("mcp-call").disabled = false;
+    return `${mcp.server.serverInfo.name} (MCP ${mcp.server.protocolVersion}): ${tools.length} tools`;
+  });
+  await settled(show($("mcp-result"), opened, (summary) => summary));
+  $("mcp-transport").disabled = false;
+};
+$("mcp-transport").onchange = mcpOpen;
+mcpOpen();
 
 // ── Page ↔ server over WebSocket ───────────────────────────────────────────
 // The demo's server (scripts/demo-hub.mjs) holds every page in one Hub at /ws.

@@ -457,6 +457,29 @@ test("the MCP panel: the server's tools listed, build_site called with its progr
   assert.equal(await stat("mcp", "calls"), "3", "initialize, tools/list, tools/call");
 });
 
+test("the MCP panel over HTTP+SSE: the same server by the older transport (one GET stream, each message POSTed to the endpoint it named), build_site's progress on that stream", async () => {
+  const requests = [];
+  const record = (request) => {
+    const url = new URL(request.url());
+    if (url.pathname === "/mcp") requests.push(`${request.method()} ${url.searchParams.has("sessionId") ? "endpoint" : request.headers().accept}`);
+  };
+  page.on("request", record);
+  try {
+    await page.selectOption("#mcp-transport", "sse");
+    await page.waitForFunction(() => document.querySelector("#mcp-result").dataset.state === "ok" && !document.querySelector("#mcp-call").disabled, null, { timeout: 15000 });
+    assert.match(await text("#mcp-result"), /^wiggum-demo-tools \(MCP 2025-11-25\): 2 tools$/);
+    await page.fill("#mcp-pages", "2");
+    await page.click("#mcp-call");
+    await page.waitForFunction(() => document.querySelector("#mcp-result").textContent === "built 2 pages", null, { timeout: 15000 });
+    assert.equal(await text("#mcp-progress-label"), "2/2");
+  } finally {
+    page.off("request", record);
+  }
+  assert.equal(requests[0], "GET text/event-stream");
+  assert.deepEqual(requests.slice(1), Array(4).fill("POST endpoint"), "initialize, initialized, tools/list, tools/call");
+  assert.equal(await stat("mcp", "calls"), "6", "initialize, tools/list, tools/call in each session");
+});
+
 test("page ↔ server: a client id from the server's hub, a dropped connection survived by the session, a restart by reconnecting, pushes in the inspector", async () => {
   await page.waitForSelector('#ws-state[data-state="open"]', { timeout: 10000 });
   await page.click("#ws-whoami");
