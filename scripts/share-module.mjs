@@ -43,11 +43,13 @@ const fn = "function compiledModule() {\n    return wasmModule;\n}\n";
 // js/transports/postmessage.js): a worker asks its owner for the module while
 // it fetches the .wasm, and a page offers its module to the workers it talks
 // to. The build's id is stamped in last (`--stamp`), once the .wasm is final.
+// And a worker's own early messages are not held for it (postmessage.js,
+// `holdNothing`): its code runs, and listens, before init() starts the module.
 const handOff = [
-  [/^(import \{[^}]*?) ?(\} from '(\.\/snippets\/[^']+\/js\/transports\/postmessage\.js)';)$/m, "$1, offerModule, ownerModuleOrFetch $2"],
+  [/^(import \{[^}]*?) ?(\} from '(\.\/snippets\/[^']+\/js\/transports\/postmessage\.js)';)$/m, "$1, offerModule, ownerModuleOrFetch, holdNothing $2"],
   [/^( *)module_or_path = fetch\(module_or_path\);$/m, "$1module_or_path = ownerModuleOrFetch(module_or_path, BUILD);"],
   [/^( *)wasmModule = module;$/m, "$1wasmModule = module;\n$1offerModule(module, BUILD);"],
-  [/^let wasmModule, wasmInstance, wasm;$/m, `$&\n/** This build's id: a hash of its .wasm. */\nconst BUILD = "${PLACEHOLDER}";`],
+  [/^let wasmModule, wasmInstance, wasm;$/m, `$&\n/** This build's id: a hash of its .wasm. */\nconst BUILD = "${PLACEHOLDER}";\n// A worker's code runs before init() starts the module: it listens for its own messages itself.\nholdNothing();`],
 ];
 let shared = glue;
 if (web) {

@@ -258,6 +258,47 @@ function listenEarly() {
   return { scope, events, stop: () => scope.removeEventListener("message", listener), ending: false };
 }
 
+// A dedicated worker's own messages (not JSON-RPC) that came while the
+// package loaded. A bundled worker's `import … from "wiggum-rpc"` waits for
+// the .wasm before the worker's code runs, so a message its page posts at
+// once (handing over a MessagePort) would find no listener there and be
+// lost. They are held until the module has started, then dispatched again
+// on the worker's scope, in their order, once the worker's code has had its
+// turn to listen. A build whose code runs before the module starts (the
+// no-bundler build: `await init()`) holds nothing: its code listens first.
+let held = holdOwnMessages();
+
+function holdOwnMessages() {
+  if (!inDedicatedWorker()) return undefined;
+  const scope = globalThis;
+  const events = [];
+  const listener = (event) => {
+    if (!isOurs(event.data) && events.length < EARLY_LIMIT) events.push(event);
+  };
+  scope.addEventListener("message", listener);
+  return { scope, events, stop: () => scope.removeEventListener("message", listener) };
+}
+
+/** The module is instantiated (its start function): what was held goes out again, after the worker's code has run. */
+export function moduleStarted() {
+  const taken = held;
+  held = undefined;
+  if (taken === undefined) return;
+  taken.stop();
+  if (taken.events.length === 0) return;
+  setTimeout(() => {
+    for (const { data, ports, origin, lastEventId } of taken.events) {
+      taken.scope.dispatchEvent(new MessageEvent("message", { data, ports: [...ports], origin, lastEventId }));
+    }
+  }, 0);
+}
+
+/** The no-bundler build: its code runs before `init()` starts the module, so nothing is held. */
+export function holdNothing() {
+  held?.stop();
+  held = undefined;
+}
+
 /** What reached `scope` before this transport listened there, handed to `listener` once. */
 function replayEarly(scope, listener) {
   if (early === undefined || early.scope !== scope) return;

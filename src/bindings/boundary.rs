@@ -225,6 +225,17 @@ extern "C" {
     fn export_worker_transport();
     #[wasm_bindgen(reexport, skip_typescript, js_name = selfTransport)]
     fn export_self_transport();
+
+    /// The module is instantiated: a bundled worker's own early messages go out again.
+    #[wasm_bindgen(js_name = moduleStarted)]
+    fn module_started();
+}
+
+/// Runs once the module is instantiated: in a bundled worker, after the
+/// .wasm it waited for and before the worker's own code (see `moduleStarted`).
+#[wasm_bindgen(start)]
+fn start() {
+    module_started();
 }
 
 /// A pair of Node streams' methods, for the stream transport (`framed`).
