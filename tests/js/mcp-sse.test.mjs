@@ -218,7 +218,8 @@ test("the stream's end fails the calls in flight with CONNECTION_CLOSED (not the
     const later = await mcp.request("tools/list").catch((e) => e);
     assert.equal(later.code, ErrorCode.SEND_FAILED);
     assert.match(later.message, /SSE stream has ended/);
-    await sleep(300);
+    // Longer than any retry delay a reconnect would take (1 s when the server names none).
+    await sleep(1500);
     assert.equal(server.state.requests.filter((r) => r.method === "GET").length, 1, "no second GET: a dead server shows");
     assert.equal(mcp.pending, 0);
     mcp.destroy();
