@@ -34,10 +34,12 @@ build() {
   # of its entry share them (tests/js/instances.test.mjs loads it twice).
   if [ "$dir" = pkg-web ]; then rm -rf target/pkg-web-unslimmed && mkdir -p target && cp -r "$dir" target/pkg-web-unslimmed; fi
   if [ "$wasm_target" != bundler ]; then node scripts/share-module.mjs "$dir"; fi
+  if [ "$wasm_target" = web ]; then node scripts/wasm-refused.mjs web "$dir"; fi
   if [ "$wasm_target" != nodejs ]; then
     node scripts/subpath-entries.mjs "$dir" esm
     node scripts/slim-package.mjs "$dir"
   fi
+  if [ "$wasm_target" = bundler ]; then node scripts/wasm-refused.mjs bundler "$dir"; fi
   if [ "$wasm_target" = web ]; then node scripts/share-module.mjs --stamp "$dir"; fi
 }
 

@@ -63,12 +63,16 @@ export async function startServer({ port = 0, host = "127.0.0.1", mounts = defau
       response.writeHead(404, { "content-type": "text/plain" }).end(`not found: ${path}\n`);
       return;
     }
-    response.writeHead(200, {
+    const headers = {
       "content-type": types[extname(file)] ?? "application/octet-stream",
       "cache-control": cache ? "max-age=3600" : "no-store",
       // A sandboxed frame's origin is opaque: its module scripts and .wasm are cross-origin fetches.
       "access-control-allow-origin": "*",
-    });
+    };
+    // `?csp=policy`: served under that Content-Security-Policy (a test's strict page or worker).
+    const csp = searchParams.get("csp");
+    if (csp) headers["content-security-policy"] = csp;
+    response.writeHead(200, headers);
     response.end(body);
   });
   server.on("upgrade", (request, socket, head) => {

@@ -77,6 +77,8 @@ run "types of the web build: remote<API>(), expose, stream, webSocketTransport, 
 run "npm package: bundler build at the root, Node and no-bundler builds, subpath entries (pkg/)" bash scripts/build.sh bundler
 run "a port handed to a bundled worker before its code runs, in Chromium and Firefox: held while the package loads, dispatched again once the worker listens (the call answered, the page's other messages once each)" \
   node --test tests/js/port-handoff.test.mjs
+run "a page's Content-Security-Policy in Chromium and Firefox: without 'wasm-unsafe-eval', init() and a bundle's import fail saying what to add and where; with it, both load" \
+  node --test tests/js/csp.test.mjs
 run "npm import path: pack, install, tsc (bundler, node16) over every entry, esbuild + Chromium, no bundler (wiggum-rpc/web), Node require and import, publint, attw" node --test tests/js/npm-import.test.mjs
 run "npm package through Vite 8 (build and dev server) and webpack 5 in Chromium; two copies built by different bundlers meeting on the wire; wiggum-rpc/web's compiled module handed to a Vite-built worker" \
   node --test tests/js/bundlers.test.mjs

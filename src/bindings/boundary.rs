@@ -233,7 +233,9 @@ extern "C" {
 
 /// Runs once the module is instantiated: in a bundled worker, after the
 /// .wasm it waited for and before the worker's own code (see `moduleStarted`).
-#[wasm_bindgen(start)]
+/// wasm-bindgen exports a start function too: under a name of the module's
+/// own, out of the types, like the other exports only the module calls.
+#[wasm_bindgen(start, js_name = wiggumStart, skip_typescript)]
 fn start() {
     module_started();
 }
