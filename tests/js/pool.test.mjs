@@ -1,9 +1,13 @@
 // The worker pool (`wiggum-rpc/pool`) in Chromium and Firefox, with real
 // workers (tests/js/pages/pool.js, pool-worker.js): calls spread over four
-// workers, one terminated mid-call (its calls fail with CONNECTION_CLOSED,
+// workers, one terminated mid-call (its call fails with CONNECTION_CLOSED,
 // the others are answered, a fresh worker takes new calls), cancellation,
 // notifications to all or one, a crash, every worker dying at once, destroy,
-// a retried call, a factory that throws, a worker that never loads, 32 workers.
+// a retried call, a factory that throws, a worker that never loads, 32
+// workers; calls waiting in the pool for the first worker free (one at a
+// time on each, or as many as asked; aborted or timed out while waiting,
+// never sent); a worker stuck in a loop ended and replaced; workers
+// terminated before they have loaded.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { pagesInBothBrowsers } from "./browser.mjs";
@@ -11,18 +15,19 @@ import { pagesInBothBrowsers } from "./browser.mjs";
 const CONNECTION_CLOSED = -32095;
 const DESTROYED = -32098;
 const REQUEST_CANCELLED = -32800;
+const REQUEST_TIMEOUT = -32099;
 
 function check(browser, seen) {
   console.log(`${browser}: ${JSON.stringify(seen)}`);
   assert.equal(seen.spread, 4, "calls spread over the four workers");
-  assert.equal(seen.terminated.failed, 2, "the terminated worker's two calls failed");
-  assert.equal(seen.terminated.answered, 6, "the other six were answered");
+  assert.equal(seen.terminated.failed, 1, "the terminated worker's call failed");
+  assert.equal(seen.terminated.answered, 7, "the other seven were answered");
   assert.ok(seen.terminated.failedWithinMs < 1000, "failed soon, not at the timeout");
   assert.equal(seen.afterReplacement, 4, "a fresh worker takes new calls");
   assert.equal(seen.cancelled, REQUEST_CANCELLED);
   assert.equal(seen.notifiedAll, 4);
   assert.equal(seen.notifiedOne, 1);
-  assert.equal(seen.countsFromEach, 4, "one call in flight on each worker");
+  assert.equal(seen.countsFromEach, 4, "four calls to four free workers: one on each");
   const sum = (key) => seen.counts.reduce((total, counts) => total + counts[key], 0);
   assert.equal(sum("aborted"), 1, "the cancel reached the call's worker");
   assert.equal(sum("notes"), 5, "one note to each, one to one");
@@ -30,7 +35,7 @@ function check(browser, seen) {
   assert.deepEqual(seen.allDied, [CONNECTION_CLOSED, CONNECTION_CLOSED, CONNECTION_CLOSED, CONNECTION_CLOSED]);
   assert.equal(seen.afterAllDied, 1, "replaced, and serving");
   assert.ok(seen.replaced >= 6, `replacements: ${seen.replaced}`);
-  assert.equal(seen.destroyed, DESTROYED);
+  assert.deepEqual(seen.destroyed, [DESTROYED], "in flight and waiting");
   assert.equal(seen.afterDestroy, DESTROYED);
   assert.equal(seen.retried, "string", "a call safe to repeat was answered by the replacement");
   assert.equal(seen.brokenFactory.code, CONNECTION_CLOSED);
@@ -39,6 +44,46 @@ function check(browser, seen) {
   assert.ok([CONNECTION_CLOSED, -32099].includes(seen.missing.code), `a worker that never loads: ${JSON.stringify(seen.missing)}`);
   assert.ok(seen.missingReplacedFewTimes, "replaced, slower each time");
   assert.deepEqual(seen.big, { answers: 256, workers: 32 });
+}
+
+function checkQueue(browser, seen) {
+  console.log(`${browser}: ${JSON.stringify(seen)}`);
+  assert.equal(seen.shortsBesideLong, 6, "the short calls went to the worker that was free, not behind the long one");
+  assert.deepEqual(seen.peaks, [1, 1], "one call at a time on a worker");
+  const { aborted, timedOut, already } = seen.queued;
+  assert.equal(aborted.code, REQUEST_CANCELLED);
+  assert.equal(aborted.message, "Request aborted: mark");
+  assert.equal(aborted.data, "changed my mind", "the abort reason is the data");
+  assert.equal(timedOut.code, REQUEST_TIMEOUT);
+  assert.match(timedOut.message, /before it could be sent/);
+  assert.equal(already.code, REQUEST_CANCELLED);
+  assert.ok(seen.queued.busyLast, "the waiting calls ended while the workers were busy");
+  assert.deepEqual(seen.queued.progress, [1, 2, 3], "a call that waited hears its progress");
+  assert.equal(seen.queued.stepped, "string");
+  assert.equal(seen.queued.kept, "string");
+  assert.deepEqual(seen.marks, ["kept"], "the calls that ended while they waited were never sent");
+  assert.equal(seen.pendingWhileBusy, 6, "two in flight, four waiting (the call aborted before it was made never waited)");
+  assert.equal(seen.pendingAfter, 0);
+  assert.deepEqual(seen.widePeaks, [3, 3], "maxInFlightPerWorker: 3");
+  assert.equal(seen.badOption, "RangeError");
+}
+
+function checkStuck(browser, seen) {
+  console.log(`${browser}: ${JSON.stringify(seen)}`);
+  assert.equal(seen.spun.code, REQUEST_TIMEOUT, "the looping call timed out");
+  assert.deepEqual(seen.shorts, { answered: 6, failed: [] }, "the next six short calls were answered, none timed out");
+  assert.ok(seen.stuckWasOne, "the stuck worker was ended");
+  assert.deepEqual(seen.replacedReasons, ["stuck"]);
+  assert.equal(seen.afterStuck, 4, "four workers serve again");
+  assert.deepEqual(seen.others, { spun: REQUEST_TIMEOUT, plain: CONNECTION_CLOSED, retried: "string" },
+    "its other calls: one failed, one safe to repeat answered by the replacement");
+}
+
+function checkLoading(browser, seen) {
+  console.log(`${browser}: ${JSON.stringify(seen)}`);
+  assert.deepEqual(seen.codes, [CONNECTION_CLOSED, CONNECTION_CLOSED], "terminated while loading: failed at once, not at the timeout");
+  assert.deepEqual(seen.replaced, ["gone", "gone"]);
+  assert.equal(seen.after, 2, "replaced, and serving");
 }
 
 let browsers;
@@ -50,5 +95,14 @@ after(() => browsers?.close());
 for (const browser of ["Chromium", "Firefox"]) {
   test(`${browser}: a pool of workers behind one client`, { timeout: 120_000 }, async () => {
     check(browser, await browsers.run(browser, "/pool.js", "poolScenarios"));
+  });
+  test(`${browser}: calls wait in the pool for the first worker free`, { timeout: 120_000 }, async () => {
+    checkQueue(browser, await browsers.run(browser, "/pool.js", "poolQueue"));
+  });
+  test(`${browser}: a worker stuck in a loop is ended and replaced`, { timeout: 120_000 }, async () => {
+    checkStuck(browser, await browsers.run(browser, "/pool.js", "poolStuck"));
+  });
+  test(`${browser}: workers terminated while they load`, { timeout: 120_000 }, async () => {
+    checkLoading(browser, await browsers.run(browser, "/pool.js", "poolLoading"));
   });
 }

@@ -3,7 +3,7 @@
 // Each returns what it saw; the test asserts.
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(condition, ms = 10000) {
+async function until(condition, ms = 20000) {
   const deadline = performance.now() + ms;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error("timed out waiting");
@@ -11,12 +11,19 @@ async function until(condition, ms = 10000) {
   }
 }
 
-const outcome = (promise) => promise.then((value) => ({ value }), (error) => ({ code: error.code, message: error.message }));
+const outcome = (promise) =>
+  promise.then((value) => ({ value }), (error) => ({ code: error.code, message: error.message, data: error.data }));
+const times = (count, call) => Array.from({ length: count }, call);
+const factory = () => new Worker("/pool-worker.js", { type: "module", name: "module" });
+
+async function pool(options) {
+  const { workerPool } = await import("/pkg/pool.js");
+  return workerPool(factory, { module: window.lib.compiledModule(), ...options });
+}
 
 export async function poolScenarios() {
   const { workerPool } = await import("/pkg/pool.js");
   const { compiledModule } = window.lib;
-  const factory = () => new Worker("/pool-worker.js", { type: "module", name: "module" });
   const seen = {};
 
   const pool = workerPool(factory, { size: 4, module: compiledModule() });
@@ -27,7 +34,7 @@ export async function poolScenarios() {
     const ids = await Promise.all(Array.from({ length: 8 }, () => pool.request("slow", [100])));
     seen.spread = new Set(ids).size;
 
-    // One worker terminated mid-call: its two calls fail, the other six are answered, a fresh worker takes new calls.
+    // One worker terminated mid-call: its call fails, the other seven (four of them waiting in the pool) are answered, a fresh worker takes new calls.
     let started;
     const failedAt = [];
     const calls = Array.from({ length: 8 }, () =>
@@ -55,17 +62,16 @@ export async function poolScenarios() {
     seen.notifiedAll = pool.notify("note", [], { all: true });
     seen.notifiedOne = pool.notify("note", []);
     await sleep(50);
-    // One call in flight on each worker; then one `counts` to each (the least busy takes the next).
-    const busy = Promise.all(Array.from({ length: 4 }, () => pool.request("slow", [200])));
-    const counts = await Promise.all(Array.from({ length: 4 }, () => pool.request("counts")));
-    seen.countsFromEach = new Set((await busy)).size;
+    // Four calls while every worker is free: one to each.
+    const counts = await Promise.all(times(4, () => pool.request("counts")));
+    seen.countsFromEach = new Set(counts.map(({ id }) => id)).size;
     seen.counts = counts;
 
     // A worker whose uncaught error reaches the page is replaced; its call fails.
     seen.crash = await outcome(pool.request("crash"));
     await until(() => replaced.includes("error") && pool.workers.length === 4);
 
-    // Every worker at once.
+    // Every worker at once (the crashed one's replacement may still be loading).
     const all = Array.from({ length: 4 }, () => outcome(pool.request("slow", [400])));
     await sleep(100);
     for (const worker of pool.workers) worker.terminate();
@@ -73,11 +79,11 @@ export async function poolScenarios() {
     seen.afterAllDied = await pool.request("tiny");
     seen.replaced = replaced.length;
 
-    // Destroy: what waits fails with DESTROYED.
-    const pending = outcome(pool.request("slow", [1000]));
+    // Destroy: calls in flight and waiting in the pool fail with DESTROYED.
+    const pending = times(6, () => outcome(pool.request("slow", [1000])));
     await sleep(20);
     pool.destroy();
-    seen.destroyed = (await pending).code;
+    seen.destroyed = [...new Set((await Promise.all(pending)).map((o) => o.code))];
     seen.afterDestroy = (await outcome(pool.request("tiny"))).code;
   } finally {
     pool.destroy();
@@ -114,13 +120,132 @@ export async function poolScenarios() {
   seen.missingReplacedFewTimes = missingReplaced.length >= 1 && missingReplaced.length <= 6;
   missing.destroy();
 
-  // 32 workers (the module handed to each), 256 calls.
+  // 32 workers (the module handed to each), 256 calls: the first 32 one to each.
   const big = workerPool(factory, { size: 32, module: compiledModule() });
   try {
     const answers = await Promise.all(Array.from({ length: 256 }, () => big.request("whoami")));
     seen.big = { answers: answers.length, workers: new Set(answers).size };
   } finally {
     big.destroy();
+  }
+  return seen;
+}
+
+// Calls wait in the pool, and each goes to the first worker free.
+export async function poolQueue() {
+  const seen = {};
+  const two = await pool({ size: 2 });
+  try {
+    await Promise.all(times(2, () => two.request("tiny")));
+    // One long call, then six short ones: all six go to the other worker, none waits behind the long one.
+    const long = two.request("slow", [2000]);
+    const shorts = await Promise.all(times(6, () => two.request("slow", [20])));
+    const longId = await long;
+    seen.shortsBesideLong = shorts.filter((id) => id !== longId).length;
+    // At most one call at a time on a worker (the default).
+    seen.peaks = (await Promise.all(times(2, () => two.request("counts")))).map(({ peak }) => peak);
+
+    // Calls that end while they wait: aborted, timed out, aborted before they were made. They are never sent.
+    const order = [];
+    const busy = Promise.all(times(2, () => two.request("slow", [1500]))).then(() => order.push("busy"));
+    const controller = new AbortController();
+    const settled = (name, promise) => outcome(promise).then((o) => (order.push(name), o));
+    const aborted = settled("aborted", two.request("mark", ["aborted"], { signal: controller.signal }));
+    const timedOut = settled("timedOut", two.request("mark", ["timed out"], { timeout: 100 }));
+    const already = outcome(two.request("mark", ["already aborted"], { signal: AbortSignal.abort("no") }));
+    // Progress of a call that waited: heard once it runs.
+    const progress = [];
+    const stepped = outcome(two.request("steps", [3], { onProgress: (value) => progress.push(value) }));
+    const kept = outcome(two.request("mark", ["kept"]));
+    seen.pendingWhileBusy = two.pending;
+    await sleep(50);
+    controller.abort("changed my mind");
+    await Promise.all([busy, aborted, timedOut, stepped, kept]);
+    seen.queued = {
+      aborted: await aborted,
+      timedOut: await timedOut,
+      already: await already,
+      busyLast: order.indexOf("busy") === order.length - 1,
+      progress,
+      stepped: typeof (await stepped).value,
+      kept: typeof (await kept).value,
+    };
+    const counts = await Promise.all(times(2, () => two.request("counts")));
+    seen.marks = counts.flatMap(({ marks }) => marks).sort();
+    seen.pendingAfter = two.pending;
+  } finally {
+    two.destroy();
+  }
+
+  // Three calls at a time on a worker, when asked.
+  const wide = await pool({ size: 2, maxInFlightPerWorker: 3 });
+  try {
+    await Promise.all(times(2, () => wide.request("tiny")));
+    await Promise.all(times(10, () => wide.request("slow", [300])));
+    seen.widePeaks = (await Promise.all(times(2, () => wide.request("counts")))).map(({ peak }) => peak);
+  } finally {
+    wide.destroy();
+  }
+  try {
+    await pool({ size: 1, maxInFlightPerWorker: 0 });
+  } catch (error) {
+    seen.badOption = error.name;
+  }
+  return seen;
+}
+
+// A worker whose handler never returns is ended once its call has timed out and the grace has passed.
+export async function poolStuck() {
+  const seen = {};
+  const four = await pool({ size: 4 });
+  const replaced = [];
+  four.on("replaced", (event) => replaced.push(event));
+  try {
+    await Promise.all(times(4, () => four.request("tiny")));
+    const before = four.workers;
+    seen.spun = await outcome(four.request("spin", [], { timeout: 300 }));
+    // The next short calls: answered by the other workers, none sent to the stuck one.
+    const shorts = await Promise.all(times(6, () => outcome(four.request("whoami"))));
+    seen.shorts = { answered: shorts.filter((o) => typeof o.value === "string").length, failed: shorts.filter((o) => o.code !== undefined) };
+    await until(() => replaced.some(({ reason }) => reason === "stuck") && four.workers.length === 4);
+    const stuck = replaced.find(({ reason }) => reason === "stuck").worker;
+    seen.stuckWasOne = before.includes(stuck) && !four.workers.includes(stuck);
+    seen.replacedReasons = replaced.map(({ reason }) => reason);
+    // The replacement serves.
+    seen.afterStuck = new Set(await Promise.all(times(8, () => four.request("slow", [50])))).size;
+  } finally {
+    four.destroy();
+  }
+
+  // The stuck worker's other calls: one fails, one safe to repeat goes to the replacement.
+  const one = await pool({ size: 1, maxInFlightPerWorker: 3, timeoutGrace: 200 });
+  try {
+    await one.request("tiny");
+    const spun = outcome(one.request("spin", [], { timeout: 300 }));
+    const plain = outcome(one.request("whoami", [], { timeout: 0 }));
+    const retried = outcome(one.request("whoami", [], { timeout: 0, retry: true }));
+    seen.others = { spun: (await spun).code, plain: (await plain).code, retried: typeof (await retried).value };
+  } finally {
+    one.destroy();
+  }
+  return seen;
+}
+
+// Workers terminated before they have loaded: their calls fail at once, not at their timeout.
+export async function poolLoading() {
+  const seen = {};
+  const two = await pool({ size: 2, peer: { timeout: 30_000 } });
+  const replaced = [];
+  two.on("replaced", ({ reason }) => replaced.push(reason));
+  try {
+    const calls = times(2, () => outcome(two.request("slow", [100])));
+    // In the turn that made them: neither has run its script, let alone said hello.
+    for (const worker of two.workers) worker.terminate();
+    seen.codes = (await Promise.all(calls)).map((o) => o.code);
+    seen.replaced = replaced;
+    seen.after = new Set(await Promise.all(times(2, () => two.request("whoami")))).size;
+  } finally {
+    two.destroy();
   }
   return seen;
 }
