@@ -7,7 +7,27 @@ import { JSONRPCClient as JrpcClient } from "json-rpc-2.0";
 import * as Comlink from "comlink";
 import { createBirpc } from "birpc";
 import { newMessagePortRpcSession } from "capnweb";
+import { connect, WindowMessenger, WorkerMessenger } from "penpal";
+import { defineProxy } from "comctx";
+import { COMCTX, comctxAdapter } from "./comctx.js";
 import { order } from "./order.js";
+
+/** comctx's injector on `adapter` (the page side needs no copy of the API: its README's separate definitions). */
+function comctxRemote(adapter) {
+  const [, inject] = defineProxy(() => ({}), COMCTX);
+  return inject(adapter);
+}
+
+/** A penpal connection's first call, the connection destroyed once answered. */
+async function penpalCall(messenger) {
+  const connection = connect({ messenger });
+  try {
+    const remote = await connection.promise;
+    return await remote.add(1, 2);
+  } finally {
+    connection.destroy();
+  }
+}
 
 /** How each variant makes its first call to a fresh worker; resolves with the answer. */
 const inWorker = {
@@ -32,6 +52,12 @@ const inWorker = {
     const { port1, port2 } = new MessageChannel();
     worker.postMessage(port2, [port2]);
     return newMessagePortRpcSession(port1).add(1, 2);
+  },
+  penpal(worker) {
+    return penpalCall(new WorkerMessenger({ worker }));
+  },
+  comctx(worker) {
+    return comctxRemote(comctxAdapter((message, transfer) => worker.postMessage(message, transfer), worker)).add(1, 2);
   },
   "wiggum-rpc"(worker) {
     const client = new JSONRPCClient(workerTransport(worker));
@@ -98,6 +124,18 @@ const inFrame = {
     const { port1, port2 } = new MessageChannel();
     frame.contentWindow.postMessage(port2, "*", [port2]);
     return newMessagePortRpcSession(port1).add(1, 2);
+  },
+  // penpal's own handshake: the frame's SYN, when it comes, is answered (the page's first is lost on the frame's blank document).
+  penpal(frame) {
+    return penpalCall(new WindowMessenger({ remoteWindow: frame.contentWindow, allowedOrigins: [location.origin] }));
+  },
+  // A window's messages are not queued for a listener to come, and comctx has
+  // no handshake (its heartbeat, off here, pings every 300 ms): like the other
+  // libraries without one, the page waits for the frame's word.
+  async comctx(frame) {
+    await heard(frame, "ready");
+    const send = (message) => frame.contentWindow.postMessage(message, location.origin);
+    return comctxRemote(comctxAdapter(send, window, ({ source }) => source === frame.contentWindow)).add(1, 2);
   },
   "wiggum-rpc"(frame) {
     const client = new JSONRPCClient(windowTransport(frame.contentWindow, window, location.origin));

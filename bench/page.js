@@ -1,12 +1,15 @@
 // The benchmark page (and, in pool.js, the worker pools): the same calls through raw postMessage (a hand-written
-// id map), json-rpc-2.0, comlink, birpc, Cap'n Web and wiggum-rpc, each over
-// a MessageChannel in this page. Bundled by bench/run.mjs; wiggum-rpc comes
+// id map), json-rpc-2.0, comlink, birpc, Cap'n Web, penpal, comctx and wiggum-rpc,
+// each over a MessageChannel in this page. Bundled by bench/run.mjs; wiggum-rpc comes
 // from /pkg/.
 import init, { JSONRPCClient, JSONRPCServer, portTransport } from "/pkg/wiggum_rpc.js";
 import { JSONRPCClient as JrpcClient, JSONRPCServer as JrpcServer } from "json-rpc-2.0";
 import * as Comlink from "comlink";
 import { createBirpc } from "birpc";
 import { newMessagePortRpcSession, RpcTarget } from "capnweb";
+import { connect, PortMessenger } from "penpal";
+import { defineProxy } from "comctx";
+import { COMCTX, comctxAdapter } from "./comctx.js";
 import { order } from "./order.js";
 import "/pkg/trace.js";
 import "./cold.js";
@@ -18,7 +21,7 @@ const api = {
   echo: (value) => value,
 };
 
-/** Each variant opens a channel and returns `call(method, args)` plus `close()`. */
+/** Each variant opens a channel and resolves with `call(method, args)` plus `close()`. */
 const variants = {
   raw() {
     const { port1, port2 } = new MessageChannel();
@@ -75,6 +78,23 @@ const variants = {
     }
     newMessagePortRpcSession(port1, new Api());
     const remote = newMessagePortRpcSession(port2);
+    return { call: (method, params) => remote[method](...params), close: () => (port1.close(), port2.close()) };
+  },
+  // penpal 7: a connection on each port, the calls once both ends have shaken hands.
+  async penpal() {
+    const { port1, port2 } = new MessageChannel();
+    const server = connect({ messenger: new PortMessenger({ port: port1 }), methods: api });
+    const client = connect({ messenger: new PortMessenger({ port: port2 }) });
+    const remote = await client.promise;
+    return { call: (method, params) => remote[method](...params), close: () => (client.destroy(), server.destroy()) };
+  },
+  // comctx, its options in ./comctx.js.
+  comctx() {
+    const { port1, port2 } = new MessageChannel();
+    const [provide, inject] = defineProxy(() => api, COMCTX);
+    const over = (port) => (port.start(), comctxAdapter((message, transfer) => port.postMessage(message, transfer), port));
+    provide(over(port1));
+    const remote = inject(over(port2));
     return { call: (method, params) => remote[method](...params), close: () => (port1.close(), port2.close()) };
   },
   "wiggum-rpc"() {
@@ -157,7 +177,7 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 5, sli
   const samples = {};
   for (let run = 0; run < runs; run++) {
     for (const [label, workload, options] of measures) {
-      const channels = names.map((name) => variants[name]());
+      const channels = await Promise.all(names.map((name) => variants[name]()));
       const sliceCalls = Math.ceil(options.calls / slices);
       for (const channel of channels) await workloads[workload](channel, { ...options, calls: sliceCalls }); // warm-up
       const seconds = names.map(() => 0);
@@ -184,7 +204,7 @@ window.benchmarkReady = true;
 /** One variant, one workload, once: for bench/profile.mjs. */
 window.profileVariant = async function profileVariant(name, workload, width = 1024) {
   await init();
-  const channel = variants[name]();
+  const channel = await variants[name]();
   const options = { calls: workload === "payload" ? 600 : 30000, width };
   const started = performance.now();
   const calls = await workloads[workload](channel, options);

@@ -47,7 +47,7 @@ const webBuild = {
     builder.onResolve({ filter: /^\/pkg\// }, (args) => ({ path: join(root, "pkg-web", args.path.slice(5)) }));
   },
 };
-const frames = ["raw", "comlink", "json-rpc-2.0", "birpc", "capnweb", "wiggum-rpc", "wiggum-rpc-shared"];
+const frames = ["raw", "comlink", "json-rpc-2.0", "birpc", "capnweb", "penpal", "comctx", "wiggum-rpc", "wiggum-rpc-shared"];
 for (const kind of ["workers", "frames"]) {
   await build({
     entryPoints: frames.map((name) => join(root, `bench/${kind}/${name}.js`)),
@@ -176,7 +176,7 @@ async function entrySizes() {
   return entries;
 }
 
-const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "wiggum-rpc", "wiggum-rpc, traced"];
+const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "penpal", "comctx", "wiggum-rpc", "wiggum-rpc, traced"];
 const MEASURES = ["sequential", "64 in flight", "1024 in flight", "1 MB payload"];
 /** A browser's results, in the page's order (WebDriver does not keep an object's key order). */
 const measured = (results) => MEASURES.filter((label) => label in results).map((label) => [label, results[label]]);
@@ -238,7 +238,7 @@ async function inFirefox(url, cachedUrl, options) {
   }
 }
 
-const COLD_VARIANTS = ["raw", "comlink", "json-rpc-2.0", "birpc", "Cap'n Web", "wiggum-rpc", "wiggum-rpc, own fetch", "wiggum-rpc, module shared", "wiggum-rpc, files as served"];
+const COLD_VARIANTS = ["raw", "comlink", "json-rpc-2.0", "birpc", "Cap'n Web", "penpal", "comctx", "wiggum-rpc", "wiggum-rpc, own fetch", "wiggum-rpc, module shared", "wiggum-rpc, files as served"];
 
 /** Cold starts, worker and iframe: each variant's median, uncached and cached, and wiggum-rpc's distance to comlink. */
 function coldTable({ cold: { uncached, cached } }, starts) {
@@ -292,7 +292,7 @@ function loadTable(load) {
 }
 
 // The libraries wiggum-rpc is compared with, each ratio a column.
-const OTHERS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web"];
+const OTHERS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "penpal", "comctx"];
 
 function table({ results, runs }) {
   const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
@@ -337,6 +337,8 @@ const RIVALS = [
   ["json-rpc-2.0", "json-rpc-2.0"],
   ["comlink", "comlink"],
   ["birpc", "birpc"],
+  ["penpal", "penpal"],
+  ["comctx", "comctx"],
 ];
 
 async function rivalSizes() {

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const COLORS = { "wiggum-rpc": "#3b6fd8", raw: "#9aa0a6", "json-rpc-2.0": "#e3a33b", comlink: "#4fa36b", birpc: "#b05fc4", "Cap'n Web": "#d65a5a" };
+const COLORS = { "wiggum-rpc": "#3b6fd8", raw: "#9aa0a6", "json-rpc-2.0": "#e3a33b", comlink: "#4fa36b", birpc: "#b05fc4", "Cap'n Web": "#d65a5a", penpal: "#2a9d9f", comctx: "#8c6d46" };
 const color = (name) => COLORS[Object.keys(COLORS).find((key) => name.startsWith(key)) ?? "raw"];
 const escape = (text) => String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
