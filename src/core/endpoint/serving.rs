@@ -1,0 +1,126 @@
+//! The calls this side serves, as their handlers go: chunks and progress
+//! (within the caller's credit), the outcome that answers the call, and a
+//! method's contract (params and result checked by schemas, within a deadline).
+
+use super::*;
+
+impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
+    /// A handler's chunk for the call it serves (`stream.chunk`); false once
+    /// the call has been answered. A chunk past the caller's credit is still
+    /// sent: [`Endpoint::may_stream`] says whether the handler should wait.
+    pub fn emit(&mut self, call: CallId, chunk: V) -> bool {
+        let Some(id) = self.dispatcher.stream(call) else { return false };
+        self.send(Message::Chunk { id, chunk }, None);
+        true
+    }
+
+    /// Whether the handler of `call` may send a chunk now: its caller gave it
+    /// credit, or bounds nothing. When it may not, [`Event::MayStream`] says
+    /// when it may again.
+    pub fn may_stream(&self, call: CallId) -> bool {
+        self.dispatcher.may_stream(call)
+    }
+
+    /// The handler of `call` reports progress: toward a caller that reads it
+    /// (its hello offered `progress`; in MCP's dialect, its request carried a
+    /// progress token). Returns whether it went.
+    pub fn progress(&mut self, call: CallId, value: V) -> bool {
+        let (token, mcp) = match self.config.dialect {
+            Dialect::Mcp => match self.progress_tokens.iter().find(|(serving, _)| *serving == call) {
+                Some((_, token)) => (token.clone(), true),
+                None => return false,
+            },
+            _ if self.peer.is_some_and(|peer| peer.progress) => match self.dispatcher.id_of(call) {
+                Some(id) => (id.value().clone(), false),
+                None => return false,
+            },
+            _ => return false,
+        };
+        self.send(Message::Progress { params: progress_params(token, value, mcp), mcp }, None);
+        true
+    }
+
+    /// The caller has taken `n` more chunks of its call `id`: once it has
+    /// taken half a window, the other side may send that many more.
+    pub fn consumed(&mut self, id: u64, n: u32) {
+        let Some(call) = self.calls.get_mut(id) else { return };
+        if call.stream_ended {
+            return;
+        }
+        let Some(window) = &mut call.window else { return };
+        window.consumed = window.consumed.saturating_add(n);
+        if window.consumed < window.size.div_ceil(2) {
+            return;
+        }
+        let credit = core::mem::take(&mut window.consumed).min(MAX_CREDIT);
+        self.send(Message::Credit { id, credit }, None);
+    }
+
+    /// How a handler ended. A lone call is answered at once; so is a batch
+    /// once its last member is done, or, toward a peer that takes split
+    /// answers, at the end of the turn with whatever else of it settled.
+    pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
+        self.checked(call);
+        if !self.progress_tokens.is_empty() {
+            self.progress_tokens.retain(|(serving, _)| *serving != call);
+        }
+        if let Some(id) = self.dispatcher.stream_end(call) {
+            self.send(Message::StreamEnd { id }, None);
+        }
+        match self.dispatcher.complete(call, outcome) {
+            Some(reply) => self.reply(reply),
+            None => self.schedule_flush(),
+        }
+    }
+
+    // ---- a method's contract: its params and result checked by schemas -------
+
+    /// The params of `call` failed its method's schema: the handler never
+    /// runs, and the caller gets `-32602 Invalid params` with `issues` (the
+    /// schema's findings) as the error's `data`.
+    pub fn reject_params(&mut self, call: CallId, issues: V) {
+        self.complete(call, Err(ErrorObject::standard(code::INVALID_PARAMS).with_data(issues)));
+    }
+
+    /// The result of `call` failed its method's schema: a bug of this side's,
+    /// so the caller gets `-32603` and no part of the result or the findings.
+    pub fn reject_result(&mut self, call: CallId) {
+        self.complete(call, Err(ErrorObject::new(code::INTERNAL_ERROR, "Internal error: invalid result")));
+    }
+
+    /// The params of `call` are being checked asynchronously: unless
+    /// [`Endpoint::checked`] comes first, at `deadline` the check is given up,
+    /// the call answered `-32603`, and [`Event::CheckExpired`] tells the host
+    /// (a schema that never settles must not hold the call for ever).
+    pub fn checking(&mut self, call: CallId, deadline: Deadline) {
+        if self.dispatcher.is_serving(call) {
+            self.checked(call);
+            self.checks.push((call, deadline));
+            self.wake_by(deadline);
+        }
+    }
+
+    /// The asynchronous check of `call`'s params has finished.
+    pub fn checked(&mut self, call: CallId) {
+        self.checks.retain(|(checking, _)| *checking != call);
+    }
+
+    pub(super) fn expire_checks(&mut self, now: Deadline) {
+        let mut expired = Vec::new();
+        self.checks.retain(|&(call, at)| {
+            let due = at <= now;
+            if due {
+                expired.push(call);
+            }
+            !due
+        });
+        if let Some(next) = self.checks.iter().map(|&(_, at)| at).min() {
+            self.wake_by(next);
+        }
+        for call in expired {
+            self.events.push_back(Event::CheckExpired { call });
+            let error = ErrorObject::new(code::INTERNAL_ERROR, "Internal error: params validation timed out");
+            self.complete(call, Err(error));
+        }
+    }
+}
