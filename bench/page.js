@@ -162,9 +162,11 @@ function median(values) {
  * second of a noisy machine costs every variant alike. Between slices the
  * page idles a moment: a library may leave work queued after its calls have
  * settled (Cap'n Web posts a release message for each call's result), and
- * that work must not be timed as the next variant's.
+ * that work must not be timed as the next variant's. `firstRun` numbers the
+ * runs (each run's orders are seeded by its number), for a driver that asks
+ * for one run of one measure at a time.
  */
-window.runBenchmark = async function runBenchmark({ smoke = false, runs = 5, slices = smoke ? 1 : 10, only } = {}) {
+window.runBenchmark = async function runBenchmark({ smoke = false, runs = 5, slices = smoke ? 1 : 10, only, firstRun = 0 } = {}) {
   await init();
   const scale = smoke ? 0.05 : 1;
   const measures = [
@@ -175,7 +177,7 @@ window.runBenchmark = async function runBenchmark({ smoke = false, runs = 5, sli
   ].filter(([label]) => only === undefined || only.split(",").includes(label));
   const names = Object.keys(variants);
   const samples = {};
-  for (let run = 0; run < runs; run++) {
+  for (let run = firstRun; run < firstRun + runs; run++) {
     for (const [label, workload, options] of measures) {
       const channels = await Promise.all(names.map((name) => variants[name]()));
       const sliceCalls = Math.ceil(options.calls / slices);
