@@ -55,7 +55,7 @@ run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test
 run "browser suite in headless Chromium" node scripts/browser-suite.mjs chromium
 run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
-run "a pool of workers in Chromium and Firefox: four workers, one terminated mid-call, a crash, all at once, cancel, notify all or one, a retried call, a factory that throws, a worker that never loads, 32 workers" \
+run "a pool of workers in Chromium and Firefox: four workers, one terminated mid-call, a crash, all at once, cancel, notify all or one, a retried call, a factory that throws, a worker that never loads, 32 workers; calls waiting for the first worker free (aborted or timed out while waiting: never sent), a worker stuck in a loop ended and replaced, workers terminated while they load" \
   node --test tests/js/pool.test.mjs
 run "the other side's end noticed in Chromium and Firefox: a worker terminated, a port's other side destroyed, an iframe removed or navigated away (CONNECTION_CLOSED within a second)" \
   node --test tests/js/peer-gone.test.mjs
