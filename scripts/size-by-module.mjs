@@ -34,25 +34,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const args = process.argv.slice(2);
-const flag = (name) => {
-  const at = args.indexOf(name);
-  if (at === -1) return undefined;
-  const [value] = args.splice(at, name === "--items" ? 1 : 2).slice(1);
-  return value ?? true;
-};
-const depth = Number(flag("--depth") ?? 2);
-const showItems = flag("--items") === true;
-if (!Number.isInteger(depth) || depth < 1 || args.length > 1) {
-  console.error("usage: node scripts/size-by-module.mjs [twiggy-top.json] [--depth N] [--items]");
-  process.exit(2);
-}
-const items = JSON.parse(readFileSync(args[0] ?? 0, "utf8"));
-if (!Array.isArray(items) || !items.every((item) => typeof item.name === "string" && typeof item.shallow_size === "number")) {
-  console.error("size-by-module: expected the JSON of `twiggy top -n 100000 --format json`");
-  process.exit(2);
-}
-
 const NAME_SECTION = "name section (not shipped)";
 const CRATES = {
   core: "[crate] core (Rust's)",
@@ -130,7 +111,7 @@ function modulePath(path) {
 // One of wiggum_rpc's modules, at most `depth` deep, and no deeper than its
 // file: a module inline in a file (src/heap.rs' `wasm`) is its file's.
 const SRC = fileURLToPath(new URL("../src/", import.meta.url));
-function ownModule(modules) {
+function ownModule(modules, depth) {
   const kept = [];
   for (const module of modules.slice(0, depth)) {
     kept.push(module);
@@ -140,7 +121,7 @@ function ownModule(modules) {
   return kept.join("::") || "wiggum_rpc (crate root)";
 }
 
-function row(name) {
+export function row(name, depth = 2) {
   if (/ subsection$/.test(name) || name === "custom section 'name' headers") return NAME_SECTION;
   if (/^data segment /.test(name)) return "data (strings, constants)";
   if (/^import /.test(name)) return "import section (names, types)";
@@ -165,42 +146,66 @@ function row(name) {
     return "bindings: exported functions (wasm-bindgen exports, bodies inlined)";
   }
   const modules = modulePath(owner(name));
-  if (modules[0] === "wiggum_rpc") return ownModule(modules.slice(1));
+  if (modules[0] === "wiggum_rpc") return ownModule(modules.slice(1), depth);
   if (modules[0] in CRATES) return CRATES[modules[0]];
   if (modules[0]) return `[crate] ${modules[0]}`;
   return `other: ${name}`;
 }
 
-const rows = new Map();
-let named = 0;
-for (const item of items) {
-  const key = row(item.name);
-  const entry = rows.get(key) ?? { bytes: 0, count: 0, items: [] };
-  entry.bytes += item.shallow_size;
-  entry.count += 1;
-  entry.items.push(item);
-  rows.set(key, entry);
-  named += item.shallow_size;
-}
-const nameSection = rows.get(NAME_SECTION)?.bytes ?? 0;
-const shipped = named - nameSection;
+function main() {
+  const args = process.argv.slice(2);
+  const flag = (name) => {
+    const at = args.indexOf(name);
+    if (at === -1) return undefined;
+    const [value] = args.splice(at, name === "--items" ? 1 : 2).slice(1);
+    return value ?? true;
+  };
+  const depth = Number(flag("--depth") ?? 2);
+  const showItems = flag("--items") === true;
+  if (!Number.isInteger(depth) || depth < 1 || args.length > 1) {
+    console.error("usage: node scripts/size-by-module.mjs [twiggy-top.json] [--depth N] [--items]");
+    process.exit(2);
+  }
+  const items = JSON.parse(readFileSync(args[0] ?? 0, "utf8"));
+  if (!Array.isArray(items) || !items.every((item) => typeof item.name === "string" && typeof item.shallow_size === "number")) {
+    console.error("size-by-module: expected the JSON of `twiggy top -n 100000 --format json`");
+    process.exit(2);
+  }
+  const rows = new Map();
+  let named = 0;
+  for (const item of items) {
+    const key = row(item.name, depth);
+    const entry = rows.get(key) ?? { bytes: 0, count: 0, items: [] };
+    entry.bytes += item.shallow_size;
+    entry.count += 1;
+    entry.items.push(item);
+    rows.set(key, entry);
+    named += item.shallow_size;
+  }
+  const nameSection = rows.get(NAME_SECTION)?.bytes ?? 0;
+  const shipped = named - nameSection;
 
-const percent = (part, whole) => `${((100 * part) / whole).toFixed(1)}%`;
-const table = [...rows].filter(([key]) => key !== NAME_SECTION).sort((a, b) => b[1].bytes - a[1].bytes);
-const keyWidth = Math.max(...table.map(([key]) => key.length), 20);
-const line = (key, bytes, share, count) =>
-  `${key.padEnd(keyWidth)}  ${String(bytes).padStart(7)}  ${share.padStart(6)}  ${String(count).padStart(5)}`;
-console.log(line("module", "bytes", "share", "items"));
-console.log(`${"-".repeat(keyWidth)}  -------  ------  -----`);
-for (const [key, { bytes, count, items: under }] of table) {
-  console.log(line(key, bytes, percent(bytes, shipped), count));
-  if (showItems) {
-    for (const item of under.sort((a, b) => b.shallow_size - a.shallow_size).slice(0, 5)) {
-      console.log(`    ${String(item.shallow_size).padStart(6)}  ${item.name.slice(0, 110)}`);
+  const percent = (part, whole) => `${((100 * part) / whole).toFixed(1)}%`;
+  const table = [...rows].filter(([key]) => key !== NAME_SECTION).sort((a, b) => b[1].bytes - a[1].bytes);
+  const keyWidth = Math.max(...table.map(([key]) => key.length), 20);
+  const line = (key, bytes, share, count) =>
+    `${key.padEnd(keyWidth)}  ${String(bytes).padStart(7)}  ${share.padStart(6)}  ${String(count).padStart(5)}`;
+  console.log(line("module", "bytes", "share", "items"));
+  console.log(`${"-".repeat(keyWidth)}  -------  ------  -----`);
+  for (const [key, { bytes, count, items: under }] of table) {
+    console.log(line(key, bytes, percent(bytes, shipped), count));
+    if (showItems) {
+      for (const item of under.sort((a, b) => b.shallow_size - a.shallow_size).slice(0, 5)) {
+        console.log(`    ${String(item.shallow_size).padStart(6)}  ${item.name.slice(0, 110)}`);
+      }
     }
   }
+  console.log(`${"-".repeat(keyWidth)}  -------  ------  -----`);
+  console.log(line("shipped (all but the name section)", shipped, "100.0%", items.length - (rows.get(NAME_SECTION)?.count ?? 0)));
+  console.log(line(NAME_SECTION, nameSection, "", rows.get(NAME_SECTION)?.count ?? 0));
+  console.log(line("twiggy's total", named, "", items.length));
 }
-console.log(`${"-".repeat(keyWidth)}  -------  ------  -----`);
-console.log(line("shipped (all but the name section)", shipped, "100.0%", items.length - (rows.get(NAME_SECTION)?.count ?? 0)));
-console.log(line(NAME_SECTION, nameSection, "", rows.get(NAME_SECTION)?.count ?? 0));
-console.log(line("twiggy's total", named, "", items.length));
+
+// Run as a script it prints the table; imported, it gives `row` (the rule
+// that puts an item in its row) to a study of its own.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
