@@ -7,18 +7,27 @@
 // a row of their own. The `name` section is counted apart: the package ships
 // without it, so shares are of the bytes that ship.
 //
-// The package's build strips names (wasm-opt -Oz). A build with the same code
-// and its names, from the release build's output (same RUSTFLAGS as
-// scripts/build.sh, its own target dir so the package's build is untouched):
+// The package's build strips names (wasm-opt -Oz). A build with the same
+// bytes and its names kept: the release build (scripts/build.sh's RUSTFLAGS,
+// a target dir of its own so the package's build is untouched), wasm-opt
+// run again on wasm-bindgen's output with --debuginfo, then build.sh's steps
+// after wasm-pack, so that imports and exports have the package's short names:
 //
+//   D=target/size-study/named
 //   RUSTFLAGS=" --cfg wiggum_no_std" CARGO_TARGET_DIR=target/size-study/cargo \
-//     wasm-pack build --release --target web --out-dir target/size-study/pkg
+//     wasm-pack build --release --target web --out-dir $D
 //   wasm-bindgen target/size-study/cargo/wasm32-unknown-unknown/release/wiggum_rpc.wasm \
-//     --out-dir target/size-study/named --typescript --target web
-//   wasm-opt target/size-study/named/wiggum_rpc_bg.wasm -o target/size-study/named/wiggum_rpc_bg.wasm \
-//     -Oz --converge --debuginfo        (the flags of Cargo.toml's wasm-pack profile, plus --debuginfo)
-//   twiggy top -n 100000 --format json target/size-study/named/wiggum_rpc_bg.wasm > target/size-study/top.json
+//     --out-dir $D --typescript --target web
+//   wasm-opt $D/wiggum_rpc_bg.wasm -o $D/wiggum_rpc_bg.wasm -Oz --converge --debuginfo
+//   node scripts/share-module.mjs $D && node scripts/wasm-refused.mjs web $D &&
+//     node scripts/subpath-entries.mjs $D esm && node scripts/slim-package.mjs $D
+//   twiggy top -n 100000 --format json $D/wiggum_rpc_bg.wasm > target/size-study/top.json
 //   node scripts/size-by-module.mjs target/size-study/top.json [--depth N] [--items]
+//
+// (twiggy: `cargo install twiggy --locked`, 0.8.0 here; wasm-opt's flags are
+// those of Cargo.toml's wasm-pack profile.) Without its
+// name section that module is byte for byte the package's .wasm; the table's
+// "shipped" line is its size.
 //
 // --depth N: wiggum_rpc's modules N levels deep (default 2; 3 splits
 // core::endpoint into endpoint, endpoint::outgoing, endpoint::session).
