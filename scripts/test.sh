@@ -75,6 +75,8 @@ run "the package's declarations where they are written (js/types, js/entries, js
 run "types of the web build: remote<API>(), expose, stream, webSocketTransport, events (tsc --strict)" \
   tsc -p tests/types/tsconfig.json
 run "npm package: bundler build at the root, Node and no-bundler builds, subpath entries (pkg/)" bash scripts/build.sh bundler
+run "the size budget: what a page pays for each npm entry (esbuild, minified, gzip -9) within tests/size-budget.json" \
+  node --test tests/js/size-budget.test.mjs
 run "a port handed to a bundled worker before its code runs, in Chromium and Firefox: held while the package loads, dispatched again once the worker listens (the call answered, the page's other messages once each)" \
   node --test tests/js/port-handoff.test.mjs
 run "a page's Content-Security-Policy in Chromium and Firefox: without 'wasm-unsafe-eval', init() and a bundle's import fail saying what to add and where; with it, both load" \
