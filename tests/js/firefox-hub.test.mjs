@@ -85,7 +85,7 @@ test("Firefox, SharedWorker: each tab its own client, a closed tab dropped", asy
   await firefox.evaluate(second, async () => window.peer.destroy());
 });
 
-test("Firefox, service worker: replaced mid-call, the call finished by the old worker, the next answered by the new one", async () => {
+test("Firefox, service worker: replaced mid-call, the call answered by the old worker or failed with CONNECTION_CLOSED, the next answered by the new one", async () => {
   const tab = await withLib(await firefox.open(`${server.url}blank.html`));
   const outcome = await firefox.evaluate(tab, async () => {
     await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
@@ -113,10 +113,16 @@ test("Firefox, service worker: replaced mid-call, the call finished by the old w
     await (await navigator.serviceWorker.getRegistration())?.unregister();
     return { sum, pong, finished, next, changed: first !== second, events };
   });
-  assert.deepEqual(outcome, {
+  // The slow call ends one of two ways, by which comes first: the old worker
+  // answers it, or the new one is activated and the old one turns redundant,
+  // which fails it with CONNECTION_CLOSED (never sent twice). On an idle
+  // machine the answer comes first; on a loaded one, either may.
+  console.log(`Firefox, service worker replaced mid-call: the slow call ended with ${JSON.stringify(outcome.finished)}`);
+  assert.ok(["slow done", -32095].includes(outcome.finished), `the slow call: ${outcome.finished}`);
+  assert.deepEqual({ ...outcome, finished: undefined }, {
     sum: 5,
     pong: { foreign: "pong", seen: "ping" },
-    finished: "slow done",
+    finished: undefined,
     next: 42,
     changed: true,
     events: ["open", "close", "open", "reconnected"],
