@@ -1,8 +1,9 @@
 // The pool benchmark: wiggum-rpc's `workerPool` beside workerpool, in this
 // page, at 1, 2 and 4 workers: calls a second on CPU-bound calls (a few
 // milliseconds of arithmetic each) and on tiny ones, all made at once (each
-// pool queues them and gives a worker one at a time, its default). Medians
-// of `runs`; bench/run.mjs prints the table.
+// pool queues them and gives a worker one at a time, its default). Both
+// pools live side by side and take turns, run by run. Medians of `runs`;
+// bench/run.mjs prints the table.
 import init, { compiledModule } from "/pkg/wiggum_rpc.js";
 import { workerPool } from "/pkg/pool.js";
 import workerpool from "workerpool";
@@ -37,24 +38,26 @@ window.runPool = async function runPool({ smoke = false, runs = 3 } = {}) {
   // The module this page hands each worker: initialised here, whatever ran before (`--only=pool` runs nothing else).
   await init();
   const rounds = smoke ? 100_000 : 2_000_000;
-  const results = {};
-  for (const [name, make] of Object.entries(pools)) {
-    results[name] = {};
-    for (const size of WORKERS) {
-      const pool = make(size);
-      try {
-        // Every worker up and warm.
-        await rate(pool, "work", [rounds], size * 2);
-        const cpu = [];
-        const tiny = [];
-        for (let run = 0; run < (smoke ? 1 : runs); run++) {
-          cpu.push(await rate(pool, "work", [rounds], smoke ? size * 2 : size * 16));
-          tiny.push(await rate(pool, "tiny", [], smoke ? 50 : 5000));
+  const names = Object.keys(pools);
+  const results = Object.fromEntries(names.map((name) => [name, {}]));
+  for (const size of WORKERS) {
+    // Both pools at once, their runs taken in turn (the order swapped each
+    // run): a stretch of a loaded machine falls on both alike.
+    const made = Object.fromEntries(names.map((name) => [name, pools[name](size)]));
+    const cpu = Object.fromEntries(names.map((name) => [name, []]));
+    const tiny = Object.fromEntries(names.map((name) => [name, []]));
+    try {
+      // Every worker up and warm.
+      for (const name of names) await rate(made[name], "work", [rounds], size * 2);
+      for (let run = 0; run < (smoke ? 1 : runs); run++) {
+        for (const name of run % 2 === 0 ? names : [...names].reverse()) {
+          cpu[name].push(await rate(made[name], "work", [rounds], smoke ? size * 2 : size * 16));
+          tiny[name].push(await rate(made[name], "tiny", [], smoke ? 50 : 5000));
         }
-        results[name][size] = { cpu: median(cpu), tiny: median(tiny) };
-      } finally {
-        pool.close();
       }
+      for (const name of names) results[name][size] = { cpu: median(cpu[name]), tiny: median(tiny[name]) };
+    } finally {
+      for (const name of names) made[name].close();
     }
   }
   return { workers: WORKERS, rounds, results };
