@@ -57,7 +57,7 @@ run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "a pool of workers in Chromium and Firefox: four workers, one terminated mid-call, a crash, all at once, cancel, notify all or one, a retried call, a factory that throws, a worker that never loads, 32 workers; calls waiting for the first worker free (aborted or timed out while waiting: never sent), a worker stuck in a loop ended and replaced, workers terminated while they load" \
   node --test tests/js/pool.test.mjs
-run "the other side's end noticed in Chromium and Firefox: a worker terminated, a port's other side destroyed, an iframe removed or navigated away (CONNECTION_CLOSED within a second)" \
+run "the other side's end noticed in Chromium and Firefox: a worker terminated, a port's other side destroyed, the worker's own Peer destroyed, an iframe removed or navigated away (CONNECTION_CLOSED within a second); a port closed by hand instead tells nothing (its call ends at its timeout)" \
   node --test tests/js/peer-gone.test.mjs
 run "the module hand-off in Chromium and Firefox: a worker loading the package takes its page's compiled module, or fetches its own from a page that is not wiggum-rpc; another build's question goes unanswered" \
   node --test tests/js/module-handoff.test.mjs

@@ -1,6 +1,7 @@
 // The other side's end noticed on the postMessage transports, in Chromium and
-// in Firefox: a worker terminated, the other side of a port destroyed, an
-// iframe removed, an iframe navigated away. A call waiting on it fails with
+// in Firefox: a worker terminated, the other side of a port destroyed, the
+// worker's own Peer destroyed (selfTransport), an iframe removed, an iframe
+// navigated away. A call waiting on it fails with
 // CONNECTION_CLOSED, soon (not at its 20 s timeout), and `close` is emitted:
 // each side holds a Web Lock while it lives and names it in its hello, and
 // the other side waits for that lock (tests/js/pages/gone.js).
@@ -10,7 +11,7 @@ import { pagesInBothBrowsers } from "./browser.mjs";
 
 const CONNECTION_CLOSED = -32095;
 const BOUND_MS = 1000;
-const WAYS = ["worker terminated", "the port's other side destroyed", "iframe removed", "iframe navigated away"];
+const WAYS = ["worker terminated", "the port's other side destroyed", "the worker's own Peer destroyed", "iframe removed", "iframe navigated away"];
 
 function check(browser, results) {
   for (const way of WAYS) {
@@ -20,6 +21,12 @@ function check(browser, results) {
     assert.ok(result.ms < BOUND_MS, `${browser}, ${way}: within ${BOUND_MS} ms (took ${result.ms})`);
     assert.deepEqual(result.closes, ["the other side has gone"], `${browser}, ${way}: close emitted once`);
   }
+  // What the docs warn of: a port closed by hand, not destroyed, tells the
+  // other side nothing (no platform event), and its call waits for its timeout.
+  const byHand = results["the port closed by hand"];
+  console.log(`${browser}, the port closed by hand: ${JSON.stringify(byHand)}`);
+  assert.equal(byHand.code, -32099, `${browser}: a port closed by hand ends its calls only at their timeout`);
+  assert.deepEqual(byHand.closes, []);
 }
 
 let browsers;

@@ -4,11 +4,11 @@
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Calls `hang`, ends the other side with `end()`, and measures until the call fails. */
-async function measure(peer, end) {
+async function measure(peer, end, timeout = 20000) {
   if ((await peer.request("ping")) !== "pong") throw new Error("no pong");
   const closes = [];
   peer.on("close", (detail) => closes.push(detail?.reason));
-  const call = peer.request("hang", undefined, { timeout: 20000 });
+  const call = peer.request("hang", undefined, { timeout });
   await sleep(300); // the other side's lock has been seen held and is watched
   const started = performance.now();
   end();
@@ -43,6 +43,20 @@ export async function endsNoticed() {
   const overPort = new Peer(portTransport(port1));
   results["the port's other side destroyed"] = await measure(overPort, () => overPort.notify("destroy"));
   second.terminate();
+
+  // A port closed by hand instead of destroyed: nothing tells this side, and
+  // the call waits for its (here short) timeout. The docs say to destroy().
+  const fourth = new Worker("/gone-peer.js", { type: "module" });
+  const channel = new MessageChannel();
+  fourth.postMessage({ type: "port", port: channel.port2 }, [channel.port2]);
+  const closedByHand = new Peer(portTransport(channel.port1));
+  results["the port closed by hand"] = await measure(closedByHand, () => closedByHand.notify("close port"), 1500);
+  fourth.terminate();
+
+  const third = new Worker("/gone-peer.js", { type: "module" });
+  const toWorker = new Peer(workerTransport(third));
+  results["the worker's own Peer destroyed"] = await measure(toWorker, () => toWorker.notify("destroy"));
+  third.terminate();
 
   const removed = await frame();
   results["iframe removed"] = await measure(removed.peer, () => removed.element.remove());
