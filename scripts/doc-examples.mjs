@@ -314,8 +314,13 @@ async function runUnbundled(runs) {
   const { startServer } = await import("./serve.mjs");
   const failures = [];
   const browser = await launchChromium();
+  // As the docs have a page write it: the entry and each subpath entry by its file.
+  const { SUBPATHS } = await import("./subpath-entries.mjs");
   const importMap = JSON.stringify({
-    imports: { "wiggum-rpc/web": "/node_modules/wiggum-rpc/web/wiggum_rpc.js", "wiggum-rpc/web/": "/node_modules/wiggum-rpc/web/" },
+    imports: {
+      "wiggum-rpc/web": "/node_modules/wiggum-rpc/web/wiggum_rpc.js",
+      ...Object.fromEntries(SUBPATHS.map((name) => [`wiggum-rpc/web/${name}`, `/node_modules/wiggum-rpc/web/${name}.js`])),
+    },
   });
   try {
     for (const r of runs) {
