@@ -13,10 +13,9 @@
 //   node bench/run.mjs --sizes    the size tables only (no browser)
 //   node bench/run.mjs --json=FILE    also write the results as JSON (the docs' charts are drawn from it)
 import { build } from "esbuild";
-import { SUBPATHS } from "../scripts/subpath-entries.mjs";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { bundledSize, entrySizes as measuredEntries, servedSizes, subpathFile } from "../scripts/entry-sizes.mjs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import os from "node:os";
 import { startServer } from "../scripts/serve.mjs";
 import { launchChromium } from "../tests/js/browser.mjs";
@@ -84,96 +83,16 @@ await build({
 });
 
 /**
- * gzip -9 sizes of the .wasm and the JS under `dir`: the files a page loads
- * without a bundler (`skip`: what it leaves out, tested on each path).
- */
-function sizes(dir, skip = () => false) {
-  const files = [];
-  const walk = (d) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (skip(path)) continue;
-      if (statSync(path).isDirectory()) walk(path);
-      else if (/\.(js|wasm)$/.test(name)) files.push(path);
-    }
-  };
-  walk(dir);
-  const total = { raw: 0, gzip: 0 };
-  const wasm = { raw: 0, gzip: 0 };
-  for (const path of files) {
-    const bytes = readFileSync(path);
-    const gzip = gzipSync(bytes, { level: 9 }).length;
-    total.raw += bytes.length;
-    total.gzip += gzip;
-    if (path.endsWith(".wasm")) Object.assign(wasm, { raw: bytes.length, gzip });
-  }
-  return { wasm, glue: { raw: total.raw - wasm.raw, gzip: total.gzip - wasm.gzip }, total };
-}
-
-/** The subpath entries' files beside a build's glue: not part of the root entry. */
-const subpathFile = (path) =>
-  [...SUBPATHS, "framing"].some((name) => [".js", ".d.ts", ".js.map"].some((end) => path.endsWith(`/${name}${end}`)));
-
-/**
- * The gzip size of one minified esbuild bundle of `source` (a page's
- * imports): its JS, with the JS modules the .wasm imports followed as a
- * bundler follows them (the .wasm itself is counted apart).
- */
-async function bundledSize(source) {
-  const wasmImports = {
-    name: "wasm-imports",
-    setup(builder) {
-      builder.onResolve({ filter: /\.wasm$/ }, (args) => ({ path: join(args.resolveDir, args.path), namespace: "wasm" }));
-      builder.onLoad({ filter: /.*/, namespace: "wasm" }, (args) => {
-        const module = new WebAssembly.Module(readFileSync(args.path));
-        const sources = [...new Set(WebAssembly.Module.imports(module).map((i) => i.module))];
-        const names = WebAssembly.Module.exports(module).map((e) => e.name);
-        const contents = [
-          ...sources.map((from, i) => `import * as m${i} from ${JSON.stringify(from)}; globalThis.m${i} = m${i};`),
-          ...names.map((name) => `export const ${name} = 0;`),
-        ].join("\n");
-        return { contents, resolveDir: dirname(args.path), loader: "js" };
-      });
-    },
-  };
-  const result = await build({
-    stdin: { contents: source, resolveDir: root, loader: "js" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    write: false,
-    plugins: [wasmImports],
-    logLevel: "warning",
-  });
-  return gzipSync(result.outputFiles[0].contents, { level: 9 }).length;
-}
-
-/**
- * What a page pays for each entry of the npm package (pkg/), when it has
- * been built: with a bundler (esbuild, minified; the whole root entry
- * imported), and without one (the files as served). A subpath's row is what
- * it adds to the root.
+ * What a page pays for each entry of the npm package (scripts/entry-sizes.mjs,
+ * the measure of the README and the size budget), labelled as this page's
+ * tables have them; empty when pkg/ has not been built.
  */
 async function entrySizes() {
-  const pkg = join(root, "pkg");
-  if (!existsSync(join(pkg, "package.json"))) return [];
-  const wasm = gzipSync(readFileSync(join(pkg, "wiggum_rpc_bg.wasm")), { level: 9 }).length;
-  const rootPage = 'import * as lib from "./pkg/wiggum_rpc.js"; globalThis.lib = lib;';
-  const rootJs = await bundledSize(rootPage);
-  const entries = [["`wiggum-rpc` (bundled: esbuild, minified)", wasm, rootJs]];
-  for (const name of SUBPATHS) {
-    const withEntry = await bundledSize(`${rootPage} import * as entry from "./pkg/${name}.js"; globalThis.entry = entry;`);
-    entries.push([`+ \`wiggum-rpc/${name}\``, 0, withEntry - rootJs]);
-  }
-  const web = join(pkg, "web");
-  if (existsSync(web)) {
-    const served = sizes(web, (path) => subpathFile(path) || /\/node\.[cm]?js$/.test(path));
-    entries.push(["`wiggum-rpc/web` (no bundler: files as served)", served.wasm.gzip, served.glue.gzip]);
-    for (const name of SUBPATHS) {
-      entries.push([`+ \`wiggum-rpc/web/${name}\``, 0, gzipSync(readFileSync(join(web, `${name}.js`)), { level: 9 }).length]);
-    }
-  }
-  return entries;
+  return (await measuredEntries()).map(({ entry, wasm, js }) => {
+    if (entry === "wiggum-rpc") return ["`wiggum-rpc` (bundled: esbuild, minified)", wasm, js];
+    if (entry === "wiggum-rpc/web") return ["`wiggum-rpc/web` (no bundler: files as served)", wasm, js];
+    return [`+ \`${entry}\``, wasm, js];
+  });
 }
 
 const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "penpal", "comctx", "wiggum-rpc", "wiggum-rpc, traced"];
@@ -382,10 +301,10 @@ async function rivalSizes() {
 
 /** The size tables: the web build's files, then what each npm entry costs a page, beside the other libraries; returns them as data. */
 async function printSizes() {
-  const size = sizes(join(root, "pkg-web"), subpathFile);
+  const size = servedSizes(join(root, "pkg-web"), subpathFile);
   const data = { web: size, entries: [], rivals: [] };
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  console.log(`\n| size (release, wasm-opt -Oz) | raw | gzip |\n| --- | ---: | ---: |`);
+  console.log(`\n| size (release, wasm-opt -Os) | raw | gzip |\n| --- | ---: | ---: |`);
   console.log(`| .wasm | ${kb(size.wasm.raw)} | ${kb(size.wasm.gzip)} |`);
   console.log(`| JS glue + snippets | ${kb(size.glue.raw)} | ${kb(size.glue.gzip)} |`);
   console.log(`| total | ${kb(size.total.raw)} | ${kb(size.total.gzip)} |`);
