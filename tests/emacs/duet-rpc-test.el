@@ -77,11 +77,19 @@
                       (equal (plist-get (alist-get 'jsonrpc-error-data (cdr err)) :received) "ÍNFO✓"))))
   (let ((bye (jsonrpc-request connection :shutdown nil)))
     (duet-test-check "shutdown answers" (equal (plist-get bye :message) "Shutting down gracefully")))
-  (let ((deadline (+ (float-time) 2)))
+  ;; A bound for a loaded machine: the daemon exits at once after shutdown,
+  ;; and one that does not would never exit.
+  (let ((deadline (+ (float-time) 10)))
     (while (and (process-live-p process) (< (float-time) deadline))
       (accept-process-output process 0.05)))
-  (duet-test-check "the daemon exits within 2 s" (not (process-live-p process)))
+  (duet-test-check "the daemon exits after shutdown (within 10 s)" (not (process-live-p process)))
   (duet-test-check "with status 0" (eql (process-exit-status process) 0))
+  ;; What the daemon wrote to stderr may still be in its pipe once it has
+  ;; exited (on a loaded machine Emacs reads it later): read it to its end.
+  (let ((pipe (get-buffer-process stderr))
+        (deadline (+ (float-time) 10)))
+    (while (and pipe (process-live-p pipe) (< (float-time) deadline))
+      (accept-process-output pipe 0.05)))
   (with-current-buffer stderr
     (duet-test-check "it logged the unknown notification"
                      (string-match-p "notification of unknown method 'somethingUnknown'" (buffer-string))))
