@@ -36,7 +36,7 @@ if (!dir) {
 }
 const GLUE_MODULE = "./wiggum_rpc_bg.js";
 const DROPPED_SECTIONS = new Set(["producers", "target_features"]);
-const KEPT_EXPORTS = new Set(["memory", "wiggumReceive", "wiggumCall", "wiggumAnswer"]);
+const KEPT_EXPORTS = new Set(["memory", "wiggumReceive", "wiggumCall", "wiggumAnswer", "wiggumDone", "wiggumUnsent"]);
 const wasmPath = join(dir, "wiggum_rpc_bg.wasm");
 const jsPaths = [join(dir, "wiggum_rpc.js"), join(dir, "wiggum_rpc_bg.js")].filter(existsSync);
 
@@ -145,10 +145,10 @@ while (at < bytes.length) {
       at++;
       uleb();
       // `memory` keeps its name: `init()` returns the exports, and a page
-      // may read `(await init()).memory`. So do `wiggumReceive`,
-      // `wiggumCall` and `wiggumAnswer`: the module looks them up by name
-      // (every endpoint's messages come in through them, called by the glue
-      // directly).
+      // may read `(await init()).memory`. So do the `wiggum*` exports
+      // the message reader calls: the module hands it its exports, and it
+      // looks them up by name (every endpoint's messages come in through
+      // them, called by the glue directly).
       exports.set(field, KEPT_EXPORTS.has(field) ? field : exportNames.next().value);
       parts.push(encodeName(exports.get(field)), bytes.subarray(descStart, at));
     }

@@ -15,8 +15,8 @@ export function installTrace({ extensions }) {
   extensions.tracer = tracer;
 }
 
-// The endpoint's tracer around the user's hook; `methodOf(waiter)` is the
-// method of a call of this side's still waiting.
+// The endpoint's tracer around the user's hook; `methodOf(calls, id)` is
+// the method of a call of this side's still waiting.
 function tracer(hook, methodOf) {
   if (typeof hook !== "function") throw new TypeError("trace must be a function");
   // This side's calls on the wire: id → [when it went out, its method].
@@ -63,9 +63,9 @@ function tracer(hook, methodOf) {
         report(traced);
       });
     },
-    // A call of this side's (`waiter`, numbered `id`) ended without an answer.
-    failed(event, id, waiter, detail) {
-      this.local(event, id, methodOf(waiter), detail);
+    // A call of this side's (numbered `id`, among the endpoint's `calls`) ended without an answer.
+    failed(event, id, calls, detail) {
+      this.local(event, id, methodOf(calls, id), detail);
     },
     // `id` is a call of this side's (its entry ends here) or undefined.
     local(event, id, method, detail) {

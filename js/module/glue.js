@@ -243,9 +243,9 @@ export function rememberName(table, name, index) {
 }
 
 // A request's arguments, read at once: whether the method is a string, and
-// whether params were given (boundary.rs, `request_shape`).
+// the params' kind + 1, 0 without params (boundary.rs, `request_shape`).
 export function requestShape(method, params) {
-  return (typeof method === "string" ? 1 : 0) | (params !== undefined ? 2 : 0);
+  return (typeof method === "string" ? 1 : 0) | (params === undefined ? 0 : (kindOf(params) + 1) << 1);
 }
 
 // Envelope flags, as `boundary.rs` names them (the build checks that they
@@ -273,18 +273,38 @@ const MEMBERS_END = 1 << 18;
 
 // An endpoint's message handler: parses JSON text once, reads a message
 // object's envelope, and hands it to wasm in one call to one of the
-// module's own exports, for the endpoint it knows by `endpoint`:
-// `receive` (`wiggumReceive`) takes any message whole; `call`
-// (`wiggumCall`) a message with neither result nor error, its id, method
-// and params only; `answer` (`wiggumAnswer`) one with no method or params
-// and one of result and error, its id and that value only. Each JS value
-// that crosses costs a slot of the module's table of JS values, taken and
-// given back: a call or an answer crosses with two or three instead of six.
-// (`traced`: the tracer sees every message whole, so all go to `receive`.)
+// module's own exports (`wasm`), for the endpoint it knows by `endpoint`:
+// `wiggumReceive` takes any message whole; `wiggumCall` a message with
+// neither result nor error, its id, method and params only (the method as
+// the number the module remembers it by, from `names`, when it does);
+// `wiggumAnswer` one with no method or params and one of result and error,
+// its id and that value only. Each JS value that crosses costs a slot of
+// the module's table of JS values, taken and given back: a call or an
+// answer crosses with two or three instead of six.
+//
+// What the endpoint then has to do, when it is the one common thing, comes
+// back as the export's value and is done here, with no crossing out: run
+// the handler of a call (and post its result, if the endpoint says so when
+// told it), or resolve the call an answer settles (see `served`, `settled`).
+// (`traced`: the tracer sees every message whole, so all go to `wiggumReceive`.)
 // Text past the endpoint's limits (`maxBytes` of UTF-8, `maxDepth` of
 // nesting) is not parsed, and neither are bytes on a text transport (a
 // WebSocket's binary frame); the core answers them.
-export function envelopeReader(receive, call, answer, endpoint, maxBytes, maxDepth, textTransport, traced) {
+export function envelopeReader(wasm, endpoint, hooks, transport, table, maxBytes, maxDepth, textTransport, traced) {
+  const { wiggumReceive: receive, wiggumCall: call, wiggumAnswer: answer, wiggumDone: done, wiggumUnsent: unsent } = wasm;
+  const names = nameTables[table];
+  // Call `n`'s handler runs: `n` is the call's number + 2^32 × the handler's.
+  const served = (n, flags, id, params, number) => {
+    const serving = n % 0x100000000;
+    const result = invoke(hooks, (n - serving) / 0x100000000, params, serving);
+    if (result !== undefined) {
+      // 1 or 2: the endpoint leaves its answer to this, as an object or as text.
+      const post = done(endpoint, serving, result, 0);
+      if (post !== 0 && postOne(transport, post === 2, resultMessage(id, result), result) !== 0) {
+        unsent(endpoint, flags, id, result, number);
+      }
+    } else if (handlerThrew(hooks) !== 0) done(endpoint, serving, takeThrown(hooks), 1);
+  };
   // Hands a message object (or a batch's member) over with its envelope
   // read: the members classification looks at, and their kinds.
   const readObject = (message, extra) => {
@@ -305,9 +325,15 @@ export function envelopeReader(receive, call, answer, endpoint, maxBytes, maxDep
     const number = typeof id === "number" ? id : 0;
     const answers = flags & (RESULT | ERROR);
     if (traced) receive(endpoint, message, flags, id, method, params, result, error, number);
-    else if (answers === 0) call(endpoint, flags, id, method, params, number);
-    else if (answers !== (RESULT | ERROR) && (flags & (METHOD | PARAMS_MASK)) === 0) answer(endpoint, flags, id, answers === RESULT ? result : error, number);
-    else receive(endpoint, message, flags, id, method, params, result, error, number);
+    else if (answers === 0) {
+      const name = typeof method === "string" ? names.get(method) ?? -1 : -2;
+      const n = call(endpoint, flags, id, method, params, number, name);
+      if (n >= 2) served(n - 2, flags, id, params, number);
+    } else if (answers !== (RESULT | ERROR) && (flags & (METHOD | PARAMS_MASK)) === 0) {
+      // The number of the call it settles with its result, + 1 (0: the endpoint did what was needed).
+      const settled = answer(endpoint, flags, id, answers === RESULT ? result : error, number);
+      if (settled !== 0) resolveCall(hooks, settled - 1, result);
+    } else receive(endpoint, message, flags, id, method, params, result, error, number);
   };
   const readMember = (member) => {
     if (member === null || typeof member !== "object" || Array.isArray(member)) receive(endpoint, undefined, MEMBER | kindOf(member));
@@ -382,55 +408,69 @@ function utf8Length(text) {
 }
 
 // ---- calls of this side's ----
+//
+// The module names each call by its id; its record (the promise's resolve
+// and reject, its callbacks) lives in its endpoint's `hooks.calls` until it
+// settles, and crosses no boundary.
 
-// A call's promise carries its record under this key until it settles.
-const CALL = Symbol("wiggum-rpc call");
-
-// Opens a call: its promise.
-export function openCall(method, onChunk, onProgress) {
+// Opens call `id`: its promise.
+export function openCall(hooks, id, method, onChunk, onProgress) {
   let call;
   const promise = new Promise((resolve, reject) => {
-    call = { method, resolve, reject, onChunk, onProgress, unwatch: undefined };
+    call = { method, resolve, reject, onChunk, onProgress, unwatch: undefined, promise: undefined };
   });
-  promise[CALL] = call;
+  call.promise = promise;
+  hooks.calls.set(id, call);
   return promise;
+}
+
+// The common call, opened and its request posted in one crossing: its
+// promise, or undefined when the transport threw (`takeSendFailure` has
+// what it threw; `promiseOf` the promise).
+export function sendCall(hooks, transport, text, method, params, id, onChunk, onProgress) {
+  const promise = openCall(hooks, id, method, onChunk, onProgress);
+  return postOne(transport, text, requestMessage(method, params, id), params) === 0 ? promise : undefined;
+}
+
+export function promiseOf(hooks, id) {
+  return hooks.calls.get(id)?.promise;
 }
 
 // The two ways a call settles, each its own import: the module calls them
 // directly, with no conversion shim between (a flag argument would need one).
-export function resolveCall(promise, result) {
-  ending(promise)?.resolve(result);
+export function resolveCall(hooks, id, result) {
+  ending(hooks, id)?.resolve(result);
 }
 
-export function rejectCall(promise, error) {
-  ending(promise)?.reject(error);
+export function rejectCall(hooks, id, error) {
+  ending(hooks, id)?.reject(error);
 }
 
-// The record of a call about to settle, taken off its promise (undefined once it has).
-function ending(promise) {
-  const call = promise[CALL];
+// The record of a call about to settle, taken out of its table (undefined once it has).
+function ending(hooks, id) {
+  const call = hooks.calls.get(id);
   if (call === undefined) return undefined;
-  promise[CALL] = undefined;
+  hooks.calls.delete(id);
   call.unwatch?.();
   return call;
 }
 
 // The method of a call still waiting (for the trace).
-function methodOf(promise) {
-  return promise[CALL]?.method;
+function methodOf(hooks, id) {
+  return hooks.calls.get(id)?.method;
 }
 
 // Fails a call that ended on this side; the message names its method.
-export function fail(promise, code, what, data) {
-  const call = promise[CALL];
+export function fail(hooks, id, code, what, data) {
+  const call = hooks.calls.get(id);
   if (call === undefined) return;
-  rejectCall(promise, new RPCError(code, `${what}: ${call.method}`, data === undefined ? call.abortReason : data));
+  rejectCall(hooks, id, new RPCError(code, `${what}: ${call.method}`, data === undefined ? call.abortReason : data));
 }
 
 // A throwing `onChunk` is reported like any uncaught error; it must not
 // unwind through wasm, where the endpoint is carrying out its events.
-export function chunk(promise, value) {
-  const call = promise[CALL];
+export function chunk(hooks, id, value) {
+  const call = hooks.calls.get(id);
   try {
     const taken = call?.onChunk?.(value);
     if (call?.consumed !== undefined) {
@@ -447,9 +487,9 @@ export function chunk(promise, value) {
 
 // A call's progress, to its `onProgress`; a throwing one is reported like
 // any uncaught error.
-export function progress(promise, value) {
+export function progress(hooks, id, value) {
   try {
-    promise[CALL]?.onProgress?.(value);
+    hooks.calls.get(id)?.onProgress?.(value);
   } catch (error) {
     queueMicrotask(() => {
       throw error;
@@ -460,15 +500,15 @@ export function progress(promise, value) {
 // A windowed call (`window`): each chunk counts as taken once its `onChunk`
 // is done with it (a promise it returns has settled), which lets the other
 // side send more.
-export function countConsumed(promise, consumed, id) {
-  const call = promise[CALL];
+export function countConsumed(hooks, id, consumed) {
+  const call = hooks.calls.get(id);
   if (call !== undefined) call.consumed = () => consumed(id);
 }
 
 // Calls `onAbort(id)` when the caller's signal fires (the reason is kept for
 // the error), until the call settles.
-export function watchAbort(promise, signal, onAbort, id) {
-  const call = promise[CALL];
+export function watchAbort(hooks, id, signal, onAbort) {
+  const call = hooks.calls.get(id);
   if (call === undefined) return;
   const listener = () => {
     call.abortReason = signal.reason;
@@ -678,20 +718,22 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
   );
 }
 
-// Runs a handler: returns its result (null for undefined) when it returns at
-// once, or undefined when it does not: it threw (what it threw waits in
-// `hooks.thrown`, for `takeThrown`) or returned a promise, whose outcome goes
-// to `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
+// Runs handler number `handler` (`hooks.handlers`): returns its result
+// (null for undefined) when it returns at once, or undefined when it does
+// not: it threw (`hooks.threw`; what it threw waits in `hooks.thrown`, for
+// `takeThrown`) or returned a promise, whose outcome goes to
+// `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
 // declares a second parameter gets its context. A handler with a contract
 // (wiggum-rpc/contracts) always settles later, through `invokeChecked`.
 export function invoke(hooks, handler, params, call) {
-  if (handler.contract !== undefined) {
-    settleLater(hooks, call, invokeChecked(hooks, handler.contract, params, call), (signalled) => signalled);
+  const run = hooks.handlers[handler];
+  if (run.contract !== undefined) {
+    settleLater(hooks, call, invokeChecked(hooks, run.contract, params, call), (signalled) => signalled);
     return undefined;
   }
   let result;
   try {
-    result = handler.length >= 2 ? handler(params, handlerContext(hooks, call)) : handler(params);
+    result = run.length >= 2 ? run(params, handlerContext(hooks, call)) : run(params);
   } catch (error) {
     hooks.controllers.delete(call);
     hooks.threw = true;
@@ -699,11 +741,30 @@ export function invoke(hooks, handler, params, call) {
     return undefined;
   }
   if (!isThenable(result)) {
-    if (handler.length >= 2) hooks.controllers.delete(call);
+    if (run.length >= 2) hooks.controllers.delete(call);
     return result === undefined ? null : result;
   }
   settleLater(hooks, call, Promise.resolve(result));
   return undefined;
+}
+
+// Runs notification handler number `handler`: a notification has nobody to
+// tell of a failure.
+export function notifyHandler(hooks, handler, params) {
+  try {
+    hooks.handlers[handler](params);
+  } catch {
+    // Dropped, as the spec says of a notification's errors.
+  }
+}
+
+// Keeps `handler` among the endpoint's handlers; returns its number. A
+// method or notification registered again (`key` names it) keeps its number.
+export function addHandler(hooks, key, handler) {
+  let number = hooks.slots.get(key);
+  if (number === undefined) hooks.slots.set(key, (number = hooks.handlers.length));
+  hooks.handlers[number] = handler;
+  return number;
 }
 
 // After `invoke` returned undefined: 1 if the handler threw (what it threw
@@ -734,10 +795,15 @@ function invokeChecked(hooks, contract, params, call) {
   });
 }
 
-// An endpoint's per-handler state: the controllers of handlers that take a
-// signal, and the endpoint's tracer (if it has one).
+// An endpoint's JS state, which the module names by the numbers it keeps:
+// its calls by id, its handlers by number (and by name, `slots`), the
+// controllers of running handlers that take a signal, and its tracer (if it
+// has one).
 export function handlerHooks(signal, trace) {
-  return { signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined };
+  return {
+    signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
+    calls: new Map(), handlers: [], slots: new Map(),
+  };
 }
 
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).

@@ -43,40 +43,58 @@ extern "C" {
     fn name_index(table: u32, value: &JsValue) -> i32;
     #[wasm_bindgen(js_name = rememberName)]
     fn remember_name(table: u32, name: &JsValue, index: f64);
-    /// A request's method and params at once: `request_shape::*` bits.
+    /// A request's method and params at once: `request_shape` bits.
     #[wasm_bindgen(js_name = requestShape)]
     pub fn request_shape(method: &JsValue, params: &JsValue) -> i32;
     #[wasm_bindgen(js_name = envelopeReader)]
     #[allow(clippy::too_many_arguments)]
     pub fn envelope_reader(
-        receive: &Function,
-        call: &Function,
-        answer: &Function,
+        wasm: &JsValue,
         endpoint: f64,
+        hooks: &JsValue,
+        transport: &JsValue,
+        names: u32,
         max_bytes: f64,
         max_depth: f64,
         text_transport: bool,
         traced: bool,
     ) -> Function;
 
+    // This side's calls, by id: their records live in the endpoint's `hooks`.
     #[wasm_bindgen(js_name = openCall)]
-    pub fn open_call(method: &JsValue, on_chunk: &JsValue, on_progress: &JsValue) -> JsValue;
+    pub fn open_call(hooks: &JsValue, id: f64, method: &JsValue, on_chunk: &JsValue, on_progress: &JsValue) -> JsValue;
+    /// Opens a call and posts its request: its promise, or `None` when the
+    /// transport threw (`take_send_failure`, `promise_of`).
+    #[wasm_bindgen(js_name = sendCall)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn send_call(
+        hooks: &JsValue,
+        transport: &JsValue,
+        text: i32,
+        method: &JsValue,
+        params: &JsValue,
+        id: f64,
+        on_chunk: &JsValue,
+        on_progress: &JsValue,
+    ) -> Option<js_sys::Promise>;
+    #[wasm_bindgen(js_name = promiseOf)]
+    pub fn promise_of(hooks: &JsValue, id: f64) -> js_sys::Promise;
     /// Progress of a call of this side's: its `onProgress` hears it.
-    pub fn progress(call: &JsValue, value: &JsValue);
+    pub fn progress(hooks: &JsValue, id: f64, value: &JsValue);
     /// `{ ...object, [name]: value }`.
     #[wasm_bindgen(js_name = withMember)]
     pub fn with_member(object: &JsValue, name: &str, value: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = resolveCall)]
-    pub fn resolve_call(call: &JsValue, result: &JsValue);
+    pub fn resolve_call(hooks: &JsValue, id: f64, result: &JsValue);
     #[wasm_bindgen(js_name = rejectCall)]
-    pub fn reject_call(call: &JsValue, error: &JsValue);
-    pub fn fail(call: &JsValue, code: f64, what: &str, data: &JsValue);
-    pub fn chunk(call: &JsValue, value: &JsValue);
+    pub fn reject_call(hooks: &JsValue, id: f64, error: &JsValue);
+    pub fn fail(hooks: &JsValue, id: f64, code: f64, what: &str, data: &JsValue);
+    pub fn chunk(hooks: &JsValue, id: f64, value: &JsValue);
     /// Each chunk of a windowed call counts as taken once its `onChunk` is done: `consumed(id)`.
     #[wasm_bindgen(js_name = countConsumed)]
-    pub fn count_consumed(call: &JsValue, consumed: &Function, id: f64);
+    pub fn count_consumed(hooks: &JsValue, id: f64, consumed: &Function);
     #[wasm_bindgen(js_name = watchAbort)]
-    pub fn watch_abort(call: &JsValue, signal: &JsValue, on_abort: &Function, id: f64);
+    pub fn watch_abort(hooks: &JsValue, id: f64, signal: &JsValue, on_abort: &Function);
 
     #[wasm_bindgen(js_name = requestMessage)]
     pub fn request_message(method: &JsValue, params: &JsValue, id: f64) -> JsValue;
@@ -132,7 +150,7 @@ extern "C" {
     #[wasm_bindgen(js_name = postResult)]
     fn post_result_raw(transport: &JsValue, text: i32, id: &JsValue, result: &JsValue) -> i32;
     #[wasm_bindgen(js_name = takeSendFailure)]
-    fn take_send_failure() -> JsValue;
+    pub fn take_send_failure() -> JsValue;
     /// Appends a request to a batch being built.
     #[wasm_bindgen(js_name = pushRequest)]
     pub fn push_request(batch: &js_sys::Array, method: &JsValue, params: &JsValue, id: f64);
@@ -143,7 +161,13 @@ extern "C" {
     /// A handler's result when it returned at once; undefined when it threw
     /// (see `handler_threw`) or settles later.
     #[wasm_bindgen(js_name = invoke)]
-    fn invoke_raw(hooks: &JsValue, handler: &Function, params: &JsValue, call: f64) -> JsValue;
+    fn invoke_raw(hooks: &JsValue, handler: f64, params: &JsValue, call: f64) -> JsValue;
+    /// Runs notification handler number `handler`.
+    #[wasm_bindgen(js_name = notifyHandler)]
+    pub fn notify_handler(hooks: &JsValue, handler: f64, params: &JsValue);
+    /// Keeps a handler in the endpoint's `hooks`, under `key`: its number.
+    #[wasm_bindgen(js_name = addHandler)]
+    pub fn add_handler(hooks: &JsValue, key: &str, handler: &JsValue) -> f64;
     #[wasm_bindgen(js_name = handlerThrew)]
     fn handler_threw(hooks: &JsValue) -> i32;
     #[wasm_bindgen(js_name = takeThrown)]
@@ -202,9 +226,9 @@ extern "C" {
     /// member of its batch) answers, as the core read it.
     #[wasm_bindgen(method)]
     pub fn received(this: &Tracer, message: &JsValue, calls: &JsValue);
-    /// A call of this side's ended without an answer.
+    /// A call of this side's ended without an answer (`calls`: the endpoint's hooks).
     #[wasm_bindgen(method)]
-    pub fn failed(this: &Tracer, event: &str, id: f64, waiter: &JsValue, detail: &JsValue);
+    pub fn failed(this: &Tracer, event: &str, id: f64, calls: &JsValue, detail: &JsValue);
     /// Something happened on this side only; `id` is one of this side's calls.
     #[wasm_bindgen(method)]
     pub fn local(this: &Tracer, event: &str, id: &JsValue, method: &JsValue, detail: &JsValue);
@@ -417,11 +441,7 @@ pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5], i
     };
     Envelope {
         version_2: flags & flags::VERSION_2 != 0,
-        id: match with_kind(id, flags::ID_SHIFT) {
-            None => IdMember::Absent,
-            Some((id, Kind::Number)) => Id::number(id, id_number).into(),
-            Some((id, kind)) => Id::read(id, kind).into(),
-        },
+        id: id_member(flags, id, id_number),
         method: (flags & flags::METHOD != 0).then_some(method),
         params: with_kind(params, flags::PARAMS_SHIFT),
         result: (flags & flags::RESULT != 0).then_some(result),
@@ -429,10 +449,22 @@ pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5], i
     }
 }
 
+/// A message's id from its flags (`id_number`: its value when it is a number).
+pub fn id_member(flags: u32, id: JsValue, id_number: f64) -> IdMember<JsValue> {
+    match (flags >> flags::ID_SHIFT) & 7 {
+        0 => IdMember::Absent,
+        bits => match kind_from_index(bits - 1) {
+            Kind::Number => Id::number(id, id_number).into(),
+            kind => Id::read(id, kind).into(),
+        },
+    }
+}
+
 /// The bits of `requestShape` (glue.js).
 pub mod request_shape {
     pub const METHOD_IS_STRING: i32 = 1;
-    pub const PARAMS_GIVEN: i32 = 2;
+    /// Bits 1-3: the params' kind + 1 (0: no params).
+    pub const PARAMS_SHIFT: i32 = 1;
 }
 
 /// Method names read from JS, remembered: every request carries its
@@ -441,8 +473,8 @@ pub mod request_shape {
 /// remembered string to its number (`nameIndex`); this holds the texts by
 /// number. At most `MOST` names of at most `LONGEST` bytes are remembered (a
 /// peer that makes up names fills it once, and the rest are read each time).
-mod names {
-    use core::cell::{OnceCell, RefCell};
+pub mod names {
+    use core::cell::{Cell, OnceCell, RefCell};
 
     use wasm_bindgen::JsValue;
 
@@ -451,15 +483,35 @@ mod names {
     const MOST: usize = 512;
     const LONGEST: usize = 64;
 
-    /// The texts by number, and the number of this instance's table in glue.js.
-    struct Names(RefCell<Vec<String>>, OnceCell<u32>);
+    /// The texts by number, the number of this instance's table in glue.js,
+    /// and what the reader found of the method being read (see [`expect`]).
+    struct Names(RefCell<Vec<String>>, OnceCell<u32>, Cell<i32>);
     // SAFETY: one thread (see `keys`).
     unsafe impl Sync for Names {}
-    static NAMES: Names = Names(RefCell::new(Vec::new()), OnceCell::new());
+    static NAMES: Names = Names(RefCell::new(Vec::new()), OnceCell::new(), Cell::new(NOT_LOOKED_UP));
+
+    /// No method name was looked up by the reader.
+    const NOT_LOOKED_UP: i32 = -3;
+
+    /// The number of this instance's table of names in glue.js.
+    pub fn table() -> u32 {
+        *NAMES.1.get_or_init(super::name_table)
+    }
+
+    /// The reader looked the method up as `nameIndex` would (-2: not a
+    /// string; -1: not remembered; else its number): the next name read, the
+    /// core's read of that method (it reads no other name), asks JS nothing.
+    /// `None`: forget it (the message is done with).
+    pub fn expect(index: Option<i32>) {
+        NAMES.2.set(index.unwrap_or(NOT_LOOKED_UP));
+    }
 
     pub fn read(value: &JsValue) -> Option<String> {
-        let table = *NAMES.1.get_or_init(super::name_table);
-        let index = super::name_index(table, value);
+        let table = table();
+        let index = match NAMES.2.replace(NOT_LOOKED_UP) {
+            NOT_LOOKED_UP => super::name_index(table, value),
+            known => known,
+        };
         if index == -2 {
             return None;
         }
@@ -668,8 +720,8 @@ pub fn post_result(transport: &JsValue, text: bool, id: &JsValue, result: &JsVal
 
 /// How a handler's call went: its result at once, what it threw, or `None`
 /// when it settles later (through the hooks' `signal`).
-pub fn invoke(hooks: &JsValue, handler: &Function, params: &JsValue, call: u32) -> Option<Result<JsValue, JsValue>> {
-    let result = invoke_raw(hooks, handler, params, f64::from(call));
+pub fn invoke(hooks: &JsValue, handler: u32, params: &JsValue, call: u32) -> Option<Result<JsValue, JsValue>> {
+    let result = invoke_raw(hooks, f64::from(handler), params, f64::from(call));
     if !result.is_undefined() {
         return Some(Ok(result));
     }

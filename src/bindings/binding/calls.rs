@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 
 use super::super::boundary::{self as js, keys, option, request_shape};
 use super::{destroyed_error, now, Binding};
-use crate::core::{code, Deadline, Failure, Outcome};
+use crate::core::{code, Deadline, Event, Failure, Message, Outcome, Transmit};
 
 /// Per-call options of `request`. Most calls pass none: then nothing is
 /// read, and no option costs a crossing.
@@ -61,7 +61,9 @@ pub(super) fn ceil_ms(at: f64) -> Deadline {
 
 impl Binding {
     /// Sends a request; the promise settles with its outcome. `options`:
-    /// the caller's, if it gave any (a call without them reads none).
+    /// the caller's, if it gave any (a call without them reads none). A
+    /// call that goes out at once, alone, is opened and posted in one
+    /// crossing (`sendCall`).
     pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: Option<&JsValue>) -> Promise {
         // One crossing reads what the arguments are.
         let shape = js::request_shape(&method, &params);
@@ -69,16 +71,16 @@ impl Binding {
         if shape & request_shape::METHOD_IS_STRING == 0 {
             return Promise::reject(&js::type_error("method must be a string"));
         }
-        let params = with_transfer(params, options.transfer.as_ref());
-        let undefined = JsValue::UNDEFINED;
-        let on_progress = options.on_progress.as_ref().unwrap_or(&undefined);
-        let call = js::open_call(&method, options.on_chunk.as_ref().unwrap_or(&undefined), on_progress);
         if let Some(signal) = options.signal.as_ref().filter(|signal| signal.aborted()) {
             return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
         }
+        let params = with_transfer(params, options.transfer.as_ref());
+        let kind = match (shape >> request_shape::PARAMS_SHIFT) as u32 {
+            0 => None,
+            kind => Some(js::kind_from_index(kind - 1)),
+        };
         let whole_ms = |ms: f64| (ms.is_finite() && ms > 0.0).then(|| ceil_ms(ms));
-        let params = (shape & request_shape::PARAMS_GIVEN != 0).then_some(params);
-        let waiter = call.clone();
+        let params = kind.map(|_| params);
         let window = options.window;
         let core_options = crate::core::CallOptions {
             timeout_ms: whole_ms(options.timeout.unwrap_or(self.default_timeout)),
@@ -87,21 +89,72 @@ impl Binding {
             reset_on_progress: options.reset_on_progress,
             max_total_ms: options.max_total.and_then(whole_ms),
         };
-        let id = match self.core() {
-            Some(mut core) => core.request_with(method, params, waiter, core_options, now),
-            None => return Promise::reject(&js::type_error("re-entrant call")),
+        let undefined = JsValue::UNDEFINED;
+        let on_chunk = options.on_chunk.as_ref().unwrap_or(&undefined);
+        let on_progress = options.on_progress.as_ref().unwrap_or(&undefined);
+        let Some(mut core) = self.core() else {
+            return Promise::reject(&js::type_error("re-entrant call"));
         };
-        if let (Some(id), Some(signal)) = (id, &options.signal) {
-            js::watch_abort(&call, signal, &self.on_abort, id as f64);
+        let id = match core.request_of_kind(method.clone(), params, kind, (), core_options, now) {
+            Ok(id) => id,
+            Err(((), outcome)) => {
+                drop(core);
+                return refused_call(outcome);
+            }
+        };
+        // The common case: the request is all there is to do, and goes as it is.
+        let lone =
+            core.poll_last_if(|event| matches!(event, Event::Transmit(Transmit::Single(Message::Request { .. }))));
+        let lone = match lone {
+            Some(Event::Transmit(Transmit::Single(Message::Request { params, .. }))) => Some(params),
+            _ => None,
+        };
+        drop(core);
+        let promise = match lone {
+            Some(params) if self.plain() => {
+                let params = params.unwrap_or(JsValue::UNDEFINED);
+                let text = i32::from(self.text.get());
+                match js::send_call(
+                    &self.hooks,
+                    &self.transport,
+                    text,
+                    &method,
+                    &params,
+                    id as f64,
+                    on_chunk,
+                    on_progress,
+                ) {
+                    Some(promise) => promise,
+                    None => {
+                        // Taken before the call settles, which takes it out of the table.
+                        let promise = js::promise_of(&self.hooks, id as f64);
+                        let failure = js::take_send_failure();
+                        let request =
+                            Message::Request { id, method, params: Some(params).filter(|p| !p.is_undefined()) };
+                        self.refused(Transmit::Single(request), &failure);
+                        promise
+                    }
+                }
+            }
+            lone => {
+                let promise: Promise =
+                    js::open_call(&self.hooks, id as f64, &method, on_chunk, on_progress).unchecked_into();
+                if let Some(params) = lone {
+                    self.transmit(Transmit::Single(Message::Request { id, method, params }));
+                }
+                promise
+            }
+        };
+        if let Some(signal) = &options.signal {
+            js::watch_abort(&self.hooks, id as f64, signal, &self.on_abort);
         }
         // A windowed stream: more credit goes back as `onChunk` takes chunks.
-        if let (Some(id), Some(_)) = (id, window) {
-            js::count_consumed(&call, &self.signalling(js::signal::CONSUMED), id as f64);
+        if window.is_some() {
+            js::count_consumed(&self.hooks, id as f64, &self.signalling(js::signal::CONSUMED));
         }
         self.drain();
-        call.unchecked_into()
+        promise
     }
-
     pub fn notify(self: &Rc<Self>, method: JsValue, params: JsValue, options: Option<&JsValue>) -> Result<(), JsValue> {
         if self.core().is_none_or(|core| core.is_destroyed()) {
             return Err(destroyed_error());
@@ -118,25 +171,36 @@ impl Binding {
     }
 }
 
-/// Settles one of this side's calls.
-pub(super) fn settle(waiter: &JsValue, outcome: Outcome<JsValue>) {
+/// Settles call `id` of this side's (its record is in `hooks`).
+pub(super) fn settle(hooks: &JsValue, id: u64, outcome: Outcome<JsValue>) {
     let undefined = JsValue::UNDEFINED;
+    let (waiter, id) = (hooks, id as f64);
     match outcome {
-        Outcome::Result(result) => js::resolve_call(waiter, &result),
-        Outcome::Error(error) => js::reject_call(waiter, &js::rpc_error_from(&error)),
-        Outcome::Failed(Failure::Timeout { sent: true }) => js::fail(waiter, code::REQUEST_TIMEOUT as f64, "Request timed out", &undefined),
+        Outcome::Result(result) => js::resolve_call(waiter, id, &result),
+        Outcome::Error(error) => js::reject_call(waiter, id, &js::rpc_error_from(&error)),
+        Outcome::Failed(Failure::Timeout { sent: true }) => js::fail(waiter, id, code::REQUEST_TIMEOUT as f64, "Request timed out", &undefined),
         Outcome::Failed(Failure::Timeout { sent: false }) => js::fail(
             waiter,
+            id,
             code::REQUEST_TIMEOUT as f64,
             "Request timed out before it could be sent: the frame never loaded (or, with { handshake: \"wait\" }, never said hello)",
             &undefined,
         ),
-        Outcome::Failed(Failure::Cancelled) => js::fail(waiter, code::REQUEST_CANCELLED as f64, "Request aborted", &undefined),
-        Outcome::Failed(Failure::Destroyed) => js::reject_call(waiter, &destroyed_error()),
+        Outcome::Failed(Failure::Cancelled) => js::fail(waiter, id, code::REQUEST_CANCELLED as f64, "Request aborted", &undefined),
+        Outcome::Failed(Failure::Destroyed) => js::reject_call(waiter, id, &destroyed_error()),
         Outcome::Failed(Failure::ConnectionClosed) => {
-            js::reject_call(waiter, &js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &undefined))
+            js::reject_call(waiter, id, &js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &undefined))
         }
     }
+}
+
+/// The promise of a call the core refused before it had an id (the
+/// endpoint destroyed, params neither an array nor an object).
+fn refused_call(outcome: Outcome<JsValue>) -> Promise {
+    Promise::reject(&match outcome {
+        Outcome::Error(error) => js::rpc_error_from(&error),
+        _ => destroyed_error(),
+    })
 }
 
 /// Params with a per-call transfer list become a `transfer()` marker.

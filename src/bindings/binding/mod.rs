@@ -25,13 +25,16 @@ use super::boundary::{self as js, flags, get, keys, option};
 use crate::core::Value;
 use crate::core::{
     code, thrown_error, BatchPolicy, Batching, CallId, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure,
-    Framing, Handshake, Limits, Outcome, Roles, SessionSetup, TextRefusal, Undelivered, DEFAULT_GRACE_MS, TICK_MS,
+    Framing, Handshake, IdMember, Limits, Message, Outcome, Response, Roles, SessionSetup, TextRefusal, Transmit,
+    Undelivered, DEFAULT_GRACE_MS, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
 const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
 
-type Core = Endpoint<JsValue, Function, JsValue>;
+/// Handlers are numbers (`hooks.handlers` in JS); this side's calls are
+/// known by their ids (`hooks.calls`), so they need no waiter.
+type Core = Endpoint<JsValue, u32, ()>;
 
 pub struct Binding {
     transport: JsValue,
@@ -56,6 +59,9 @@ pub struct Binding {
     core: RefCell<Core>,
     /// `drain` is running (see there).
     draining: Cell<bool>,
+    /// What the export feeding the core may hand back to its JS (see `drain`).
+    expect: Cell<Option<Expect>>,
+    handback: Cell<Handback>,
     /// The members of the batch being read (see `receive`).
     batch: RefCell<Option<Vec<Option<Envelope<JsValue>>>>>,
     timers: RefCell<Timers>,
@@ -179,11 +185,6 @@ impl Endpoints {
     }
 }
 
-/// One of the message entry points below, as the instance exports it.
-fn export(name: &str) -> Function {
-    js::named(&wasm_bindgen::exports(), name).unchecked_into()
-}
-
 /// One message for endpoint `endpoint`, as its `envelopeReader` read it
 /// (or one member of a batch: see [`Binding::receive`]). Returns 1 when the
 /// endpoint asks for a batch's members. Called by glue.js, never by users:
@@ -209,32 +210,113 @@ pub fn wiggum_receive(
 }
 
 /// [`wiggum_receive`] for a message (or a batch's member) with neither
-/// result nor error: only the members it has cross.
+/// result nor error: only the members it has cross, and its method as the
+/// reader looked it up (`js::names::expect`). Returns what the reader is
+/// left to do: 0 nothing, 1 read the batch's members, or 2 + the call's
+/// number + 2^32 × its handler's: run it (see [`wiggum_done`]).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumCall, skip_typescript)]
-pub fn wiggum_call(endpoint: u32, flags: u32, id: JsValue, method: JsValue, params: JsValue, number: f64) -> u32 {
+#[allow(clippy::too_many_arguments)]
+pub fn wiggum_call(
+    endpoint: u32,
+    flags: u32,
+    id: JsValue,
+    method: JsValue,
+    params: JsValue,
+    number: f64,
+    name: i32,
+) -> f64 {
     // `UNDEFINED` is a constant: a clone of it would take a table slot.
     const NONE: JsValue = JsValue::UNDEFINED;
-    match ENDPOINTS.get(endpoint) {
-        Some(binding) => binding.receive(NONE, flags, [id, method, params, NONE, NONE], number),
-        None => 0,
+    let Some(binding) = ENDPOINTS.get(endpoint) else { return 0.0 };
+    js::names::expect(Some(name));
+    binding.expect.set(Some(Expect::Call));
+    let asked = binding.receive(NONE, flags, [id, method, params, NONE, NONE], number);
+    js::names::expect(None);
+    match binding.handed_back() {
+        Handback::Serve(call, handler) => 2.0 + f64::from(call.0) + f64::from(handler) * 4_294_967_296.0,
+        _ => f64::from(asked),
     }
 }
 
 /// [`wiggum_receive`] for a message (or a batch's member) with no method or
-/// params and one of result and error (`flags` says which): its id and that value.
+/// params and one of result and error (`flags` says which): its id and that
+/// value. Returns the id + 1 of the call of this side's its result settles,
+/// for the reader to resolve (0: the endpoint did what was needed).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumAnswer, skip_typescript)]
-pub fn wiggum_answer(endpoint: u32, flags: u32, id: JsValue, value: JsValue, number: f64) -> u32 {
+pub fn wiggum_answer(endpoint: u32, flags: u32, id: JsValue, value: JsValue, number: f64) -> f64 {
     const NONE: JsValue = JsValue::UNDEFINED;
     let (result, error) = match flags & flags::RESULT != 0 {
         true => (value, NONE),
         false => (NONE, value),
     };
-    match ENDPOINTS.get(endpoint) {
-        Some(binding) => binding.receive(NONE, flags, [id, NONE, NONE, result, error], number),
-        None => 0,
+    let Some(binding) = ENDPOINTS.get(endpoint) else { return 0.0 };
+    binding.expect.set(Some(Expect::Result));
+    binding.receive(NONE, flags, [id, NONE, NONE, result, error], number);
+    match binding.handed_back() {
+        Handback::Resolve(id) => id as f64 + 1.0,
+        _ => 0.0,
     }
+}
+
+/// The handler the reader ran for call `call` returned `value` at once (or
+/// threw it: `threw` 1). Returns 1 or 2 when the answer is the one thing to
+/// send, for the reader to post as it is (2: as JSON text); 0 when the
+/// endpoint did what was needed.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumDone, skip_typescript)]
+pub fn wiggum_done(endpoint: u32, call: u32, value: JsValue, threw: u32) -> u32 {
+    let Some(binding) = ENDPOINTS.get(endpoint) else { return 0 };
+    let call = CallId(call);
+    match threw {
+        0 => {
+            binding.expect.set(Some(Expect::Answer));
+            binding.with_core(|core| core.complete(call, Ok(value)));
+        }
+        _ => {
+            let error = binding.thrown(&value);
+            binding.with_core(|core| core.complete(call, Err(error)));
+        }
+    }
+    match binding.handed_back() {
+        Handback::Post => 1 + u32::from(binding.text.get()),
+        _ => 0,
+    }
+}
+
+/// The transport threw when the reader posted the answer [`wiggum_done`]
+/// left to it (what it threw is `takeSendFailure`'s): the endpoint decides
+/// what goes instead, as for any send.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumUnsent, skip_typescript)]
+pub fn wiggum_unsent(endpoint: u32, flags: u32, id: JsValue, result: JsValue, number: f64) {
+    let Some(binding) = ENDPOINTS.get(endpoint) else { return };
+    let IdMember::Valid(id) = js::id_member(flags, id, number) else { return };
+    let response = Response { id: Some(id), payload: Ok(result) };
+    binding.refused(Transmit::Single(Message::Response(response)), &js::take_send_failure());
+}
+
+/// What a drain left to the JS that fed the core: the last event, when it is
+/// the common one and that JS can carry it out with what it holds.
+#[derive(Clone, Copy, Default)]
+enum Handback {
+    #[default]
+    Nothing,
+    /// Run handler number `.1` for the call.
+    Serve(CallId, u32),
+    /// Post the answer the handler gave, as it is.
+    Post,
+    /// Resolve this side's call with the result that came.
+    Resolve(u64),
+}
+
+/// Which [`Handback`] the input being fed may leave.
+#[derive(Clone, Copy, PartialEq)]
+enum Expect {
+    Call,
+    Answer,
+    Result,
 }
 
 impl Binding {
@@ -291,22 +373,25 @@ impl Binding {
         let traced = tracer.clone().unwrap_or(JsValue::UNDEFINED);
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
-            let on_message = js::envelope_reader(
-                &export("wiggumReceive"),
-                &export("wiggumCall"),
-                &export("wiggumAnswer"),
-                f64::from(ENDPOINTS.enter(weak.clone())),
-                limits.max_message_bytes as f64,
-                limits.max_depth as f64,
-                text,
-                tracer.is_some(),
-            );
+            let number = f64::from(ENDPOINTS.enter(weak.clone()));
             let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
                 move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
                     Some(binding) => binding.signalled(what, n, value),
                     None => JsValue::UNDEFINED,
                 },
             ));
+            let hooks = js::handler_hooks(&signal, &traced);
+            let on_message = js::envelope_reader(
+                &wasm_bindgen::exports(),
+                number,
+                &hooks,
+                &transport,
+                js::names::table(),
+                limits.max_message_bytes as f64,
+                limits.max_depth as f64,
+                text,
+                tracer.is_some(),
+            );
             Binding {
                 transport: transport.clone(),
                 text: Cell::new(text),
@@ -318,10 +403,12 @@ impl Binding {
                 default_timeout,
                 core: RefCell::new(Endpoint::with_session(config, presence, session)),
                 draining: Cell::new(false),
+                expect: Cell::new(None),
+                handback: Cell::new(Handback::Nothing),
                 batch: RefCell::new(None),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
-                hooks: js::handler_hooks(&signal, &traced),
+                hooks,
                 tracer,
                 on_message,
                 on_tick: js::signalling(&signal, js::signal::TICK),
@@ -367,31 +454,44 @@ impl Binding {
     /// handler that answers at once, a call made from a handler) leaves its
     /// events to the loop already running, so a batch of 10,000 synchronous
     /// handlers costs one stack frame, not 10,000.
+    ///
+    /// The export that fed the core may have said what its JS can carry out
+    /// itself (`expect`): when the last event is that, it is handed back
+    /// (`handback`) rather than carried out here, which saves a crossing out
+    /// per message on the common path.
     fn drain(self: &Rc<Self>) {
+        let expect = self.expect.take();
         if self.draining.replace(true) {
             return;
         }
         let mut session_ended = false;
         loop {
-            let Some(event) = self.core().and_then(|mut core| core.poll()) else { break };
+            let Some(mut core) = self.core() else { break };
+            if let Some(handback) = expect.and_then(|expect| self.hand_back(&mut core, expect)) {
+                self.handback.set(handback);
+                break;
+            }
+            let Some(event) = core.poll() else { break };
+            drop(core);
             match event {
                 Event::Transmit(transmit) => self.transmit(transmit),
-                Event::Invoke { call, handler, params } => self.invoke(call, &handler, params),
+                Event::Invoke { call, handler, params } => self.invoke(call, handler, params),
                 Event::Notify { handler, params } => {
-                    // A notification has no one to tell about a failure.
-                    let _ = handler.call1(&JsValue::UNDEFINED, &params.unwrap_or(JsValue::UNDEFINED));
+                    js::notify_handler(&self.hooks, f64::from(handler), &params.unwrap_or(JsValue::UNDEFINED))
                 }
-                Event::Settled { id, waiter, outcome } => {
+                Event::Settled { id, outcome, .. } => {
                     if let (Some(tracer), Outcome::Failed(failure)) = (self.tracer(), &outcome) {
-                        tracer.failed(failure_event(*failure), id as f64, &waiter, &JsValue::UNDEFINED);
+                        tracer.failed(failure_event(*failure), id as f64, &self.hooks, &JsValue::UNDEFINED);
                     }
                     if let Some(settled) = self.settled.as_ref().filter(|_| id != 0) {
                         let _ = settled.call1(&self.transport, &(id as f64).into());
                     }
-                    settle(&waiter, outcome)
+                    settle(&self.hooks, id, outcome)
                 }
-                Event::Chunk { waiter, chunk, .. } => js::chunk(&waiter, &chunk.unwrap_or(JsValue::UNDEFINED)),
-                Event::Progress { waiter, value, .. } => js::progress(&waiter, &value),
+                Event::Chunk { id, chunk, .. } => {
+                    js::chunk(&self.hooks, id as f64, &chunk.unwrap_or(JsValue::UNDEFINED))
+                }
+                Event::Progress { id, value, .. } => js::progress(&self.hooks, id as f64, &value),
                 Event::Cancelled { call } => {
                     let reason = js::rpc_error(code::REQUEST_CANCELLED, "Request cancelled", &JsValue::UNDEFINED);
                     js::abort_handlers(&self.hooks, &call.0.into(), &reason);
@@ -431,6 +531,42 @@ impl Binding {
             }
         }
         self.arm_timers();
+    }
+
+    /// The last event, taken as a [`Handback`] if it is what `expect` allows
+    /// and this endpoint's JS needs to see nothing of it: no tracer, no
+    /// transport that follows calls (`settled`) or wants to hear when all
+    /// are answered (`idle`).
+    fn hand_back(&self, core: &mut Core, expect: Expect) -> Option<Handback> {
+        if !self.plain() {
+            return None;
+        }
+        let event = core.poll_last_if(|event| match (expect, event) {
+            // jrpc-oo's params reach the handler unwrapped: the reader's are not theirs.
+            (Expect::Call, Event::Invoke { .. }) => !self.jrpc_oo,
+            (Expect::Answer, Event::Transmit(Transmit::Single(Message::Response(response)))) => {
+                response.id.is_some() && response.payload.is_ok()
+            }
+            (Expect::Result, Event::Settled { outcome: Outcome::Result(_), .. }) => true,
+            _ => false,
+        })?;
+        Some(match event {
+            Event::Invoke { call, handler, .. } => Handback::Serve(call, handler),
+            Event::Settled { id, .. } => Handback::Resolve(id),
+            _ => Handback::Post,
+        })
+    }
+
+    /// What the last drain handed back, taken.
+    fn handed_back(&self) -> Handback {
+        self.expect.set(None);
+        self.handback.take()
+    }
+
+    /// Nothing watches this endpoint's messages and calls in JS but the
+    /// endpoint: the reader may carry out the common ones (see `hand_back`).
+    pub(super) fn plain(&self) -> bool {
+        self.tracer.is_none() && self.settled.is_none() && self.idle.is_none()
     }
 
     /// Keeps the tick armed while calls wait for a clock reading, and one
@@ -542,7 +678,7 @@ impl Binding {
         }
     }
 
-    fn invoke(self: &Rc<Self>, call: CallId, handler: &Function, params: Option<JsValue>) {
+    fn invoke(self: &Rc<Self>, call: CallId, handler: u32, params: Option<JsValue>) {
         let params = params.unwrap_or(JsValue::UNDEFINED);
         match js::invoke(&self.hooks, handler, &params, call.0) {
             // Settles later, through the hooks' `signal`.
@@ -646,7 +782,9 @@ impl Binding {
         if !handler.is_function() {
             return Err(js::type_error("handler must be a function"));
         }
-        let handler: Function = js::contracted(name, &handler, info, notification, &self.hooks)?.unchecked_into();
+        let handler = js::contracted(name, &handler, info, notification, &self.hooks)?;
+        let key = js::concat(&[if notification { "n:" } else { "m:" }, name]);
+        let handler = js::add_handler(&self.hooks, &key, &handler) as u32;
         {
             let mut core = self.core().ok_or_else(|| js::type_error("re-entrant call"))?;
             match notification {

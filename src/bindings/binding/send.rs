@@ -80,12 +80,12 @@ impl Binding {
         self.with_core(|core| {
             unsent = core.transmit_failed(transmit, &reason, |value| js::encodable(value, text));
         });
-        if let Some((id, waiter)) = unsent {
+        if let Some((id, ())) = unsent {
             if let Some(tracer) = self.tracer() {
-                tracer.failed("send-failed", id as f64, &waiter, failure);
+                tracer.failed("send-failed", id as f64, &self.hooks, failure);
             }
             let reason = js::concat(&["Request could not be sent: ", &reason]);
-            js::reject_call(&waiter, &js::rpc_error(code::SEND_FAILED, &reason, failure));
+            js::reject_call(&self.hooks, id as f64, &js::rpc_error(code::SEND_FAILED, &reason, failure));
         }
     }
 

@@ -148,6 +148,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.events.pop_front()
     }
 
+    /// The next event, if it is the last one queued and `wanted` says so of
+    /// it: how a host that carries out the common case itself, rather than
+    /// through its general loop, takes it.
+    pub fn poll_last_if(&mut self, wanted: impl FnOnce(&Event<V, H, W>) -> bool) -> Option<Event<V, H, W>> {
+        match self.events.len() == 1 && wanted(&self.events[0]) {
+            true => self.events.pop_front(),
+            false => None,
+        }
+    }
+
     /// Which timers the host should have armed. O(1): safe to ask after every input.
     pub fn poll_timeout(&self) -> Timeouts {
         let expires = self.session.as_ref().and_then(Session::expires);
@@ -237,13 +247,33 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         options: CallOptions,
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
-        if self.destroyed {
-            self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Failed(Failure::Destroyed) });
-            return None;
+        let kind = params.as_ref().map(Value::kind);
+        match self.request_of_kind(method, params, kind, waiter, options, now) {
+            Ok(id) => Some(id),
+            Err((waiter, outcome)) => {
+                self.events.push_back(Event::Settled { id: 0, waiter, outcome });
+                None
+            }
         }
-        if let Err(refused) = structured(params.as_ref()) {
-            self.events.push_back(Event::Settled { id: 0, waiter, outcome: Outcome::Error(refused) });
-            return None;
+    }
+
+    /// [`Endpoint::request_with`] for a host that knows the params' kind
+    /// (`None`: no params) and settles a refused call itself: its outcome
+    /// comes back with the waiter, and no event is queued for it.
+    pub fn request_of_kind(
+        &mut self,
+        method: V,
+        params: Option<V>,
+        kind: Option<Kind>,
+        waiter: W,
+        options: CallOptions,
+        now: impl FnOnce() -> Deadline,
+    ) -> Result<u64, (W, Outcome<V>)> {
+        if self.destroyed {
+            return Err((waiter, Outcome::Failed(Failure::Destroyed)));
+        }
+        if let Err(refused) = structured(kind) {
+            return Err((waiter, Outcome::Error(refused)));
         }
         let params = self.outgoing_params(&method, params);
         // One clock reading at most, for the shortest deadline that needs one.
@@ -288,14 +318,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             }
             None => self.send(request, Some(id)),
         }
-        Some(id)
+        Ok(id)
     }
 
     /// Sends a notification.
     /// Sends a notification, unless its params are neither an array nor an
     /// object (then nothing goes, and the error says why).
     pub fn notify(&mut self, method: V, params: Option<V>) -> Result<(), ErrorObject<V>> {
-        structured(params.as_ref())?;
+        structured(params.as_ref().map(Value::kind))?;
         if !self.destroyed {
             let params = self.outgoing_params(&method, params);
             self.send(Message::Notification { method, params }, None);
@@ -526,8 +556,8 @@ const JRPC_OO_ARGS: &str = "args";
 
 /// The spec's rule for the params this side sends: "a Structured value", an
 /// array or an object, or none at all.
-fn structured<V: Value>(params: Option<&V>) -> Result<(), ErrorObject<V>> {
-    match params.map(Value::kind) {
+fn structured<V: Value>(params: Option<Kind>) -> Result<(), ErrorObject<V>> {
+    match params {
         None | Some(Kind::Array | Kind::Object) => Ok(()),
         Some(_) => Err(ErrorObject::new(code::INVALID_PARAMS, "params must be an array or an object")),
     }
