@@ -1,13 +1,15 @@
 //! The JS↔wasm boundary in one place: every `extern` block of the
 //! bindings (what they import from `js/module/glue.js`, the postMessage
-//! transports they re-export, the browser's and Node's few functions), the
-//! envelope flags `envelopeReader` packs (the same bits are named there),
-//! the interned property names, and [`Value`] for `JsValue`.
+//! transports they re-export, the browser's and Node's few functions), and
+//! [`Value`] for `JsValue`. The numbers the per-message path passes are in
+//! `envelope`; the names read and made once, in `interned`.
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::core::{Envelope, ErrorObject, Id, IdMember, Kind, Value};
+pub use super::envelope::{envelope, flags, id_member, kind_from_index, request_shape, signal};
+pub use super::interned::{keys, names, Key};
+use crate::core::{ErrorObject, Kind, Value};
 use crate::prelude::*;
 
 #[wasm_bindgen(module = "/js/module/glue.js")]
@@ -37,12 +39,12 @@ extern "C" {
     pub fn kind_of(value: &JsValue) -> u8;
     /// A new table of remembered names, for this instance of the module.
     #[wasm_bindgen(js_name = nameTable)]
-    fn name_table() -> u32;
+    pub(super) fn name_table() -> u32;
     /// -2 for anything but a string; the number of a name remembered in `table`; -1.
     #[wasm_bindgen(js_name = nameIndex)]
-    fn name_index(table: u32, value: &JsValue) -> i32;
+    pub(super) fn name_index(table: u32, value: &JsValue) -> i32;
     #[wasm_bindgen(js_name = rememberName)]
-    fn remember_name(table: u32, name: &JsValue, index: f64);
+    pub(super) fn remember_name(table: u32, name: &JsValue, index: f64);
     /// A request's method and params at once: `request_shape` bits.
     #[wasm_bindgen(js_name = requestShape)]
     pub fn request_shape(method: &JsValue, params: &JsValue) -> i32;
@@ -81,9 +83,6 @@ extern "C" {
     pub fn promise_of(hooks: &JsValue, id: f64) -> js_sys::Promise;
     /// Progress of a call of this side's: its `onProgress` hears it.
     pub fn progress(hooks: &JsValue, id: f64, value: &JsValue);
-    /// `{ ...object, [name]: value }`.
-    #[wasm_bindgen(js_name = withMember)]
-    pub fn with_member(object: &JsValue, name: &str, value: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = resolveCall)]
     pub fn resolve_call(hooks: &JsValue, id: f64, result: &JsValue);
     #[wasm_bindgen(js_name = rejectCall)]
@@ -96,6 +95,18 @@ extern "C" {
     #[wasm_bindgen(js_name = watchAbort)]
     pub fn watch_abort(hooks: &JsValue, id: f64, signal: &JsValue, on_abort: &Function);
 
+    /// A thrown error, whole, as plain data (`undefined` if it cannot be read).
+    #[wasm_bindgen(js_name = describeError)]
+    pub fn describe_error(thrown: &JsValue, with_stack: bool, as_text: bool) -> JsValue;
+    #[wasm_bindgen(js_name = receivedError)]
+    fn received_error(code: f64, message: &str, data: &JsValue) -> JsValue;
+    pub fn encodable(value: &JsValue, as_text: bool) -> bool;
+    pub fn describe(error: &JsValue) -> String;
+}
+
+// What goes on the wire, built (and posted) as the core decides.
+#[wasm_bindgen(module = "/js/module/wire.js")]
+extern "C" {
     #[wasm_bindgen(js_name = requestMessage)]
     pub fn request_message(method: &JsValue, params: &JsValue, id: f64) -> JsValue;
     #[wasm_bindgen(js_name = notificationMessage)]
@@ -137,9 +148,6 @@ extern "C" {
         tracer: &JsValue,
         calls: &JsValue,
     ) -> Result<(), JsValue>;
-    /// A listener that hands its event's detail to `signal(what, 0, detail)`.
-    #[wasm_bindgen(js_name = eventSignalling)]
-    pub fn event_signalling(signal: &Function, what: u32) -> Function;
     // The per-message imports take and return only JS values, `f64` and
     // `i32`, and never throw: wasm-bindgen then links the JS function
     // itself, with no shim between (a `bool`, a `u32` argument, a `&str` or
@@ -157,7 +165,14 @@ extern "C" {
     /// Appends a success response to a batch being built.
     #[wasm_bindgen(js_name = pushResult)]
     pub fn push_result(batch: &js_sys::Array, id: &JsValue, result: &JsValue);
+    /// `{ ...object, [name]: value }`.
+    #[wasm_bindgen(js_name = withMember)]
+    pub fn with_member(object: &JsValue, name: &str, value: &JsValue) -> JsValue;
+}
 
+// The calls this side serves, and the endpoint's JS state (`handlerHooks`).
+#[wasm_bindgen(module = "/js/module/serving.js")]
+extern "C" {
     /// A handler's result when it returned at once; undefined when it threw
     /// (see `handler_threw`) or settles later.
     #[wasm_bindgen(js_name = invoke)]
@@ -177,11 +192,9 @@ extern "C" {
     pub fn signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
-    /// A thrown error, whole, as plain data (`undefined` if it cannot be read).
-    #[wasm_bindgen(js_name = describeError)]
-    pub fn describe_error(thrown: &JsValue, with_stack: bool, as_text: bool) -> JsValue;
-    #[wasm_bindgen(js_name = receivedError)]
-    fn received_error(code: f64, message: &str, data: &JsValue) -> JsValue;
+    /// A listener that hands its event's detail to `signal(what, 0, detail)`.
+    #[wasm_bindgen(js_name = eventSignalling)]
+    pub fn event_signalling(signal: &Function, what: u32) -> Function;
     #[wasm_bindgen(js_name = emitLater)]
     pub fn emit_later(transport: &JsValue, event: &str);
     #[wasm_bindgen(js_name = retireHooks)]
@@ -189,8 +202,6 @@ extern "C" {
     /// The handler of `call` may stream again: what its `emit` returned resolves.
     #[wasm_bindgen(js_name = mayStream)]
     pub fn may_stream(hooks: &JsValue, call: f64);
-    pub fn encodable(value: &JsValue, as_text: bool) -> bool;
-    pub fn describe(error: &JsValue) -> String;
 }
 
 // What the capability entries plug into glue.js's `extensions`.
@@ -297,320 +308,6 @@ extern "C" {
     #[wasm_bindgen(js_name = queueMicrotask)]
     pub fn queue_microtask(callback: &Function);
 }
-
-/// The bits of `flags` as `envelopeReader` (glue.js) packs them.
-pub mod flags {
-    /// Bits 0-2: the message's kind (a `Kind` index), or [`PARSE_FAILED`].
-    pub const KIND: u32 = 7;
-    /// The kind of a number (an id of that kind is read in the same crossing).
-    pub const NUMBER: u32 = 2;
-    /// The kind of a message object: its envelope comes read.
-    pub const OBJECT: u32 = 5;
-    /// The kind of a batch.
-    pub const ARRAY: u32 = 4;
-    pub const PARSE_FAILED: u32 = 7;
-    pub const VERSION_2: u32 = 1 << 3;
-    /// Bits 4-6: the id's kind + 1 (0: absent).
-    pub const ID_SHIFT: u32 = 4;
-    pub const METHOD: u32 = 1 << 7;
-    /// Bits 8-10: the params' kind + 1 (0: absent).
-    pub const PARAMS_SHIFT: u32 = 8;
-    pub const RESULT: u32 = 1 << 11;
-    pub const ERROR: u32 = 1 << 12;
-    /// It came as JSON text.
-    pub const TEXT: u32 = 1 << 13;
-    /// With [`PARSE_FAILED`]: the text was not parsed, being larger than the limit.
-    pub const TOO_LARGE: u32 = 1 << 14;
-    /// With [`PARSE_FAILED`]: the text was not parsed, being nested deeper than the limit.
-    pub const TOO_DEEP: u32 = 1 << 15;
-    /// With [`PARSE_FAILED`]: a text transport delivered bytes (a WebSocket's binary frame).
-    pub const NOT_TEXT: u32 = 1 << 16;
-    /// A member of the batch the endpoint asked to be read (kind and envelope as for a message).
-    pub const MEMBER: u32 = 1 << 17;
-    /// The batch's members have all been read.
-    pub const MEMBERS_END: u32 = 1 << 18;
-}
-
-/// What JS tells a binding through its one callback, `signal(what, n, value)`:
-/// one closure per endpoint instead of one per kind of event.
-pub mod signal {
-    /// The clock tick fired.
-    pub const TICK: u32 = 0;
-    /// The deadline timer fired.
-    pub const DEADLINE: u32 = 1;
-    /// The end of the turn (a microtask).
-    pub const FLUSH: u32 = 2;
-    /// The caller aborted call `n` (its id).
-    pub const ABORT: u32 = 3;
-    /// Handler `n` resolved with `value`.
-    pub const RESOLVED: u32 = 4;
-    /// Handler `n` threw or rejected with `value`.
-    pub const REJECTED: u32 = 5;
-    /// Handler `n` emitted the chunk `value`.
-    pub const CHUNK: u32 = 6;
-    /// The transport's connection closed.
-    pub const CLOSED: u32 = 7;
-    /// jrpc-oo's `system.listComponents` was called: returns this side's methods.
-    pub const COMPONENTS: u32 = 8;
-    /// jrpc-oo: the end of the turn in which the methods changed.
-    pub const ANNOUNCE: u32 = 9;
-    /// jrpc-oo: the transport's connection (re)opened.
-    pub const OPENED: u32 = 10;
-    /// Call `n`'s params are being checked by an asynchronous schema.
-    pub const CHECKING: u32 = 11;
-    /// Call `n`'s asynchronous check is over; its handler runs.
-    pub const CHECKED: u32 = 12;
-    /// Call `n`'s params failed its schema; `value` is the issues.
-    pub const INVALID_PARAMS: u32 = 13;
-    /// The transport got no response to calls it carried; `value` says
-    /// which and why (its `undelivered` event).
-    pub const UNDELIVERED: u32 = 15;
-    /// Call `n`'s result failed its schema.
-    pub const INVALID_RESULT: u32 = 14;
-    /// The caller took one more chunk of its call `n` (a windowed stream).
-    pub const CONSUMED: u32 = 16;
-    /// Handler `n` reported the progress `value`.
-    pub const PROGRESS: u32 = 17;
-}
-
-// glue.js numbers the envelope bits and the handlers' signals as this file
-// does (numbers: the per-message path passes them, not names): the build
-// fails where they differ.
-#[allow(long_running_const_eval)]
-const _: () = {
-    use super::types::defines;
-    let glue = include_str!("../../js/module/glue.js").as_bytes();
-    let numbered: [(&[u8], u32); 24] = [
-        (b"const NUMBER = ", flags::NUMBER),
-        (b"const ARRAY = ", flags::ARRAY),
-        (b"const OBJECT = ", flags::OBJECT),
-        (b"const PARSE_FAILED = ", flags::PARSE_FAILED),
-        (b"const VERSION_2 = ", flags::VERSION_2),
-        (b"const ID_SHIFT = ", flags::ID_SHIFT),
-        (b"const METHOD = ", flags::METHOD),
-        (b"const PARAMS_SHIFT = ", flags::PARAMS_SHIFT),
-        (b"const RESULT = ", flags::RESULT),
-        (b"const ERROR = ", flags::ERROR),
-        (b"const TEXT = ", flags::TEXT),
-        (b"const TOO_LARGE = ", flags::TOO_LARGE),
-        (b"const TOO_DEEP = ", flags::TOO_DEEP),
-        (b"const NOT_TEXT = ", flags::NOT_TEXT),
-        (b"const MEMBER = ", flags::MEMBER),
-        (b"const MEMBERS_END = ", flags::MEMBERS_END),
-        (b"const RESOLVED = ", signal::RESOLVED),
-        (b"const REJECTED = ", signal::REJECTED),
-        (b"const CHUNK = ", signal::CHUNK),
-        (b"const CHECKING = ", signal::CHECKING),
-        (b"const CHECKED = ", signal::CHECKED),
-        (b"const INVALID_PARAMS = ", signal::INVALID_PARAMS),
-        (b"const INVALID_RESULT = ", signal::INVALID_RESULT),
-        (b"const PROGRESS = ", signal::PROGRESS),
-    ];
-    // In the order glue.js declares them.
-    let (mut at, mut from) = (0, 0);
-    while at < numbered.len() {
-        let (declaration, value) = numbered[at];
-        match defines(glue, declaration, value, from) {
-            Some(end) => from = end,
-            None => panic!("glue.js numbers an envelope flag or a handler's signal differently from boundary.rs"),
-        }
-        at += 1;
-    }
-};
-
-/// A kind as `kindOf` in glue.js numbers it.
-pub fn kind_from_index(index: u32) -> Kind {
-    match index {
-        0 => Kind::Null,
-        1 => Kind::Bool,
-        2 => Kind::Number,
-        3 => Kind::String,
-        4 => Kind::Array,
-        5 => Kind::Object,
-        _ => Kind::Other,
-    }
-}
-
-/// The envelope of a message object from its flags and members;
-/// `id_number` is the id when it is a number (read in the same crossing, so
-/// the id rule asks nothing more of JS).
-pub fn envelope(flags: u32, [id, method, params, result, error]: [JsValue; 5], id_number: f64) -> Envelope<JsValue> {
-    let with_kind = |value: JsValue, shift: u32| {
-        let bits = (flags >> shift) & 7;
-        (bits != 0).then(|| (value, kind_from_index(bits - 1)))
-    };
-    Envelope {
-        version_2: flags & flags::VERSION_2 != 0,
-        id: id_member(flags, id, id_number),
-        method: (flags & flags::METHOD != 0).then_some(method),
-        params: with_kind(params, flags::PARAMS_SHIFT),
-        result: (flags & flags::RESULT != 0).then_some(result),
-        error: (flags & flags::ERROR != 0).then_some(error),
-    }
-}
-
-/// A message's id from its flags (`id_number`: its value when it is a number).
-pub fn id_member(flags: u32, id: JsValue, id_number: f64) -> IdMember<JsValue> {
-    match (flags >> flags::ID_SHIFT) & 7 {
-        0 => IdMember::Absent,
-        bits => match kind_from_index(bits - 1) {
-            Kind::Number => Id::number(id, id_number).into(),
-            kind => Id::read(id, kind).into(),
-        },
-    }
-}
-
-/// The bits of `requestShape` (glue.js).
-pub mod request_shape {
-    pub const METHOD_IS_STRING: i32 = 1;
-    /// Bits 1-3: the params' kind + 1 (0: no params).
-    pub const PARAMS_SHIFT: i32 = 1;
-}
-
-/// Method names read from JS, remembered: every request carries its
-/// method's name, and copying a string's text out of JS costs wasm-bindgen's
-/// string shim, an allocation call and a copy each time. glue.js maps each
-/// remembered string to its number (`nameIndex`); this holds the texts by
-/// number. At most `MOST` names of at most `LONGEST` bytes are remembered (a
-/// peer that makes up names fills it once, and the rest are read each time).
-pub mod names {
-    use core::cell::{Cell, OnceCell, RefCell};
-
-    use wasm_bindgen::JsValue;
-
-    use crate::prelude::*;
-
-    const MOST: usize = 512;
-    const LONGEST: usize = 64;
-
-    /// The texts by number, the number of this instance's table in glue.js,
-    /// and what the reader found of the method being read (see [`expect`]).
-    struct Names(RefCell<Vec<String>>, OnceCell<u32>, Cell<i32>);
-    // SAFETY: one thread (see `keys`).
-    unsafe impl Sync for Names {}
-    static NAMES: Names = Names(RefCell::new(Vec::new()), OnceCell::new(), Cell::new(NOT_LOOKED_UP));
-
-    /// No method name was looked up by the reader.
-    const NOT_LOOKED_UP: i32 = -3;
-
-    /// The number of this instance's table of names in glue.js.
-    pub fn table() -> u32 {
-        *NAMES.1.get_or_init(super::name_table)
-    }
-
-    /// The reader looked the method up as `nameIndex` would (-2: not a
-    /// string; -1: not remembered; else its number): the next name read, the
-    /// core's read of that method (it reads no other name), asks JS nothing.
-    /// `None`: forget it (the message is done with).
-    pub fn expect(index: Option<i32>) {
-        NAMES.2.set(index.unwrap_or(NOT_LOOKED_UP));
-    }
-
-    pub fn read(value: &JsValue) -> Option<String> {
-        let table = table();
-        let index = match NAMES.2.replace(NOT_LOOKED_UP) {
-            NOT_LOOKED_UP => super::name_index(table, value),
-            known => known,
-        };
-        if index == -2 {
-            return None;
-        }
-        let mut names = NAMES.0.try_borrow_mut().ok();
-        if let Some(name) = names.as_ref().and_then(|names| names.get(usize::try_from(index).ok()?)) {
-            return Some(name.clone());
-        }
-        let text = value.as_string()?;
-        if let Some(names) = names.as_mut().filter(|names| names.len() < MOST && text.len() <= LONGEST) {
-            super::remember_name(table, value, names.len() as f64);
-            names.push(text.clone());
-        }
-        Some(text)
-    }
-}
-
-/// Interned property names: one JS string each, made once, on first use.
-pub mod keys {
-    use core::cell::OnceCell;
-
-    use wasm_bindgen::JsValue;
-
-    use crate::prelude::*;
-
-    macro_rules! key {
-        ($($name:ident = $text:expr),*) => {
-            #[allow(clippy::upper_case_acronyms, non_camel_case_types, dead_code)]
-            #[derive(Clone, Copy)]
-            pub enum Key { $($name),* }
-            pub use Key::*;
-            const TEXTS: &[&str] = &[$($text),*];
-        };
-    }
-    key!(
-        JSONRPC = "jsonrpc",
-        ID = "id",
-        METHOD = "method",
-        PARAMS = "params",
-        RESULT = "result",
-        ERROR = "error",
-        CODE = "code",
-        MESSAGE = "message",
-        DATA = "data",
-        VERSION = "2.0",
-        TIMEOUT = "timeout",
-        SIGNAL = "signal",
-        TRANSFER = "transfer",
-        TEXT = "text",
-        HANDSHAKE = "handshake",
-        INTROSPECTION = "introspection",
-        LIST = "list",
-        DESCRIBE = "describe",
-        DISCOVER = "discover",
-        OPENRPC = "openrpc",
-        RECORD = "record",
-        BATCH = "batch",
-        BATCHES = "batches",
-        ON_CHUNK = "onChunk",
-        WINDOW = "window",
-        ON_PROGRESS = "onProgress",
-        RESET_ON_PROGRESS = "resetTimeoutOnProgress",
-        MAX_TOTAL_TIMEOUT = "maxTotalTimeout",
-        DEFAULT_TIMEOUT = "defaultTimeout",
-        JRPC_OO = "jrpcOo",
-        CONNECTED = "connected",
-        DIALECT = "dialect",
-        TRACE = "trace",
-        // The methods of the extensions, as the core names them.
-        READY_METHOD = crate::core::READY,
-        CANCEL_METHOD = crate::core::CANCEL_REQUEST,
-        MCP_CANCEL_METHOD = crate::core::MCP_CANCELLED,
-        CHUNK_METHOD = crate::core::STREAM_CHUNK,
-        END_METHOD = crate::core::STREAM_END,
-        CREDIT_METHOD = crate::core::STREAM_CREDIT,
-        ACK_METHOD = crate::core::SESSION_ACK,
-        PROGRESS_METHOD = crate::core::PROGRESS,
-        MCP_PROGRESS_METHOD = crate::core::MCP_PROGRESS,
-        CANCEL_ID = crate::core::Cancellation::Lsp.id_member(),
-        MCP_CANCEL_ID = crate::core::Cancellation::Mcp.id_member()
-    );
-
-    #[cfg(target_feature = "atomics")]
-    compile_error!("wiggum-rpc's wasm layer is single-threaded: build without the atomics target feature");
-
-    struct Interned(OnceCell<Vec<JsValue>>);
-    // SAFETY: without the atomics target feature (checked above) a wasm
-    // module runs on one thread, so the cell is never shared between threads.
-    unsafe impl Sync for Interned {}
-    static INTERNED: Interned = Interned(OnceCell::new());
-
-    impl Key {
-        pub fn with<R>(self, f: impl FnOnce(&JsValue) -> R) -> R {
-            let texts = INTERNED.0.get_or_init(|| TEXTS.iter().map(|text| JsValue::from_str(text)).collect());
-            f(&texts[self as usize])
-        }
-    }
-}
-
-pub use keys::Key;
 
 pub fn get(target: &JsValue, key: Key) -> JsValue {
     key.with(|key| Reflect::get(target, key).unwrap_or(JsValue::UNDEFINED))

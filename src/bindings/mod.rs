@@ -2,7 +2,9 @@
 //!
 //! - [`boundary`]: every `extern` block (the imports from `js/module/glue.js`,
 //!   the postMessage transports re-exported from `js/transports/postmessage.js`),
-//!   the envelope flags, `Value` for `JsValue`.
+//!   `Value` for `JsValue`.
+//! - `envelope`: the numbers the per-message path passes (envelope flags,
+//!   signals); `interned`: method names remembered, property names made once.
 //! - [`binding`]: one core endpoint on one JS transport.
 //! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
 //! - `introspection`: what the `wiggum-rpc/introspection` entry plugs into.
@@ -16,8 +18,10 @@
 mod binding;
 mod boundary;
 mod classes;
+mod envelope;
 #[cfg(feature = "framing")]
 mod framed;
+mod interned;
 mod introspection;
 mod jrpc_oo;
 mod types;

@@ -4,8 +4,10 @@
 //! decision about the wire is the endpoint's; this owns only the JS
 //! resources around it (timers, the transport's listener, handler signals).
 //!
-//! Here: opening, the drain loop, timers, receiving, serving and destroying;
-//! `calls`: the calls JS makes and how they settle; `send`: what goes out.
+//! Here: opening, the drain loop, timers, registering and destroying;
+//! `entry`: the exports every message comes in through; `receive`: what
+//! comes in and what JS signals; `calls`: the calls JS makes and how they
+//! settle; `send`: what goes out.
 
 use crate::prelude::*;
 
@@ -17,16 +19,18 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 mod calls;
+mod entry;
+mod receive;
 mod send;
+
+use entry::{Expect, Handback, ENDPOINTS};
 
 use calls::settle;
 
-use super::boundary::{self as js, flags, get, keys, option};
-use crate::core::Value;
+use super::boundary::{self as js, get, keys, option};
 use crate::core::{
-    code, thrown_error, BatchPolicy, Batching, CallId, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure,
-    Framing, Handshake, IdMember, Limits, Message, Outcome, Response, Roles, SessionSetup, TextRefusal, Transmit,
-    Undelivered, DEFAULT_GRACE_MS, TICK_MS,
+    code, BatchPolicy, Batching, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure, Handshake, Limits,
+    Outcome, Roles, SessionSetup, DEFAULT_GRACE_MS, TICK_MS,
 };
 
 /// The default per-call timeout of the JS API, in milliseconds.
@@ -146,177 +150,6 @@ const DEFAULT_MAX_KEPT: usize = 1_000;
 
 fn destroyed_error() -> JsValue {
     js::rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED)
-}
-
-// ---- the message entry point -----------------------------------------------
-
-/// The bindings that take messages, by the number their message handler
-/// (`envelopeReader`) passes to [`wiggum_receive`]. Every endpoint's
-/// messages come in through that one export, called by JS directly: a
-/// closure per endpoint would put wasm-bindgen's trampoline (two JS
-/// functions and a shim) in front of every message.
-struct Endpoints(RefCell<Vec<Weak<Binding>>>);
-
-// SAFETY: the wasm layer runs on one thread (`keys` refuses the atomics
-// target feature), so the cell is never shared between threads.
-unsafe impl Sync for Endpoints {}
-
-static ENDPOINTS: Endpoints = Endpoints(RefCell::new(Vec::new()));
-
-impl Endpoints {
-    /// A number for `binding`: the slot of one that has gone, or a new one.
-    fn enter(&self, binding: Weak<Binding>) -> u32 {
-        let mut slots = self.0.borrow_mut();
-        let at = match slots.iter().position(|slot| slot.strong_count() == 0) {
-            Some(free) => {
-                slots[free] = binding;
-                free
-            }
-            None => {
-                slots.push(binding);
-                slots.len() - 1
-            }
-        };
-        at as u32
-    }
-
-    fn get(&self, number: u32) -> Option<Rc<Binding>> {
-        self.0.try_borrow().ok()?.get(number as usize)?.upgrade()
-    }
-}
-
-/// One message for endpoint `endpoint`, as its `envelopeReader` read it
-/// (or one member of a batch: see [`Binding::receive`]). Returns 1 when the
-/// endpoint asks for a batch's members. Called by glue.js, never by users:
-/// it is not in the package's types.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = wiggumReceive, skip_typescript)]
-#[allow(clippy::too_many_arguments)]
-pub fn wiggum_receive(
-    endpoint: u32,
-    message: JsValue,
-    flags: u32,
-    id: JsValue,
-    method: JsValue,
-    params: JsValue,
-    result: JsValue,
-    error: JsValue,
-    number: f64,
-) -> u32 {
-    match ENDPOINTS.get(endpoint) {
-        Some(binding) => binding.receive(message, flags, [id, method, params, result, error], number),
-        None => 0,
-    }
-}
-
-/// [`wiggum_receive`] for a message (or a batch's member) with neither
-/// result nor error: only the members it has cross, and its method as the
-/// reader looked it up (`js::names::expect`). Returns what the reader is
-/// left to do: 0 nothing, 1 read the batch's members, or 2 + the call's
-/// number + 2^32 × its handler's: run it (see [`wiggum_done`]).
-#[doc(hidden)]
-#[wasm_bindgen(js_name = wiggumCall, skip_typescript)]
-#[allow(clippy::too_many_arguments)]
-pub fn wiggum_call(
-    endpoint: u32,
-    flags: u32,
-    id: JsValue,
-    method: JsValue,
-    params: JsValue,
-    number: f64,
-    name: i32,
-) -> f64 {
-    // `UNDEFINED` is a constant: a clone of it would take a table slot.
-    const NONE: JsValue = JsValue::UNDEFINED;
-    let Some(binding) = ENDPOINTS.get(endpoint) else { return 0.0 };
-    js::names::expect(Some(name));
-    binding.expect.set(Some(Expect::Call));
-    let asked = binding.receive(NONE, flags, [id, method, params, NONE, NONE], number);
-    js::names::expect(None);
-    match binding.handed_back() {
-        Handback::Serve(call, handler) => 2.0 + f64::from(call.0) + f64::from(handler) * 4_294_967_296.0,
-        _ => f64::from(asked),
-    }
-}
-
-/// [`wiggum_receive`] for a message (or a batch's member) with no method or
-/// params and one of result and error (`flags` says which): its id and that
-/// value. Returns the id + 1 of the call of this side's its result settles,
-/// for the reader to resolve (0: the endpoint did what was needed).
-#[doc(hidden)]
-#[wasm_bindgen(js_name = wiggumAnswer, skip_typescript)]
-pub fn wiggum_answer(endpoint: u32, flags: u32, id: JsValue, value: JsValue, number: f64) -> f64 {
-    const NONE: JsValue = JsValue::UNDEFINED;
-    let (result, error) = match flags & flags::RESULT != 0 {
-        true => (value, NONE),
-        false => (NONE, value),
-    };
-    let Some(binding) = ENDPOINTS.get(endpoint) else { return 0.0 };
-    binding.expect.set(Some(Expect::Result));
-    binding.receive(NONE, flags, [id, NONE, NONE, result, error], number);
-    match binding.handed_back() {
-        Handback::Resolve(id) => id as f64 + 1.0,
-        _ => 0.0,
-    }
-}
-
-/// The handler the reader ran for call `call` returned `value` at once (or
-/// threw it: `threw` 1). Returns 1 or 2 when the answer is the one thing to
-/// send, for the reader to post as it is (2: as JSON text); 0 when the
-/// endpoint did what was needed.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = wiggumDone, skip_typescript)]
-pub fn wiggum_done(endpoint: u32, call: u32, value: JsValue, threw: u32) -> u32 {
-    let Some(binding) = ENDPOINTS.get(endpoint) else { return 0 };
-    let call = CallId(call);
-    match threw {
-        0 => {
-            binding.expect.set(Some(Expect::Answer));
-            binding.with_core(|core| core.complete(call, Ok(value)));
-        }
-        _ => {
-            let error = binding.thrown(&value);
-            binding.with_core(|core| core.complete(call, Err(error)));
-        }
-    }
-    match binding.handed_back() {
-        Handback::Post => 1 + u32::from(binding.text.get()),
-        _ => 0,
-    }
-}
-
-/// The transport threw when the reader posted the answer [`wiggum_done`]
-/// left to it (what it threw is `takeSendFailure`'s): the endpoint decides
-/// what goes instead, as for any send.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = wiggumUnsent, skip_typescript)]
-pub fn wiggum_unsent(endpoint: u32, flags: u32, id: JsValue, result: JsValue, number: f64) {
-    let Some(binding) = ENDPOINTS.get(endpoint) else { return };
-    let IdMember::Valid(id) = js::id_member(flags, id, number) else { return };
-    let response = Response { id: Some(id), payload: Ok(result) };
-    binding.refused(Transmit::Single(Message::Response(response)), &js::take_send_failure());
-}
-
-/// What a drain left to the JS that fed the core: the last event, when it is
-/// the common one and that JS can carry it out with what it holds.
-#[derive(Clone, Copy, Default)]
-enum Handback {
-    #[default]
-    Nothing,
-    /// Run handler number `.1` for the call.
-    Serve(CallId, u32),
-    /// Post the answer the handler gave, as it is.
-    Post,
-    /// Resolve this side's call with the result that came.
-    Resolve(u64),
-}
-
-/// Which [`Handback`] the input being fed may leave.
-#[derive(Clone, Copy, PartialEq)]
-enum Expect {
-    Call,
-    Answer,
-    Result,
 }
 
 impl Binding {
@@ -533,36 +366,6 @@ impl Binding {
         self.arm_timers();
     }
 
-    /// The last event, taken as a [`Handback`] if it is what `expect` allows
-    /// and this endpoint's JS needs to see nothing of it: no tracer, no
-    /// transport that follows calls (`settled`) or wants to hear when all
-    /// are answered (`idle`).
-    fn hand_back(&self, core: &mut Core, expect: Expect) -> Option<Handback> {
-        if !self.plain() {
-            return None;
-        }
-        let event = core.poll_last_if(|event| match (expect, event) {
-            // jrpc-oo's params reach the handler unwrapped: the reader's are not theirs.
-            (Expect::Call, Event::Invoke { .. }) => !self.jrpc_oo,
-            (Expect::Answer, Event::Transmit(Transmit::Single(Message::Response(response)))) => {
-                response.id.is_some() && response.payload.is_ok()
-            }
-            (Expect::Result, Event::Settled { outcome: Outcome::Result(_), .. }) => true,
-            _ => false,
-        })?;
-        Some(match event {
-            Event::Invoke { call, handler, .. } => Handback::Serve(call, handler),
-            Event::Settled { id, .. } => Handback::Resolve(id),
-            _ => Handback::Post,
-        })
-    }
-
-    /// What the last drain handed back, taken.
-    fn handed_back(&self) -> Handback {
-        self.expect.set(None);
-        self.handback.take()
-    }
-
     /// Nothing watches this endpoint's messages and calls in JS but the
     /// endpoint: the reader may carry out the common ones (see `hand_back`).
     pub(super) fn plain(&self) -> bool {
@@ -598,174 +401,6 @@ impl Binding {
             }
         }
         self.with_core(|core| core.handle_timeout(now()));
-    }
-
-    // ---- receiving ---------------------------------------------------------
-
-    /// One message from the transport, as `envelopeReader` read it; `number`
-    /// is its id when that is a number, or a batch's length. A batch the core
-    /// reads member by member (`Endpoint::takes_batch`) is asked for its
-    /// members (returns 1): each comes as a message of its own, flagged
-    /// `MEMBER`, and `MEMBERS_END` hands them to the core together. So a
-    /// member's envelope is read in one crossing, not one per field.
-    fn receive(self: &Rc<Self>, message: JsValue, bits: u32, members: [JsValue; 5], number: f64) -> u32 {
-        if bits & flags::MEMBER != 0 {
-            if let Some(batch) = self.batch.borrow_mut().as_mut() {
-                batch.push((bits & flags::KIND == flags::OBJECT).then(|| js::envelope(bits, members, number)));
-            }
-            return 0;
-        }
-        if bits & flags::MEMBERS_END != 0 {
-            if let Some(batch) = self.batch.take() {
-                self.with_core(|core| core.receive_members(batch));
-            }
-            return 0;
-        }
-        let id_number = number;
-        let framing = if bits & flags::TEXT != 0 {
-            self.text.set(true);
-            Framing::Text
-        } else {
-            Framing::Object
-        };
-        if self.tracer.is_some() {
-            self.trace_in(&message, bits, &members, id_number, framing);
-        }
-        // Traced or not, a batch is read the same way: its members' envelopes as the reader reads a message's.
-        if bits & flags::KIND == flags::ARRAY && self.core().is_some_and(|core| core.takes_batch(number as usize)) {
-            *self.batch.borrow_mut() = Some(Vec::with_capacity(number as usize));
-            return 1;
-        }
-        self.with_core(|core| match bits & flags::KIND {
-            flags::PARSE_FAILED => core.receive_refused(match bits {
-                _ if bits & flags::TOO_LARGE != 0 => TextRefusal::TooLarge,
-                _ if bits & flags::TOO_DEEP != 0 => TextRefusal::TooDeep,
-                _ if bits & flags::NOT_TEXT != 0 => TextRefusal::NotText,
-                _ => TextRefusal::NotJson,
-            }),
-            flags::OBJECT => core.receive_envelope(js::envelope(bits, members, id_number), framing),
-            _ => core.receive(&message, framing),
-        });
-        0
-    }
-
-    /// Traces what came in, if it is ours, with the calls of this side's it
-    /// answers as the core reads it (for their round-trip times).
-    fn trace_in(&self, message: &JsValue, bits: u32, members: &[JsValue; 5], id_number: f64, framing: Framing) {
-        let Some(tracer) = self.tracer() else { return };
-        let Ok(core) = self.core.try_borrow() else { return };
-        let call = |envelope| core.answers(envelope, framing).map_or(JsValue::UNDEFINED, |id| (id as f64).into());
-        match bits & flags::KIND {
-            flags::PARSE_FAILED => {
-                let undefined = JsValue::UNDEFINED;
-                tracer.local("parse-error", &undefined, &undefined, &undefined);
-            }
-            flags::OBJECT if bits & (flags::TEXT | flags::VERSION_2) != 0 => {
-                tracer.received(message, &call(js::envelope(bits, members.clone(), id_number)));
-            }
-            flags::ARRAY => {
-                // Every member of a batch is ours, whatever the framing.
-                let calls: Array = message
-                    .elements()
-                    .iter()
-                    .map(|one| core.answers(Envelope::read(one), Framing::Text))
-                    .map(|id| id.map_or(JsValue::UNDEFINED, |id| (id as f64).into()))
-                    .collect();
-                tracer.received(message, &calls);
-            }
-            _ if bits & flags::TEXT != 0 => tracer.received(message, &JsValue::UNDEFINED),
-            _ => {}
-        }
-    }
-
-    fn invoke(self: &Rc<Self>, call: CallId, handler: u32, params: Option<JsValue>) {
-        let params = params.unwrap_or(JsValue::UNDEFINED);
-        match js::invoke(&self.hooks, handler, &params, call.0) {
-            // Settles later, through the hooks' `signal`.
-            None => {}
-            Some(Ok(result)) => self.with_core(|core| core.complete(call, Ok(result))),
-            Some(Err(thrown)) => {
-                let error = self.thrown(&thrown);
-                self.with_core(|core| core.complete(call, Err(error)))
-            }
-        }
-    }
-
-    /// What JS told this binding through its one callback (see
-    /// `boundary::signal`); what it answers (jrpc-oo's method map), or undefined.
-    fn signalled(self: &Rc<Self>, what: u32, n: f64, value: JsValue) -> JsValue {
-        match what {
-            js::signal::TICK => self.clock(true),
-            js::signal::DEADLINE => self.clock(false),
-            js::signal::FLUSH => self.with_core(|core| core.flush()),
-            js::signal::ABORT => self.with_core(|core| {
-                core.cancel(n as u64);
-            }),
-            js::signal::RESOLVED => self.with_core(|core| core.complete(CallId(n as u32), Ok(value))),
-            js::signal::REJECTED => {
-                let error = self.thrown(&value);
-                self.with_core(|core| core.complete(CallId(n as u32), Err(error)))
-            }
-            js::signal::CHUNK => {
-                // Whether the handler may go on: the caller's credit (`emit` returns a promise that waits when not).
-                let mut more = false;
-                self.with_core(|core| {
-                    core.emit(CallId(n as u32), value);
-                    more = core.may_stream(CallId(n as u32));
-                });
-                return JsValue::from_bool(more);
-            }
-            js::signal::CLOSED => {
-                // A session goes on without its connection, unless the transport will open no other.
-                let last = js::named(&value, "final").as_bool() == Some(true);
-                let now = now();
-                let mut goes_on = false;
-                self.with_core(|core| match last {
-                    true => core.connection_closed(),
-                    false => goes_on = core.connection_lost(now),
-                });
-                if !goes_on {
-                    // Nobody is left to answer: running handlers may stop.
-                    let reason = js::rpc_error(code::CONNECTION_CLOSED, "Connection closed", &JsValue::UNDEFINED);
-                    js::abort_handlers(&self.hooks, &JsValue::UNDEFINED, &reason);
-                }
-            }
-            js::signal::CHECKING => {
-                let deadline = calls::ceil_ms(js::performance_now() + self.default_timeout);
-                self.with_core(|core| core.checking(CallId(n as u32), deadline));
-            }
-            js::signal::CHECKED => self.with_core(|core| core.checked(CallId(n as u32))),
-            js::signal::CONSUMED => self.with_core(|core| core.consumed(n as u64, 1)),
-            js::signal::PROGRESS => self.with_core(|core| {
-                core.progress(CallId(n as u32), value);
-            }),
-            js::signal::INVALID_PARAMS => self.with_core(|core| core.reject_params(CallId(n as u32), value)),
-            js::signal::INVALID_RESULT => self.with_core(|core| core.reject_result(CallId(n as u32))),
-            js::signal::COMPONENTS => return super::jrpc_oo::component_map(&self.method_names()),
-            js::signal::ANNOUNCE => super::jrpc_oo::announce(self),
-            js::signal::UNDELIVERED => self.undelivered(&value),
-            js::signal::OPENED => {
-                // The other side is there (a frame that loaded, a socket that
-                // opened: a session is presented on it again).
-                self.with_core(|core| core.connection_opened());
-                super::jrpc_oo::components_changed(self)
-            }
-            _ => {}
-        }
-        JsValue::UNDEFINED
-    }
-
-    /// What a handler's thrown value answers: the core's rule, with the
-    /// error read whole where it is (here, in JS).
-    fn thrown(&self, thrown: &JsValue) -> crate::core::ErrorObject<JsValue> {
-        let whole =
-            || Some(js::describe_error(thrown, self.expose_stack, self.text.get())).filter(|d| !d.is_undefined());
-        thrown_error(thrown, whole)
-    }
-
-    /// The binding's one callback, with its first argument bound to `what`.
-    pub(super) fn signalling(&self, what: u32) -> Function {
-        js::signalling(&self.signal, what)
     }
 
     // ---- the JS API --------------------------------------------------------
@@ -844,28 +479,6 @@ impl Binding {
             let undelivered = js::event_signalling(&self.signal, js::signal::UNDELIVERED);
             if let Ok(remove) = self.on("undelivered", &undelivered) {
                 self.listen(js::Listening::removed_by(remove));
-            }
-        }
-    }
-
-    /// The transport's `undelivered` event, `{ calls, reply?, reason,
-    /// message, data? }`: the core decides what each call gets.
-    fn undelivered(self: &Rc<Self>, detail: &JsValue) {
-        let ids: Vec<u64> =
-            js::named(detail, "calls").elements().iter().filter_map(JsValue::as_f64).map(|id| id as u64).collect();
-        let reply = js::named(detail, "reply").elements();
-        let why = match js::named(detail, "reason").as_string().as_deref() {
-            Some("not-json") => Undelivered::NotJson,
-            Some("session-expired") => Undelivered::SessionExpired,
-            _ => Undelivered::Failed,
-        };
-        let message = js::named(detail, "message").as_string().unwrap_or_default();
-        let data = Some(js::named(detail, "data")).filter(|data| !data.is_undefined());
-        let mut failed = Vec::new();
-        self.with_core(|core| failed = core.undelivered(&ids, &reply, why, &message, data));
-        if let Some(tracer) = self.tracer() {
-            for id in failed {
-                tracer.local("undelivered", &(id as f64).into(), &JsValue::UNDEFINED, detail);
             }
         }
     }

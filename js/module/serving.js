@@ -1,0 +1,179 @@
+// The calls this side serves: running a handler (its context, its
+// asynchronous outcome, a contract's check), notification handlers, and the
+// endpoint's JS state that names them by number (`handlerHooks`).
+
+import { extensions, isThenable, Transfer } from "./glue.js";
+
+// What the endpoint is told through its one callback, `signal(what, n, value)`
+// (boundary.rs, `signal`: the build checks that these match).
+const RESOLVED = 4;
+const REJECTED = 5;
+const CHUNK = 6;
+const CHECKING = 11;
+const CHECKED = 12;
+const INVALID_PARAMS = 13;
+const INVALID_RESULT = 14;
+const PROGRESS = 17;
+
+// A callback that tells the endpoint `what`: for a timer, a microtask, an abort listener.
+export function signalling(signal, what) {
+  return (n, value) => signal(what, n, value);
+}
+
+// A transport event's listener that tells the endpoint `what`, with the event's detail.
+export function eventSignalling(signal, what) {
+  return (detail) => signal(what, 0, detail);
+}
+
+// The second argument of a handler that declares one, `{ signal, emit }`; its
+// controller waits in `hooks.controllers` until the handler is done. `emit`
+// sends a chunk and returns a promise that resolves once the handler may send
+// the next: at once, unless the caller's credit is used up (`stream.credit`).
+function handlerContext(hooks, call) {
+  const controller = new AbortController();
+  hooks.controllers.set(call, controller);
+  const emit = (chunk) => {
+    if (hooks.signal(CHUNK, call, chunk) !== false) return Promise.resolve();
+    return new Promise((resolve) => hooks.streaming.set(call, resolve));
+  };
+  const progress = (value) => {
+    hooks.signal(PROGRESS, call, value);
+  };
+  return { signal: controller.signal, emit, progress };
+}
+
+// The handler of `call` may stream again (or is done): its waiting `emit` resolves.
+export function mayStream(hooks, call) {
+  const resume = hooks.streaming.get(call);
+  hooks.streaming.delete(call);
+  resume?.();
+}
+
+// Reports how an asynchronous handler ended: its value as RESOLVED, or (a
+// contracted call) the signal and value `verdict` makes of it. One reaction,
+// no more: an answer that settles in its batch's turn leaves with the batch.
+function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value]) {
+  outcome.then(
+    (value) => {
+      hooks.controllers.delete(call);
+      mayStream(hooks, call);
+      const [what, reported] = verdict(value);
+      hooks.signal(what, call, reported);
+    },
+    (error) => {
+      hooks.controllers.delete(call);
+      mayStream(hooks, call);
+      hooks.signal(REJECTED, call, error);
+    },
+  );
+}
+
+// Runs handler number `handler` (`hooks.handlers`): returns its result
+// (null for undefined) when it returns at once, or undefined when it does
+// not: it threw (`hooks.threw`; what it threw waits in `hooks.thrown`, for
+// `takeThrown`) or returned a promise, whose outcome goes to
+// `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
+// declares a second parameter gets its context. A handler with a contract
+// (wiggum-rpc/contracts) always settles later, through `invokeChecked`.
+export function invoke(hooks, handler, params, call) {
+  const run = hooks.handlers[handler];
+  if (run.contract !== undefined) {
+    settleLater(hooks, call, invokeChecked(hooks, run.contract, params, call), (signalled) => signalled);
+    return undefined;
+  }
+  let result;
+  try {
+    result = run.length >= 2 ? run(params, handlerContext(hooks, call)) : run(params);
+  } catch (error) {
+    hooks.controllers.delete(call);
+    hooks.threw = true;
+    hooks.thrown = error;
+    return undefined;
+  }
+  if (!isThenable(result)) {
+    if (run.length >= 2) hooks.controllers.delete(call);
+    return result === undefined ? null : result;
+  }
+  settleLater(hooks, call, Promise.resolve(result));
+  return undefined;
+}
+
+// Runs notification handler number `handler`: a notification has nobody to
+// tell of a failure.
+export function notifyHandler(hooks, handler, params) {
+  try {
+    hooks.handlers[handler](params);
+  } catch {
+    // Dropped, as the spec says of a notification's errors.
+  }
+}
+
+// Keeps `handler` among the endpoint's handlers; returns its number. A
+// method or notification registered again (`key` names it) keeps its number.
+export function addHandler(hooks, key, handler) {
+  let number = hooks.slots.get(key);
+  if (number === undefined) hooks.slots.set(key, (number = hooks.handlers.length));
+  hooks.handlers[number] = handler;
+  return number;
+}
+
+// After `invoke` returned undefined: 1 if the handler threw (what it threw
+// is then `takeThrown`'s), 0 if it settles later.
+export function handlerThrew(hooks) {
+  const threw = hooks.threw ? 1 : 0;
+  hooks.threw = false;
+  return threw;
+}
+
+export function takeThrown(hooks) {
+  const thrown = hooks.thrown;
+  hooks.thrown = undefined;
+  return thrown;
+}
+
+// A contracted method's call (wiggum-rpc/contracts checks it): resolves
+// with the signal that reports its verdict and the value that goes with it.
+// `ops` are what a check tells the endpoint: an asynchronous check is
+// announced (`checking`, then `checked`) so that the endpoint bounds it.
+function invokeChecked(hooks, contract, params, call) {
+  const context = handlerContext(hooks, call);
+  const ops = { checking: () => hooks.signal(CHECKING, call), checked: () => hooks.signal(CHECKED, call), Transfer };
+  return extensions.checked(hooks, contract, params, context, ops).then((verdict) => {
+    if ("invalidParams" in verdict) return [INVALID_PARAMS, verdict.invalidParams];
+    if ("invalidResult" in verdict) return [INVALID_RESULT];
+    return [RESOLVED, verdict.result];
+  });
+}
+
+// An endpoint's JS state, which the module names by the numbers it keeps:
+// its calls by id, its handlers by number (and by name, `slots`), the
+// controllers of running handlers that take a signal, and its tracer (if it
+// has one).
+export function handlerHooks(signal, trace) {
+  return {
+    signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
+    calls: new Map(), handlers: [], slots: new Map(),
+  };
+}
+
+// Aborts the signal of one running handler (`call`), or of all (`call` undefined).
+export function abortHandlers(hooks, call, reason) {
+  for (const [running, controller] of [...hooks.controllers]) {
+    if (call !== undefined && running !== call) continue;
+    hooks.controllers.delete(running);
+    mayStream(hooks, running);
+    controller.abort(reason);
+  }
+}
+
+// Tells the transport's listeners of `type` once the endpoint's current work
+// is done: a listener may call back into the endpoint, or destroy it.
+export function emitLater(transport, type) {
+  queueMicrotask(() => transport.emit?.(type));
+}
+
+// The endpoint is destroyed: a handler that settles later has nobody to tell
+// (its endpoint's callback may be freed with it).
+export function retireHooks(hooks) {
+  hooks.signal = () => undefined;
+}
