@@ -1,11 +1,13 @@
 // The few pieces of the JS API that must be plain JavaScript: an Error
-// subclass, the transfer marker, the named codes, what the capability
-// entries plug in, the message reader and this side's calls: what keeps
-// the per-message path to a single crossing of the wasm boundary. What goes
-// on the wire is built in wire.js; the calls this side serves run in serving.js.
+// subclass and the named codes, the message reader and this side's calls:
+// what keeps the per-message path to a single crossing of the wasm
+// boundary. What goes on the wire (and the transfer marker) is built in
+// wire.js; the calls this side serves run in serving.js; what the
+// capability entries plug in is in extensions.js. None of them imports
+// this file: the modules' imports form no cycle.
 
-import { handlerThrew, invoke, takeThrown } from "./serving.js";
-import { postOne, requestMessage, resultMessage } from "./wire.js";
+import { handlerThrew, invoke, isThenable, takeThrown } from "./serving.js";
+import { postOne, requestMessage, resultMessage, Transfer } from "./wire.js";
 
 // The error every failed call rejects with, and that handlers may throw.
 export class RPCError extends Error {
@@ -114,19 +116,6 @@ function rebuild(data, depth) {
   return error;
 }
 
-// A value to send with a transfer list (zero-copy moves of ArrayBuffers, ports).
-export class Transfer {
-  constructor(value, transfer) {
-    this.value = value;
-    this.transfer = transfer;
-  }
-}
-
-// Marks a handler's result (or a request's params) to be sent with `list` transferred.
-export function transfer(value, list) {
-  return new Transfer(value, Array.from(list));
-}
-
 // The core's `code::ALL`, entry for entry: the build fails when they differ (types.rs).
 export const ErrorCode = Object.freeze({
   PARSE_ERROR: -32700,
@@ -152,64 +141,6 @@ export const ErrorCode = Object.freeze({
   REQUEST_CANCELLED: -32800,
   TOO_MANY_CALLS: -32092,
 });
-
-// ---- what the capability entries plug in ----
-//
-// `wiggum-rpc/trace`, `/contracts` and `/introspection` fill
-// these slots when imported (their install functions): a page that imports
-// none of them loads none of their code. Until one is imported, the option
-// it serves is refused with a TypeError that names it.
-export const extensions = {
-  // (hook, methodOf) => a tracer: `sent`, `out`, `received`, `failed`, `local`.
-  tracer: undefined,
-  // (name, handler, info, notification, hooks) => the handler to register.
-  contracted: undefined,
-  // (hooks, contract, params, context, ops) => Promise of a verdict.
-  checked: undefined,
-  // (openrpc option) => `{ list, describe, discover, record }`.
-  introspection: undefined,
-  isSchema,
-};
-
-function missing(slot, what, entry) {
-  if (extensions[slot] === undefined) throw new TypeError(`${what} needs \`import "wiggum-rpc/${entry}"\``);
-  return extensions[slot];
-}
-
-// Whether `value` is a Standard Schema (zod, valibot, arktype, …).
-function isSchema(value) {
-  return (typeof value === "object" || typeof value === "function") && value !== null
-    && typeof value["~standard"]?.validate === "function";
-}
-
-// The `trace` option's tracer (wiggum-rpc/trace).
-export function tracer(hook) {
-  return missing("tracer", "the trace option", "trace")(hook, methodOf);
-}
-
-// The handler to register: `handler` itself, or (wiggum-rpc/contracts) one
-// that checks the schemas `info` names.
-export function contracted(name, handler, info, notification, hooks) {
-  if (!isSchema(info?.params) && !isSchema(info?.result)) return handler;
-  return missing("contracted", "a schema in a method's info", "contracts")(name, handler, info, notification, hooks);
-}
-
-// A server's introspection catalog, or undefined when
-// wiggum-rpc/introspection was not imported.
-export function introspection(options) {
-  return extensions.introspection?.(options);
-}
-
-// jrpc-oo's `system.listComponents`: this side's method names as a map.
-export function componentMap(names) {
-  const map = {};
-  for (const name of names) map[name] = true;
-  return map;
-}
-
-export function ignoreRejection(promise) {
-  promise.catch(() => {});
-}
 
 // ---- the JS↔wasm boundary: every crossing of the per-message path is here ----
 //
@@ -460,11 +391,6 @@ function ending(hooks, id) {
   return call;
 }
 
-// The method of a call still waiting (for the trace).
-function methodOf(hooks, id) {
-  return hooks.calls.get(id)?.method;
-}
-
 // Fails a call that ended on this side; the message names its method.
 export function fail(hooks, id, code, what, data) {
   const call = hooks.calls.get(id);
@@ -537,9 +463,4 @@ export function encodable(value, asText) {
 
 export function describe(error) {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-export function isThenable(value) {
-  return value !== null && (typeof value === "object" || typeof value === "function")
-    && typeof value.then === "function";
 }

@@ -2,7 +2,8 @@
 // asynchronous outcome, a contract's check), notification handlers, and the
 // endpoint's JS state that names them by number (`handlerHooks`).
 
-import { extensions, isThenable, Transfer } from "./glue.js";
+import { extensions } from "./extensions.js";
+import { Transfer } from "./wire.js";
 
 // What the endpoint is told through its one callback, `signal(what, n, value)`
 // (boundary.rs, `signal`: the build checks that these match).
@@ -15,14 +16,15 @@ const INVALID_PARAMS = 13;
 const INVALID_RESULT = 14;
 const PROGRESS = 17;
 
-// A callback that tells the endpoint `what`: for a timer, a microtask, an abort listener.
-export function signalling(signal, what) {
-  return (n, value) => signal(what, n, value);
+// A callback that tells the endpoint `what`: for a timer, a microtask, an
+// abort listener. Once the endpoint is destroyed, it tells nobody.
+export function signalling(hooks, what) {
+  return (n, value) => hooks.signal(what, n, value);
 }
 
 // A transport event's listener that tells the endpoint `what`, with the event's detail.
-export function eventSignalling(signal, what) {
-  return (detail) => signal(what, 0, detail);
+export function eventSignalling(hooks, what) {
+  return (detail) => hooks.signal(what, 0, detail);
 }
 
 // The second argument of a handler that declares one, `{ signal, emit }`; its
@@ -147,9 +149,12 @@ function invokeChecked(hooks, contract, params, call) {
 
 // An endpoint's JS state, which the module names by the numbers it keeps:
 // its calls by id, its handlers by number (and by name, `slots`), the
-// controllers of running handlers that take a signal, and its tracer (if it
-// has one).
-export function handlerHooks(signal, trace) {
+// controllers of running handlers that take a signal, its tracer (if it
+// has one), and `signal(what, n, value)`, by which JS tells the endpoint
+// anything: the module's `wiggumSignal` export, for endpoint `endpoint`.
+export function handlerHooks(wasm, endpoint, trace) {
+  const { wiggumSignal } = wasm;
+  const signal = (what, n, value) => wiggumSignal(endpoint, what, n, value);
   return {
     signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
     calls: new Map(), handlers: [], slots: new Map(),
@@ -176,4 +181,9 @@ export function emitLater(transport, type) {
 // (its endpoint's callback may be freed with it).
 export function retireHooks(hooks) {
   hooks.signal = () => undefined;
+}
+
+export function isThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function")
+    && typeof value.then === "function";
 }

@@ -1,9 +1,20 @@
 // What goes on the wire, built as the endpoint in wasm decides (which
-// message, and when): each message of the protocol and its extensions, and
-// the post that unwraps transfer() markers and speaks JSON text to a text
-// transport.
+// message, and when): each message of the protocol and its extensions, the
+// transfer() marker, and the post that unwraps it and speaks JSON text to a
+// text transport.
 
-import { Transfer } from "./glue.js";
+// A value to send with a transfer list (zero-copy moves of ArrayBuffers, ports).
+export class Transfer {
+  constructor(value, transfer) {
+    this.value = value;
+    this.transfer = transfer;
+  }
+}
+
+// Marks a handler's result (or a request's params) to be sent with `list` transferred.
+export function transfer(value, list) {
+  return new Transfer(value, Array.from(list));
+}
 
 export function requestMessage(method, params, id) {
   return params === undefined ? { jsonrpc: "2.0", method, id } : { jsonrpc: "2.0", method, params, id };

@@ -17,23 +17,12 @@ extern "C" {
     // Re-exported as they are; their types are in `types.rs`.
     #[wasm_bindgen(reexport, skip_typescript, js_name = RPCError)]
     fn export_rpc_error();
-    #[wasm_bindgen(reexport, skip_typescript, js_name = Transfer)]
-    fn export_transfer_class();
-    #[wasm_bindgen(reexport, skip_typescript, js_name = transfer)]
-    fn export_transfer();
     #[wasm_bindgen(reexport, skip_typescript, js_name = ErrorCode)]
     fn export_error_code();
-    // The slots the capability entries fill when imported (glue.js); not in
-    // the types: nothing but the entries has a use for it.
-    #[wasm_bindgen(reexport, skip_typescript, js_name = extensions)]
-    fn export_extensions();
 
     type RPCError;
     #[wasm_bindgen(constructor)]
     fn new(code: f64, message: &str, data: &JsValue) -> RPCError;
-
-    #[wasm_bindgen(js_name = transfer)]
-    pub fn transfer_marker(value: &JsValue, list: &JsValue) -> JsValue;
 
     #[wasm_bindgen(js_name = kindOf)]
     pub fn kind_of(value: &JsValue) -> u8;
@@ -107,6 +96,14 @@ extern "C" {
 // What goes on the wire, built (and posted) as the core decides.
 #[wasm_bindgen(module = "/js/module/wire.js")]
 extern "C" {
+    // Re-exported as they are; their types are in `types.rs`.
+    #[wasm_bindgen(reexport, skip_typescript, js_name = Transfer)]
+    fn export_transfer_class();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = transfer)]
+    fn export_transfer();
+    #[wasm_bindgen(js_name = transfer)]
+    pub fn transfer_marker(value: &JsValue, list: &JsValue) -> JsValue;
+
     #[wasm_bindgen(js_name = requestMessage)]
     pub fn request_message(method: &JsValue, params: &JsValue, id: f64) -> JsValue;
     #[wasm_bindgen(js_name = notificationMessage)]
@@ -188,13 +185,13 @@ extern "C" {
     #[wasm_bindgen(js_name = takeThrown)]
     fn take_thrown(hooks: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = handlerHooks)]
-    pub fn handler_hooks(signal: &Function, tracer: &JsValue) -> JsValue;
-    pub fn signalling(signal: &Function, what: u32) -> Function;
+    pub fn handler_hooks(wasm: &JsValue, endpoint: f64, tracer: &JsValue) -> JsValue;
+    pub fn signalling(hooks: &JsValue, what: u32) -> Function;
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
     /// A listener that hands its event's detail to `signal(what, 0, detail)`.
     #[wasm_bindgen(js_name = eventSignalling)]
-    pub fn event_signalling(signal: &Function, what: u32) -> Function;
+    pub fn event_signalling(hooks: &JsValue, what: u32) -> Function;
     #[wasm_bindgen(js_name = emitLater)]
     pub fn emit_later(transport: &JsValue, event: &str);
     #[wasm_bindgen(js_name = retireHooks)]
@@ -204,9 +201,13 @@ extern "C" {
     pub fn may_stream(hooks: &JsValue, call: f64);
 }
 
-// What the capability entries plug into glue.js's `extensions`.
-#[wasm_bindgen(module = "/js/module/glue.js")]
+// What the capability entries plug into `extensions` (extensions.js).
+#[wasm_bindgen(module = "/js/module/extensions.js")]
 extern "C" {
+    // The slots the capability entries fill when imported (extensions.js); not in
+    // the types: nothing but the entries has a use for it.
+    #[wasm_bindgen(reexport, skip_typescript, js_name = extensions)]
+    fn export_extensions();
     /// A server's introspection catalog, or undefined without `wiggum-rpc/introspection`.
     pub fn introspection(options: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = componentMap)]
@@ -437,11 +438,6 @@ pub fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
 
 pub fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
-}
-
-/// Hands a callback to JS for good: the JS function owns it from now on.
-pub fn js_function<F: ?Sized + wasm_bindgen::closure::WasmClosure>(closure: Closure<F>) -> Function {
-    closure.into_js_value().unchecked_into()
 }
 
 /// A listener that removes itself when dropped, as gloo's `EventListener`

@@ -19,7 +19,11 @@ use crate::core::{CallId, Event, IdMember, Message, Outcome, Response, Transmit}
 /// messages come in through that one export, called by JS directly: a
 /// closure per endpoint would put wasm-bindgen's trampoline (two JS
 /// functions and a shim) in front of every message.
-pub(super) struct Endpoints(RefCell<Vec<Weak<Binding>>>);
+/// Each slot holds a binding and how many bindings it has held: an
+/// endpoint's number is its slot and that count, so a late call for one
+/// that has gone (a timer, a handler settling after it was dropped) never
+/// reaches the binding that took its slot after it.
+pub(super) struct Endpoints(RefCell<Vec<(Weak<Binding>, u32)>>);
 
 // SAFETY: the wasm layer runs on one thread (`keys` refuses the atomics
 // target feature), so the cell is never shared between threads.
@@ -27,25 +31,41 @@ unsafe impl Sync for Endpoints {}
 
 pub(super) static ENDPOINTS: Endpoints = Endpoints(RefCell::new(Vec::new()));
 
+/// An endpoint's number: its slot in the low bits, the slot's count above.
+const SLOT_BITS: u32 = 16;
+
 impl Endpoints {
     /// A number for `binding`: the slot of one that has gone, or a new one.
     pub(super) fn enter(&self, binding: Weak<Binding>) -> u32 {
         let mut slots = self.0.borrow_mut();
-        let at = match slots.iter().position(|slot| slot.strong_count() == 0) {
-            Some(free) => {
-                slots[free] = binding;
-                free
-            }
+        let at = match slots.iter().position(|(slot, _)| slot.strong_count() == 0) {
+            Some(free) => free,
             None => {
-                slots.push(binding);
+                slots.push((Weak::new(), 0));
                 slots.len() - 1
             }
         };
-        at as u32
+        let (slot, held) = &mut slots[at];
+        *slot = binding;
+        *held = (*held + 1) & ((1 << (32 - SLOT_BITS)) - 1);
+        at as u32 | *held << SLOT_BITS
     }
 
     fn get(&self, number: u32) -> Option<Rc<Binding>> {
-        self.0.try_borrow().ok()?.get(number as usize)?.upgrade()
+        let slots = self.0.try_borrow().ok()?;
+        let (slot, held) = slots.get((number & ((1 << SLOT_BITS) - 1)) as usize)?;
+        (*held == number >> SLOT_BITS).then(|| slot.upgrade())?
+    }
+}
+
+/// What JS tells endpoint `endpoint` through its one callback (see
+/// `boundary::signal`): the binding's answer (jrpc-oo's method map), or undefined.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumSignal, skip_typescript)]
+pub fn wiggum_signal(endpoint: u32, what: u32, n: f64, value: JsValue) -> JsValue {
+    match ENDPOINTS.get(endpoint) {
+        Some(binding) => binding.signalled(what, n, value),
+        None => JsValue::UNDEFINED,
     }
 }
 

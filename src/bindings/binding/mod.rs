@@ -71,22 +71,22 @@ pub struct Binding {
     timers: RefCell<Timers>,
     /// What `listMethods` / `describeMethods` report, unless turned off.
     pub(super) introspection: RefCell<Option<JsValue>>,
-    /// Handler signals (`handlerHooks` in glue.js).
+    /// The endpoint's JS state (`handlerHooks` in serving.js): this side's
+    /// calls, the handlers, and `signal`, the one callback by which JS tells
+    /// this binding anything (it calls the `wiggumSignal` export with the
+    /// number the endpoint is known by).
     hooks: JsValue,
     /// The `trace` option's tracer: `None` costs nothing per message.
     pub(super) tracer: Option<JsValue>,
-    // Callbacks handed to JS: the message sink (`on_message`) and `signal`
-    // are closures owned by their JS functions, holding only a weak reference
-    // back, so a late call (a timer, a handler settling after destroy) finds
-    // nothing and does nothing; the four between are `signal` with its first
-    // argument bound, made once rather than per timer, turn or call.
+    // Callbacks handed to JS: the message sink (`on_message`), and `signal`
+    // with its first argument bound, made once rather than per timer, turn
+    // or call. They name this endpoint by its number, so a late call (a
+    // timer, a handler settling after destroy) finds nothing and does nothing.
     on_message: Function,
     on_tick: Function,
     on_deadline: Function,
     on_flush: Function,
     on_abort: Function,
-    /// The one callback the functions above call (see `boundary::signal`).
-    signal: Function,
     /// The listeners on the transport (its messages, its `close`): dropped,
     /// they remove themselves.
     listening: RefCell<Vec<js::Listening>>,
@@ -207,15 +207,10 @@ impl Binding {
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
             let number = f64::from(ENDPOINTS.enter(weak.clone()));
-            let signal = js::js_function(Closure::<dyn FnMut(u32, f64, JsValue) -> JsValue>::new(
-                move |what: u32, n: f64, value: JsValue| match weak.upgrade() {
-                    Some(binding) => binding.signalled(what, n, value),
-                    None => JsValue::UNDEFINED,
-                },
-            ));
-            let hooks = js::handler_hooks(&signal, &traced);
+            let wasm = wasm_bindgen::exports();
+            let hooks = js::handler_hooks(&wasm, number, &traced);
             let on_message = js::envelope_reader(
-                &wasm_bindgen::exports(),
+                &wasm,
                 number,
                 &hooks,
                 &transport,
@@ -241,14 +236,13 @@ impl Binding {
                 batch: RefCell::new(None),
                 timers: RefCell::new(Timers::default()),
                 introspection: RefCell::new(None),
-                hooks,
                 tracer,
                 on_message,
-                on_tick: js::signalling(&signal, js::signal::TICK),
-                on_deadline: js::signalling(&signal, js::signal::DEADLINE),
-                on_flush: js::signalling(&signal, js::signal::FLUSH),
-                on_abort: js::signalling(&signal, js::signal::ABORT),
-                signal,
+                on_tick: js::signalling(&hooks, js::signal::TICK),
+                on_deadline: js::signalling(&hooks, js::signal::DEADLINE),
+                on_flush: js::signalling(&hooks, js::signal::FLUSH),
+                on_abort: js::signalling(&hooks, js::signal::ABORT),
+                hooks,
                 listening: RefCell::new(Vec::new()),
                 subscribed: RefCell::new(None),
             }
@@ -468,7 +462,7 @@ impl Binding {
     /// Follows the connection of a transport that has one (a WebSocket):
     /// when it closes, calls waiting on it fail at once instead of timing out.
     fn watch_connection(self: &Rc<Self>) {
-        let closed = js::event_signalling(&self.signal, js::signal::CLOSED);
+        let closed = js::event_signalling(&self.hooks, js::signal::CLOSED);
         if let Ok(remove) = self.on("close", &closed) {
             self.listen(js::Listening::removed_by(remove));
         }
@@ -476,7 +470,7 @@ impl Binding {
             self.listen(js::Listening::removed_by(remove));
         }
         if self.settled.is_some() {
-            let undelivered = js::event_signalling(&self.signal, js::signal::UNDELIVERED);
+            let undelivered = js::event_signalling(&self.hooks, js::signal::UNDELIVERED);
             if let Ok(remove) = self.on("undelivered", &undelivered) {
                 self.listen(js::Listening::removed_by(remove));
             }

@@ -178,7 +178,7 @@ impl Binding {
 
     /// The binding's one callback, with its first argument bound to `what`.
     pub(in super::super) fn signalling(&self, what: u32) -> Function {
-        js::signalling(&self.signal, what)
+        js::signalling(&self.hooks, what)
     }
 
     /// The transport's `undelivered` event, `{ calls, reply?, reason,
