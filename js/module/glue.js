@@ -6,8 +6,8 @@
 // capability entries plug in is in extensions.js. None of them imports
 // this file: the modules' imports form no cycle.
 
-import { handlerThrew, invoke, isThenable, takeThrown } from "./serving.js";
-import { postOne, requestMessage, resultMessage, Transfer } from "./wire.js";
+import { handlerThrew, invoke, isThenable, takeThrown, UNSENT } from "./serving.js";
+import { postOne, requestMessage, resultMessage, takeSendFailure, Transfer } from "./wire.js";
 
 // The error every failed call rejects with, and that handlers may throw.
 export class RPCError extends Error {
@@ -141,6 +141,57 @@ export const ErrorCode = Object.freeze({
   REQUEST_CANCELLED: -32800,
   TOO_MANY_CALLS: -32092,
 });
+
+// ---- an endpoint's options ----
+
+// What an endpoint's options and its transport say, read and checked here
+// and written as ten numbers into the module's memory at `at` (the binding's
+// `options.rs` names each; envelope.rs, `opening`, the bits, and the build
+// checks them): the module reads no option by name. -1 or NaN: not given.
+// Returns 0, or 1 when the transport is not one.
+const JRPC_OO = 1;
+const MCP = 2;
+const HOLD = 4;
+const ANNOUNCE = 8;
+const SPEAKS_TEXT = 16;
+const EXPOSE_STACK = 32;
+const NO_INTROSPECTION = 64;
+const SETTLED = 128;
+const IDLE = 256;
+const TRACED = 512;
+const PRESENCE = 1024;
+
+export function openOptions(transport, options, memory, at) {
+  if (transport === null || typeof transport !== "object" || typeof transport.send !== "function"
+    || typeof transport.onMessage !== "function") return 1;
+  const given = options !== null && typeof options === "object" ? options : {};
+  const number = (value, least) => (typeof value === "number" && value >= least ? value : -1);
+  const { batches, limits } = given;
+  const { session } = transport;
+  const flags = (given.jrpcOo === true ? JRPC_OO : 0) | (transport.dialect === "mcp" ? MCP : 0)
+    | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
+    | (transport.text === true ? SPEAKS_TEXT : 0) | (given.exposeStack === true ? EXPOSE_STACK : 0)
+    | (given.introspection === false ? NO_INTROSPECTION : 0)
+    | (typeof transport.settled === "function" ? SETTLED : 0) | (typeof transport.idle === "function" ? IDLE : 0)
+    | (given.trace !== undefined ? TRACED : 0) | (typeof transport.presence === "string" ? PRESENCE : 0);
+  const slots = new Float64Array(memory.buffer, at, 10);
+  slots[0] = flags;
+  // A transport may know better (a WebSocket's server may be slow: 60 s).
+  slots[1] = typeof given.timeout === "number" ? given.timeout
+    : typeof transport.defaultTimeout === "number" ? transport.defaultTimeout : NaN;
+  slots[2] = given.batch === true ? 1 : given.batch === false ? 2 : 0;
+  slots[3] = typeof batches === "number" ? Math.max(0, batches) || 0 : batches === "reject" ? -2 : batches === "allow" ? -3 : -1;
+  slots[4] = number(limits?.maxInFlight, 1);
+  slots[5] = number(limits?.maxMessageBytes, 1);
+  slots[6] = number(limits?.maxDepth, 1);
+  // A session: "client" (a WebSocket that reconnects asks for one), or what
+  // a server grants, `{ id, grace, maxKept }` (the hub's).
+  const served = session !== null && typeof session === "object" && typeof session.id === "string";
+  slots[7] = session === "client" ? 1 : served ? 2 : 0;
+  slots[8] = served ? number(session.grace, 0) : -1;
+  slots[9] = served ? number(session.maxKept, 1) : -1;
+  return 0;
+}
 
 // ---- the JS↔wasm boundary: every crossing of the per-message path is here ----
 //
@@ -353,23 +404,21 @@ function utf8Length(text) {
 export function openCall(hooks, id, method, onChunk, onProgress) {
   let call;
   const promise = new Promise((resolve, reject) => {
-    call = { method, resolve, reject, onChunk, onProgress, unwatch: undefined, promise: undefined };
+    call = { method, resolve, reject, onChunk, onProgress, unwatch: undefined };
   });
-  call.promise = promise;
   hooks.calls.set(id, call);
   return promise;
 }
 
 // The common call, opened and its request posted in one crossing: its
-// promise, or undefined when the transport threw (`takeSendFailure` has
-// what it threw; `promiseOf` the promise).
+// promise. When the transport throws, the endpoint hears of it at once
+// (UNSENT), and the call settles as the endpoint decides.
 export function sendCall(hooks, transport, text, method, params, id, onChunk, onProgress) {
   const promise = openCall(hooks, id, method, onChunk, onProgress);
-  return postOne(transport, text, requestMessage(method, params, id), params) === 0 ? promise : undefined;
-}
-
-export function promiseOf(hooks, id) {
-  return hooks.calls.get(id)?.promise;
+  if (postOne(transport, text, requestMessage(method, params, id), params) !== 0) {
+    hooks.signal(UNSENT, id, [method, params, takeSendFailure()]);
+  }
+  return promise;
 }
 
 // The two ways a call settles, each its own import: the module calls them

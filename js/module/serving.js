@@ -15,6 +15,7 @@ const CHECKED = 12;
 const INVALID_PARAMS = 13;
 const INVALID_RESULT = 14;
 const PROGRESS = 17;
+export const UNSENT = 18;
 
 // A callback that tells the endpoint `what`: for a timer, a microtask, an
 // abort listener. Once the endpoint is destroyed, it tells nobody.

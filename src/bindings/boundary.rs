@@ -7,7 +7,7 @@
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-pub use super::envelope::{envelope, flags, id_member, kind_from_index, request_shape, signal};
+pub use super::envelope::{envelope, flags, id_member, kind_from_index, opening, request_shape, signal};
 pub use super::interned::{keys, names, Key};
 use crate::core::{ErrorObject, Kind, Value};
 use crate::prelude::*;
@@ -34,6 +34,9 @@ extern "C" {
     pub(super) fn name_index(table: u32, value: &JsValue) -> i32;
     #[wasm_bindgen(js_name = rememberName)]
     pub(super) fn remember_name(table: u32, name: &JsValue, index: f64);
+    /// An endpoint's options, read: ten numbers written at `at` (`binding::options`); 1: not a transport.
+    #[wasm_bindgen(js_name = openOptions)]
+    pub fn open_options(transport: &JsValue, options: &JsValue, memory: &JsValue, at: u32) -> i32;
     /// A request's method and params at once: `request_shape` bits.
     #[wasm_bindgen(js_name = requestShape)]
     pub fn request_shape(method: &JsValue, params: &JsValue) -> i32;
@@ -54,8 +57,8 @@ extern "C" {
     // This side's calls, by id: their records live in the endpoint's `hooks`.
     #[wasm_bindgen(js_name = openCall)]
     pub fn open_call(hooks: &JsValue, id: f64, method: &JsValue, on_chunk: &JsValue, on_progress: &JsValue) -> JsValue;
-    /// Opens a call and posts its request: its promise, or `None` when the
-    /// transport threw (`take_send_failure`, `promise_of`).
+    /// Opens a call and posts its request: its promise (the endpoint is
+    /// told at once if the transport threw: `signal::UNSENT`).
     #[wasm_bindgen(js_name = sendCall)]
     #[allow(clippy::too_many_arguments)]
     pub fn send_call(
@@ -67,9 +70,7 @@ extern "C" {
         id: f64,
         on_chunk: &JsValue,
         on_progress: &JsValue,
-    ) -> Option<js_sys::Promise>;
-    #[wasm_bindgen(js_name = promiseOf)]
-    pub fn promise_of(hooks: &JsValue, id: f64) -> js_sys::Promise;
+    ) -> js_sys::Promise;
     /// Progress of a call of this side's: its `onProgress` hears it.
     pub fn progress(hooks: &JsValue, id: f64, value: &JsValue);
     #[wasm_bindgen(js_name = resolveCall)]

@@ -79,9 +79,12 @@ pub mod signal {
     pub const CONSUMED: u32 = 16;
     /// Handler `n` reported the progress `value`.
     pub const PROGRESS: u32 = 17;
+    /// The request of call `n` could not be posted: `value` is
+    /// `[method, params, what the transport threw]`.
+    pub const UNSENT: u32 = 18;
 }
 
-// glue.js numbers the envelope bits, and serving.js the handlers' signals,
+// glue.js numbers the envelope bits and an endpoint's options, and serving.js the handlers' signals,
 // as this file does (numbers: the per-message path passes them, not names):
 // the build fails where they differ.
 #[allow(long_running_const_eval)]
@@ -110,6 +113,22 @@ const _: () = {
         ],
     );
     numbered_alike(
+        glue,
+        &[
+            (b"const JRPC_OO = ", opening::JRPC_OO),
+            (b"const MCP = ", opening::MCP),
+            (b"const HOLD = ", opening::HOLD),
+            (b"const ANNOUNCE = ", opening::ANNOUNCE),
+            (b"const SPEAKS_TEXT = ", opening::SPEAKS_TEXT),
+            (b"const EXPOSE_STACK = ", opening::EXPOSE_STACK),
+            (b"const NO_INTROSPECTION = ", opening::NO_INTROSPECTION),
+            (b"const SETTLED = ", opening::SETTLED),
+            (b"const IDLE = ", opening::IDLE),
+            (b"const TRACED = ", opening::TRACED),
+            (b"const PRESENCE = ", opening::PRESENCE),
+        ],
+    );
+    numbered_alike(
         serving,
         &[
             (b"const RESOLVED = ", signal::RESOLVED),
@@ -120,6 +139,7 @@ const _: () = {
             (b"const INVALID_PARAMS = ", signal::INVALID_PARAMS),
             (b"const INVALID_RESULT = ", signal::INVALID_RESULT),
             (b"const PROGRESS = ", signal::PROGRESS),
+            (b"const UNSENT = ", signal::UNSENT),
         ],
     );
 };
@@ -179,6 +199,27 @@ pub fn id_member(flags: u32, id: JsValue, id_number: f64) -> IdMember<JsValue> {
             kind => Id::read(id, kind).into(),
         },
     }
+}
+
+/// What `openOptions` (glue.js) says of an endpoint's options and transport: its first number's bits.
+pub mod opening {
+    pub const JRPC_OO: u32 = 1;
+    /// The transport speaks MCP.
+    pub const MCP: u32 = 2;
+    /// The transport's `handshake`: `"hold"`, `"announce"`.
+    pub const HOLD: u32 = 4;
+    pub const ANNOUNCE: u32 = 8;
+    /// The transport carries JSON text.
+    pub const SPEAKS_TEXT: u32 = 16;
+    pub const EXPOSE_STACK: u32 = 32;
+    /// `introspection: false`.
+    pub const NO_INTROSPECTION: u32 = 64;
+    /// The transport has `settled(id)`, `idle()`, a `presence` name.
+    pub const SETTLED: u32 = 128;
+    pub const IDLE: u32 = 256;
+    /// A `trace` option.
+    pub const TRACED: u32 = 512;
+    pub const PRESENCE: u32 = 1024;
 }
 
 /// The bits of `requestShape` (glue.js).

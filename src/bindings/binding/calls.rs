@@ -114,27 +114,7 @@ impl Binding {
             Some(params) if self.plain() => {
                 let params = params.unwrap_or(JsValue::UNDEFINED);
                 let text = i32::from(self.text.get());
-                match js::send_call(
-                    &self.hooks,
-                    &self.transport,
-                    text,
-                    &method,
-                    &params,
-                    id as f64,
-                    on_chunk,
-                    on_progress,
-                ) {
-                    Some(promise) => promise,
-                    None => {
-                        // Taken before the call settles, which takes it out of the table.
-                        let promise = js::promise_of(&self.hooks, id as f64);
-                        let failure = js::take_send_failure();
-                        let request =
-                            Message::Request { id, method, params: Some(params).filter(|p| !p.is_undefined()) };
-                        self.refused(Transmit::Single(request), &failure);
-                        promise
-                    }
-                }
+                js::send_call(&self.hooks, &self.transport, text, &method, &params, id as f64, on_chunk, on_progress)
             }
             lone => {
                 let promise: Promise =

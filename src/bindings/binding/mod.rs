@@ -20,6 +20,7 @@ use wasm_bindgen::JsCast;
 
 mod calls;
 mod entry;
+mod options;
 mod receive;
 mod send;
 
@@ -27,14 +28,8 @@ use entry::{Expect, Handback, ENDPOINTS};
 
 use calls::settle;
 
-use super::boundary::{self as js, get, keys, option};
-use crate::core::{
-    code, BatchPolicy, Batching, Config, Deadline, Dialect, Endpoint, Envelope, Event, Failure, Handshake, Limits,
-    Outcome, Roles, SessionSetup, DEFAULT_GRACE_MS, TICK_MS,
-};
-
-/// The default per-call timeout of the JS API, in milliseconds.
-const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
+use super::boundary::{self as js, get, keys, opening, option};
+use crate::core::{code, Deadline, Endpoint, Envelope, Event, Failure, Outcome, Roles, TICK_MS};
 
 /// Handlers are numbers (`hooks.handlers` in JS); this side's calls are
 /// known by their ids (`hooks.calls`), so they need no waiter.
@@ -116,92 +111,22 @@ fn failure_event(failure: Failure) -> &'static str {
     }
 }
 
-/// The `limits` option, over the defaults: `{ maxInFlight, maxMessageBytes, maxDepth }`.
-fn limits_option(options: &JsValue) -> Limits {
-    let mut limits = Limits::DEFAULT;
-    let read = |name: &str, into: &mut usize| {
-        if let Some(most) = js::named(options, name).as_f64().filter(|n| *n >= 1.0) {
-            *into = most.min(u32::MAX as f64) as usize;
-        }
-    };
-    if options.is_object() {
-        read("maxInFlight", &mut limits.max_in_flight);
-        read("maxMessageBytes", &mut limits.max_message_bytes);
-        read("maxDepth", &mut limits.max_depth);
-    }
-    limits
-}
-
-/// A transport's `session`: `"client"` (a WebSocket that reconnects asks
-/// for one), or what a server grants, `{ id, grace, maxKept }` (the hub's).
-fn session_setup(session: &JsValue) -> Option<SessionSetup> {
-    let max_kept = |value: JsValue| value.as_f64().filter(|n| *n >= 1.0).map_or(DEFAULT_MAX_KEPT, |n| n as usize);
-    if session.as_string().as_deref() == Some("client") {
-        return Some(SessionSetup::Client { max_kept: DEFAULT_MAX_KEPT });
-    }
-    let id = js::named(session, "id").as_string()?;
-    let grace_ms =
-        js::named(session, "grace").as_f64().filter(|ms| *ms >= 0.0).map_or(DEFAULT_GRACE_MS, |ms| ms as u64);
-    Some(SessionSetup::Server { id, grace_ms, max_kept: max_kept(js::named(session, "maxKept")) })
-}
-
-/// The most messages a session keeps for a connection that dropped.
-const DEFAULT_MAX_KEPT: usize = 1_000;
-
 fn destroyed_error() -> JsValue {
     js::rpc_error(code::DESTROYED, "The endpoint was destroyed", &JsValue::UNDEFINED)
 }
 
 impl Binding {
     pub fn open(transport: JsValue, roles: Roles, options: &JsValue) -> Result<Rc<Binding>, JsValue> {
-        let has = |name: &str| js::method(&transport, name).is_some();
-        if !transport.is_object() || !has("send") || !has("onMessage") {
-            return Err(js::type_error("transport must have send(message) and onMessage(handler)"));
-        }
-        // A transport may know better (a WebSocket's server may be slow: 60 s).
-        let default_timeout = option(options, keys::TIMEOUT)
-            .as_f64()
-            .or_else(|| get(&transport, keys::DEFAULT_TIMEOUT).as_f64())
-            .unwrap_or(DEFAULT_TIMEOUT_MS);
-        let batches = option(options, keys::BATCHES);
-        let jrpc_oo = option(options, keys::JRPC_OO).as_bool() == Some(true);
-        // An MCP transport says so: its conventions are the core's `Dialect::Mcp`.
-        let dialect = match get(&transport, keys::DIALECT).as_string().as_deref() {
-            Some("mcp") => Dialect::Mcp,
-            _ if jrpc_oo => Dialect::JrpcOo,
-            _ => Dialect::Plain,
-        };
-        let config = Config {
-            roles,
-            // The transport says whether its other side may still be loading.
-            handshake: match get(&transport, keys::HANDSHAKE).as_string().as_deref() {
-                Some("hold") => Handshake::Hold,
-                Some("announce") => Handshake::Announce,
-                _ => Handshake::Off,
-            },
-            batching: match option(options, keys::BATCH).as_bool() {
-                Some(true) => Batching::Always,
-                Some(false) => Batching::Never,
-                None => Batching::Negotiated,
-            },
-            batch_policy: match (batches.as_f64(), batches.as_string().as_deref()) {
-                (Some(limit), _) => BatchPolicy::Limit(limit.max(0.0) as usize),
-                (_, Some("reject")) => BatchPolicy::Reject,
-                (_, Some("allow")) => BatchPolicy::Allow,
-                _ => BatchPolicy::Limit(Limits::MAX_BATCH),
-            },
-            limits: limits_option(&js::named(options, "limits")),
-            ..Config::new(roles)
-        }
-        .with_dialect(dialect);
+        let options::Opening { config, flags, default_timeout, session } = options::read(&transport, options, roles)?;
+        let said = |bit: u32| flags & bit != 0;
+        let jrpc_oo = said(opening::JRPC_OO);
         let limits = config.limits;
-        let text = get(&transport, keys::TEXT).as_bool() == Some(true);
+        let text = said(opening::SPEAKS_TEXT);
         // A transport that holds a Web Lock while it lives names it: the hello carries it.
-        let presence = js::named(&transport, "presence").as_string();
-        let session = session_setup(&js::named(&transport, "session"));
-        let tracer = match option(options, keys::TRACE) {
-            hook if hook.is_undefined() => None,
-            hook => Some(JsValue::from(js::tracer(&hook)?)),
+        let presence = said(opening::PRESENCE).then(|| js::named(&transport, "presence").as_string()).flatten();
+        let tracer = match said(opening::TRACED) {
+            false => None,
+            true => Some(JsValue::from(js::tracer(&option(options, keys::TRACE))?)),
         };
         let traced = tracer.clone().unwrap_or(JsValue::UNDEFINED);
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
@@ -223,10 +148,10 @@ impl Binding {
             Binding {
                 transport: transport.clone(),
                 text: Cell::new(text),
-                settled: js::method(&transport, "settled"),
-                idle: js::method(&transport, "idle"),
+                settled: said(opening::SETTLED).then(|| js::method(&transport, "settled")).flatten(),
+                idle: said(opening::IDLE).then(|| js::method(&transport, "idle")).flatten(),
                 jrpc_oo,
-                expose_stack: js::named(options, "exposeStack").as_bool() == Some(true),
+                expose_stack: said(opening::EXPOSE_STACK),
                 announce_due: Cell::new(false),
                 default_timeout,
                 core: RefCell::new(Endpoint::with_session(config, presence, session)),
@@ -247,7 +172,7 @@ impl Binding {
                 subscribed: RefCell::new(None),
             }
         });
-        if roles.server && option(options, keys::INTROSPECTION).as_bool() != Some(false) {
+        if roles.server && !said(opening::NO_INTROSPECTION) {
             super::introspection::serve(&binding, &option(options, keys::OPENRPC))?;
         }
         if jrpc_oo {

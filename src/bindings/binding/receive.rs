@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use super::super::boundary::{self as js, flags};
 use super::{calls, now, Binding};
 use crate::core::Value;
-use crate::core::{code, thrown_error, CallId, Envelope, Framing, TextRefusal, Undelivered};
+use crate::core::{code, thrown_error, CallId, Envelope, Framing, Message, TextRefusal, Transmit, Undelivered};
 
 impl Binding {
     /// One message from the transport, as `envelopeReader` read it; `number`
@@ -149,6 +149,13 @@ impl Binding {
             }
             js::signal::CHECKED => self.with_core(|core| core.checked(CallId(n as u32))),
             js::signal::CONSUMED => self.with_core(|core| core.consumed(n as u64, 1)),
+            js::signal::UNSENT => {
+                // `[method, params, what the transport threw]` of a request `sendCall` could not post.
+                let [method, params, failure] =
+                    [0, 1, 2].map(|at| js_sys::Reflect::get_u32(&value, at).unwrap_or_default());
+                let params = Some(params).filter(|params| !params.is_undefined());
+                self.refused(Transmit::Single(Message::Request { id: n as u64, method, params }), &failure);
+            }
             js::signal::PROGRESS => self.with_core(|core| {
                 core.progress(CallId(n as u32), value);
             }),
