@@ -198,6 +198,10 @@ impl Binding {
         let Some(mut core) = self.core() else { return };
         input(&mut core);
         drop(core);
+        // The reader's look-up of the method was for this input only: the
+        // events may run JS that feeds another endpoint (a transport that
+        // delivers at once), whose name it must not be taken for.
+        js::names::expect(None);
         self.drain();
     }
 
