@@ -1,6 +1,7 @@
 //! The JS↔wasm boundary in one place: every `extern` block of the
-//! bindings (what they import from `js/module/glue.js`, the postMessage
-//! transports they re-export, the browser's and Node's few functions), and
+//! bindings (what they import from `js/module/`: glue.js, wire.js,
+//! serving.js and extensions.js, one block each; the postMessage
+//! transports they re-export; the browser's and Node's few functions), and
 //! [`Value`] for `JsValue`. The numbers the per-message path passes are in
 //! `envelope`; the names read and made once, in `interned`.
 

@@ -1,7 +1,7 @@
 //! The bindings: the protocol core for JS, built with wasm-bindgen.
 //!
-//! - [`boundary`]: every `extern` block (the imports from `js/module/glue.js`,
-//!   the postMessage transports re-exported from `js/transports/postmessage.js`),
+//! - [`boundary`]: every `extern` block (the imports from `js/module/`, the
+//!   postMessage transports re-exported from `js/transports/postmessage.js`),
 //!   `Value` for `JsValue`.
 //! - `envelope`: the numbers the per-message path passes (envelope flags,
 //!   signals); `interned`: method names remembered, property names made once.
