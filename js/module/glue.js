@@ -6,7 +6,7 @@
 // capability entries plug in is in extensions.js. None of them imports
 // this file: the modules' imports form no cycle.
 
-import { handlerThrew, invoke, isThenable, takeThrown, UNSENT } from "./serving.js";
+import { handlerThrew, invoke, isThenable, takeThrown, UNSENT, UNSENT_ANSWER } from "./serving.js";
 import { postOne, requestMessage, resultMessage, takeSendFailure, Transfer } from "./wire.js";
 
 // The error every failed call rejects with, and that handlers may throw.
@@ -278,7 +278,7 @@ const MEMBERS_END = 1 << 18;
 // nesting) is not parsed, and neither are bytes on a text transport (a
 // WebSocket's binary frame); the core answers them.
 export function envelopeReader(wasm, endpoint, hooks, transport, table, maxBytes, maxDepth, textTransport, traced) {
-  const { wiggumReceive: receive, wiggumCall: call, wiggumAnswer: answer, wiggumDone: done, wiggumUnsent: unsent } = wasm;
+  const { wiggumReceive: receive, wiggumCall: call, wiggumAnswer: answer, wiggumDone: done } = wasm;
   const names = nameTables[table];
   // Call `n`'s handler runs: `n` is the call's number + 2^32 × the handler's.
   const served = (n, flags, id, params, number) => {
@@ -288,7 +288,7 @@ export function envelopeReader(wasm, endpoint, hooks, transport, table, maxBytes
       // 1 or 2: the endpoint leaves its answer to this, as an object or as text.
       const post = done(endpoint, serving, result, 0);
       if (post !== 0 && postOne(transport, post === 2, resultMessage(id, result), result) !== 0) {
-        unsent(endpoint, flags, id, result, number);
+        hooks.signal(UNSENT_ANSWER, flags, [id, result, number, takeSendFailure()]);
       }
     } else if (handlerThrew(hooks) !== 0) done(endpoint, serving, takeThrown(hooks), 1);
   };

@@ -16,6 +16,7 @@ const INVALID_PARAMS = 13;
 const INVALID_RESULT = 14;
 const PROGRESS = 17;
 export const UNSENT = 18;
+export const UNSENT_ANSWER = 19;
 
 // A callback that tells the endpoint `what`: for a timer, a microtask, an
 // abort listener. Once the endpoint is destroyed, it tells nobody.

@@ -82,6 +82,10 @@ pub mod signal {
     /// The request of call `n` could not be posted: `value` is
     /// `[method, params, what the transport threw]`.
     pub const UNSENT: u32 = 18;
+    /// The answer the reader posted for a handler (see `wiggumDone`) could
+    /// not go: `n` is the request's envelope flags, `value` `[id, result,
+    /// the id's number, what the transport threw]`.
+    pub const UNSENT_ANSWER: u32 = 19;
 }
 
 // glue.js numbers the envelope bits and an endpoint's options, and serving.js the handlers' signals,
@@ -140,6 +144,7 @@ const _: () = {
             (b"const INVALID_RESULT = ", signal::INVALID_RESULT),
             (b"const PROGRESS = ", signal::PROGRESS),
             (b"const UNSENT = ", signal::UNSENT),
+            (b"const UNSENT_ANSWER = ", signal::UNSENT_ANSWER),
         ],
     );
 };

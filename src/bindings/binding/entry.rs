@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 
 use super::super::boundary::{self as js, flags};
 use super::{Binding, Core};
-use crate::core::{CallId, Event, IdMember, Message, Outcome, Response, Transmit};
+use crate::core::{CallId, Event, Message, Outcome, Transmit};
 
 /// The bindings that take messages, by the number their message handler
 /// (`envelopeReader`) passes to [`wiggum_receive`]. Every endpoint's
@@ -167,18 +167,6 @@ pub fn wiggum_done(endpoint: u32, call: u32, value: JsValue, threw: u32) -> u32 
         Handback::Post => 1 + u32::from(binding.text.get()),
         _ => 0,
     }
-}
-
-/// The transport threw when the reader posted the answer [`wiggum_done`]
-/// left to it (what it threw is `takeSendFailure`'s): the endpoint decides
-/// what goes instead, as for any send.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = wiggumUnsent, skip_typescript)]
-pub fn wiggum_unsent(endpoint: u32, flags: u32, id: JsValue, result: JsValue, number: f64) {
-    let Some(binding) = ENDPOINTS.get(endpoint) else { return };
-    let IdMember::Valid(id) = js::id_member(flags, id, number) else { return };
-    let response = Response { id: Some(id), payload: Ok(result) };
-    binding.refused(Transmit::Single(Message::Response(response)), &js::take_send_failure());
 }
 
 /// What a drain left to the JS that fed the core: the last event, when it is

@@ -12,7 +12,9 @@ use wasm_bindgen::prelude::*;
 use super::super::boundary::{self as js, flags};
 use super::{calls, now, Binding};
 use crate::core::Value;
-use crate::core::{code, thrown_error, CallId, Envelope, Framing, Message, TextRefusal, Transmit, Undelivered};
+use crate::core::{
+    code, thrown_error, CallId, Envelope, Framing, IdMember, Message, Response, TextRefusal, Transmit, Undelivered,
+};
 
 impl Binding {
     /// One message from the transport, as `envelopeReader` read it; `number`
@@ -155,6 +157,14 @@ impl Binding {
                     [0, 1, 2].map(|at| js_sys::Reflect::get_u32(&value, at).unwrap_or_default());
                 let params = Some(params).filter(|params| !params.is_undefined());
                 self.refused(Transmit::Single(Message::Request { id: n as u64, method, params }), &failure);
+            }
+            js::signal::UNSENT_ANSWER => {
+                let [id, result, number, failure] =
+                    [0, 1, 2, 3].map(|at| js_sys::Reflect::get_u32(&value, at).unwrap_or_default());
+                if let IdMember::Valid(id) = js::id_member(n as u32, id, number.as_f64().unwrap_or(0.0)) {
+                    let response = Response { id: Some(id), payload: Ok(result) };
+                    self.refused(Transmit::Single(Message::Response(response)), &failure);
+                }
             }
             js::signal::PROGRESS => self.with_core(|core| {
                 core.progress(CallId(n as u32), value);
