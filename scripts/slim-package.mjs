@@ -36,7 +36,9 @@ if (!dir) {
 }
 const GLUE_MODULE = "./wiggum_rpc_bg.js";
 const DROPPED_SECTIONS = new Set(["producers", "target_features"]);
-const KEPT_EXPORTS = new Set(["memory", "wiggumReceive", "wiggumCall", "wiggumAnswer", "wiggumDone", "wiggumSignal"]);
+const KEPT_EXPORTS = new Set([
+  "memory", "wiggumOpen", "wiggumRequest", "wiggumNotify", "wiggumReceive", "wiggumCall", "wiggumAnswer", "wiggumDone", "wiggumSignal",
+]);
 const wasmPath = join(dir, "wiggum_rpc_bg.wasm");
 const jsPaths = [join(dir, "wiggum_rpc.js"), join(dir, "wiggum_rpc_bg.js")].filter(existsSync);
 

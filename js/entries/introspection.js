@@ -5,7 +5,8 @@
 // Importing the entry is what makes every server and peer of the page serve
 // them, unless made with `introspection: false` (the entry's last lines,
 // written by the build, call `installIntrospection` with the root entry's
-// `extensions` and `ErrorCode`); a page that never imports it serves none.
+// `extensions` and `ErrorCode`: it plugs into every endpoint that opens);
+// a page that never imports it serves none.
 
 // The root's `ErrorCode` and `isSchema`, given by the install.
 let codes;
@@ -15,7 +16,23 @@ let isSchema;
 export function installIntrospection({ extensions, ErrorCode }) {
   codes = ErrorCode;
   isSchema = extensions.isSchema;
-  extensions.introspection = introspection;
+  extensions.plugins.push({ opened, registered });
+}
+
+// Each serving endpoint's catalog, while it lives.
+const catalogs = new WeakMap();
+
+function opened(endpoint, options, { serves }) {
+  if (!serves || options.introspection === false) return;
+  const catalog = introspection(options.openrpc);
+  endpoint.method("listMethods", catalog.list);
+  endpoint.method("describeMethods", catalog.describe);
+  endpoint.method("rpc.discover", catalog.discover);
+  catalogs.set(endpoint, catalog);
+}
+
+function registered(endpoint, name, info, notification) {
+  if (!notification) catalogs.get(endpoint)?.record(name, info);
 }
 
 const BUILT_IN = {

@@ -1,8 +1,8 @@
-// What the capability entries plug in: `wiggum-rpc/trace`, `/contracts` and
-// `/introspection` fill these slots when imported (their install
+// What the capability entries plug in when imported (their install
 // functions): a page that imports none of them loads none of their code.
-// Until one is imported, the option it serves is refused with a TypeError
-// that names it.
+// `plugins` see every endpoint open and every handler registered; the
+// slots serve one option each, which is refused with a TypeError naming
+// the entry until that entry is imported.
 
 export const extensions = {
   // (hook, methodOf) => a tracer: `sent`, `out`, `received`, `failed`, `local`.
@@ -11,8 +11,10 @@ export const extensions = {
   contracted: undefined,
   // (hooks, contract, params, context, ops) => Promise of a verdict.
   checked: undefined,
-  // (openrpc option) => `{ list, describe, discover, record }`.
-  introspection: undefined,
+  // Each `{ opened?, registered?, destroyed? }`: `opened(endpoint, options,
+  // { calls, serves, transport, call })` as an endpoint opens, `registered(endpoint,
+  // name, info, notification)` once a handler is in, `destroyed(endpoint)`.
+  plugins: [],
   isSchema,
 };
 
@@ -43,21 +45,4 @@ export function tracer(hook) {
 export function contracted(name, handler, info, notification, hooks) {
   if (!isSchema(info?.params) && !isSchema(info?.result)) return handler;
   return missing("contracted", "a schema in a method's info", "contracts")(name, handler, info, notification, hooks);
-}
-
-// A server's introspection catalog, or undefined when
-// wiggum-rpc/introspection was not imported.
-export function introspection(options) {
-  return extensions.introspection?.(options);
-}
-
-// jrpc-oo's `system.listComponents`: this side's method names as a map.
-export function componentMap(names) {
-  const map = {};
-  for (const name of names) map[name] = true;
-  return map;
-}
-
-export function ignoreRejection(promise) {
-  promise.catch(() => {});
 }

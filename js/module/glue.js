@@ -155,7 +155,6 @@ const HOLD = 4;
 const ANNOUNCE = 8;
 const SPEAKS_TEXT = 16;
 const EXPOSE_STACK = 32;
-const NO_INTROSPECTION = 64;
 const SETTLED = 128;
 const IDLE = 256;
 const TRACED = 512;
@@ -171,7 +170,6 @@ export function openOptions(transport, options, memory, at) {
   const flags = (given.jrpcOo === true ? JRPC_OO : 0) | (transport.dialect === "mcp" ? MCP : 0)
     | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
     | (transport.text === true ? SPEAKS_TEXT : 0) | (given.exposeStack === true ? EXPOSE_STACK : 0)
-    | (given.introspection === false ? NO_INTROSPECTION : 0)
     | (typeof transport.settled === "function" ? SETTLED : 0) | (typeof transport.idle === "function" ? IDLE : 0)
     | (given.trace !== undefined ? TRACED : 0) | (typeof transport.presence === "string" ? PRESENCE : 0);
   const slots = new Float64Array(memory.buffer, at, 10);

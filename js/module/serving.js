@@ -152,13 +152,14 @@ function invokeChecked(hooks, contract, params, call) {
 // An endpoint's JS state, which the module names by the numbers it keeps:
 // its calls by id, its handlers by number (and by name, `slots`), the
 // controllers of running handlers that take a signal, its tracer (if it
-// has one), and `signal(what, n, value)`, by which JS tells the endpoint
-// anything: the module's `wiggumSignal` export, for endpoint `endpoint`.
+// has one), the number it is known by (`endpoint`), and `signal(what, n,
+// value)`, by which JS tells the endpoint anything: the module's
+// `wiggumSignal` export, for that endpoint.
 export function handlerHooks(wasm, endpoint, trace) {
   const { wiggumSignal } = wasm;
   const signal = (what, n, value) => wiggumSignal(endpoint, what, n, value);
   return {
-    signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
+    endpoint, signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
     calls: new Map(), handlers: [], slots: new Map(),
   };
 }

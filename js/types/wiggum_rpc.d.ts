@@ -499,7 +499,7 @@ export interface Lifecycle {
   readonly session: string | undefined;
   /** Rejects every pending call (`DESTROYED`), stops serving, removes the listener, destroys the transport. */
   destroy(): void;
-  /** Releases the wasm-side object (after `destroy()`, or instead of it once unused). */
+  /** The same as `destroy()`, which leaves nothing to release (kept for code that calls it). */
   free(): void;
 }
 

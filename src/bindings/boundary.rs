@@ -210,24 +210,6 @@ extern "C" {
     // the types: nothing but the entries has a use for it.
     #[wasm_bindgen(reexport, skip_typescript, js_name = extensions)]
     fn export_extensions();
-    /// A server's introspection catalog, or undefined without `wiggum-rpc/introspection`.
-    pub fn introspection(options: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = componentMap)]
-    pub fn component_map(names: &js_sys::Array) -> JsValue;
-    #[wasm_bindgen(js_name = ignoreRejection)]
-    pub fn ignore_rejection(promise: &js_sys::Promise);
-
-    /// The handler to register: `handler` itself, or one that checks the
-    /// schemas `info` names (`wiggum-rpc/contracts`; a TypeError without it).
-    #[wasm_bindgen(catch)]
-    pub fn contracted(
-        name: &str,
-        handler: &JsValue,
-        info: &JsValue,
-        notification: bool,
-        hooks: &JsValue,
-    ) -> Result<JsValue, JsValue>;
-
     /// An endpoint's tracer around the `trace` option (`wiggum-rpc/trace`;
     /// a TypeError without it).
     pub type Tracer;
@@ -269,12 +251,36 @@ extern "C" {
     fn module_started();
 }
 
-/// Runs once the module is instantiated: in a bundled worker, after the
-/// .wasm it waited for and before the worker's own code (see `moduleStarted`).
+// The classes users see, JS holding their endpoint's number (the exports
+// they call are in `classes`); their types are in `types.rs`.
+#[wasm_bindgen(module = "/js/module/endpoints.js")]
+extern "C" {
+    #[wasm_bindgen(reexport, skip_typescript, js_name = JSONRPCClient)]
+    fn export_client();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = JSONRPCServer)]
+    fn export_server();
+    #[wasm_bindgen(reexport, skip_typescript, js_name = Peer)]
+    fn export_peer();
+    /// The module's exports, for the classes to call.
+    fn started(wasm: &JsValue);
+}
+
+// jrpc-oo's handshake: a plugin of every endpoint, plugged in at start.
+#[wasm_bindgen(module = "/js/module/jrpc-oo.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = plugJrpcOo)]
+    fn plug_jrpc_oo();
+}
+
+/// Runs once the module is instantiated: the classes get the module's
+/// exports; in a bundled worker, after the .wasm it waited for and before
+/// the worker's own code (see `moduleStarted`).
 /// wasm-bindgen exports a start function too: under a name of the module's
 /// own, out of the types, like the other exports only the module calls.
 #[wasm_bindgen(start, js_name = wiggumStart, skip_typescript)]
 fn start() {
+    started(&wasm_bindgen::exports());
+    plug_jrpc_oo();
     module_started();
 }
 

@@ -1,121 +1,56 @@
-//! The exported classes: `JSONRPCClient` (calls), `JSONRPCServer` (serves)
-//! and `Peer` (both), each a handle on one [`Binding`]. Each capability is
-//! written once, as a macro that emits a `#[wasm_bindgen] impl` block, and
-//! stamped onto the classes that have it.
+//! The exports behind the classes users see: `JSONRPCClient`, `JSONRPCServer`
+//! and `Peer` are JS classes (`js/module/endpoints.js`) holding their
+//! endpoint's JS state, which names the endpoint by its number. They open
+//! it and make calls through these; the rest (registering a handler, its
+//! pending calls, its session, `destroy()`) is the endpoint's one callback,
+//! `wiggumSignal`. None is in the package's types: only that JS calls them.
 
-use alloc::rc::Rc;
 use alloc::string::String;
 
-use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::binding::Binding;
 use crate::core::Roles;
 
-/// A class: its constructor, lifecycle events, `destroy()`.
-macro_rules! endpoint_class {
-    ($(#[$doc:meta])* $class:ident, $roles:expr) => {
-        $(#[$doc])*
-        #[wasm_bindgen(skip_typescript)]
-        pub struct $class {
-            binding: Rc<Binding>,
-        }
-
-        #[wasm_bindgen]
-        impl $class {
-            #[wasm_bindgen(constructor)]
-            pub fn new(transport: JsValue, options: JsValue) -> Result<$class, JsValue> {
-                Ok($class { binding: Binding::open(transport, $roles, &options)? })
-            }
-
-            /// Listens to the transport's lifecycle events (`open`, `close`,
-            /// `reconnecting`, `reconnected`, `error`); returns what removes the listener.
-            pub fn on(&self, event: &str, listener: JsValue) -> Result<JsValue, JsValue> {
-                self.binding.on(event, &listener)
-            }
-
-            /// The id of the resumable session this side is in (a
-            /// WebSocket that reconnects, and a hub), or undefined.
-            #[wasm_bindgen(getter)]
-            pub fn session(&self) -> Option<String> {
-                self.binding.session_id()
-            }
-
-            /// Rejects every pending call, stops serving, removes the
-            /// listener, destroys the transport.
-            pub fn destroy(&self) {
-                self.binding.destroy();
-            }
-        }
-    };
+/// Opens an endpoint on `transport`: its JS state (`handlerHooks`), or the
+/// error to throw. `roles`: 1 calls, 2 serves, 3 both.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumOpen, skip_typescript)]
+pub fn wiggum_open(transport: JsValue, roles: u32, options: JsValue) -> JsValue {
+    let roles = Roles { client: roles & 1 != 0, server: roles & 2 != 0 };
+    match Binding::open(transport, roles, &options) {
+        Ok(binding) => binding.hooks().clone(),
+        Err(error) => error,
+    }
 }
 
-/// The calling side: `request`, `notify`, `pending` (`remote()` and `stream()` are JS, added by their entries).
-macro_rules! calls {
-    ($class:ident) => {
-        #[wasm_bindgen]
-        impl $class {
-            /// Sends a request; resolves with its result, rejects with `RPCError`.
-            // `options` is optional here so that a call without them crosses
-            // one JS value fewer (each takes and gives back a slot of the
-            // module's table of JS values); anything given is read as before.
-            pub fn request(&self, method: JsValue, params: JsValue, options: Option<js_sys::Object>) -> Promise {
-                self.binding.request(method, params, options.as_deref())
-            }
-
-            /// Sends a notification: no id, no response.
-            pub fn notify(
-                &self,
-                method: JsValue,
-                params: JsValue,
-                options: Option<js_sys::Object>,
-            ) -> Result<(), JsValue> {
-                self.binding.notify(method, params, options.as_deref())
-            }
-
-            /// Calls still waiting for a response.
-            #[wasm_bindgen(getter)]
-            pub fn pending(&self) -> usize {
-                self.binding.pending()
-            }
-        }
-    };
+/// A request of endpoint `endpoint`: its promise (undefined once the
+/// endpoint is destroyed). `options`: the caller's, or undefined.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumRequest, skip_typescript)]
+pub fn wiggum_request(endpoint: u32, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
+    match Binding::numbered(endpoint) {
+        Some(binding) => binding.request(method, params, given(&options)).into(),
+        None => JsValue::UNDEFINED,
+    }
 }
 
-/// The serving side: `method`, `onNotify` (`expose()` is JS, added by `wiggum-rpc/remote`).
-macro_rules! serves {
-    ($class:ident) => {
-        #[wasm_bindgen]
-        impl $class {
-            /// Registers the handler of a method: `(params, context?) => result | Promise`.
-            pub fn method(&self, name: &str, handler: JsValue, info: JsValue) -> Result<(), JsValue> {
-                self.binding.register(name, handler, false, &info)
-            }
-
-            /// Registers the handler of a notification (`info.params`: a schema its params must pass).
-            #[wasm_bindgen(js_name = onNotify)]
-            pub fn on_notify(&self, name: &str, handler: JsValue, info: JsValue) -> Result<(), JsValue> {
-                self.binding.register(name, handler, true, &info)
-            }
-        }
-    };
+/// A notification of endpoint `endpoint`: the error to throw, or
+/// undefined (0 once the endpoint is destroyed).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumNotify, skip_typescript)]
+pub fn wiggum_notify(endpoint: u32, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
+    match Binding::numbered(endpoint) {
+        Some(binding) => binding.notify(method, params, given(&options)).err().unwrap_or(JsValue::UNDEFINED),
+        None => JsValue::from_f64(0.0),
+    }
 }
 
-endpoint_class!(
-    /// Calls methods on the other side of a transport.
-    JSONRPCClient,
-    Roles::CLIENT
-);
-endpoint_class!(
-    /// Serves methods and notifications to the other side of a transport.
-    JSONRPCServer,
-    Roles::SERVER
-);
-endpoint_class!(
-    /// Client and server on one transport, both directions at once.
-    Peer,
-    Roles::PEER
-);
+/// Per-call options, as a caller may leave them out.
+fn given(options: &JsValue) -> Option<&JsValue> {
+    (!options.is_undefined() && !options.is_null()).then_some(options)
+}
+
 /// The session a client's first message presents to be resumed (a `$/ready`
 /// naming one), or undefined: how a server of many clients finds the
 /// session a new connection belongs to. `message` may be JSON text.
@@ -127,8 +62,3 @@ pub fn presented_session(message: JsValue) -> Option<String> {
     };
     crate::core::presented_session(&message)
 }
-
-calls!(JSONRPCClient);
-calls!(Peer);
-serves!(JSONRPCServer);
-serves!(Peer);

@@ -58,11 +58,11 @@ pub mod signal {
     pub const CHUNK: u32 = 6;
     /// The transport's connection closed.
     pub const CLOSED: u32 = 7;
-    /// jrpc-oo's `system.listComponents` was called: returns this side's methods.
-    pub const COMPONENTS: u32 = 8;
-    /// jrpc-oo: the end of the turn in which the methods changed.
-    pub const ANNOUNCE: u32 = 9;
-    /// jrpc-oo: the transport's connection (re)opened.
+    /// Handler number `n` serves the method named `value`.
+    pub const METHOD: u32 = 8;
+    /// Handler number `n` serves the notification named `value`.
+    pub const NOTIFICATION: u32 = 9;
+    /// The transport's connection (re)opened.
     pub const OPENED: u32 = 10;
     /// Call `n`'s params are being checked by an asynchronous schema.
     pub const CHECKING: u32 = 11;
@@ -86,15 +86,23 @@ pub mod signal {
     /// not go: `n` is the request's envelope flags, `value` `[id, result,
     /// the id's number, what the transport threw]`.
     pub const UNSENT_ANSWER: u32 = 19;
+    /// How many of this side's calls wait for an answer: returns it.
+    pub const PENDING: u32 = 20;
+    /// The id of the session this side is in: returns it, or undefined.
+    pub const SESSION: u32 = 21;
+    /// `destroy()`.
+    pub const DESTROY: u32 = 22;
 }
 
-// glue.js numbers the envelope bits and an endpoint's options, and serving.js the handlers' signals,
-// as this file does (numbers: the per-message path passes them, not names):
-// the build fails where they differ.
+// glue.js numbers the envelope bits and an endpoint's options, serving.js
+// the handlers' signals and endpoints.js the classes', as this file does
+// (numbers: the per-message path passes them, not names): the build fails
+// where they differ.
 #[allow(long_running_const_eval)]
 const _: () = {
     let glue = include_str!("../../js/module/glue.js").as_bytes();
     let serving = include_str!("../../js/module/serving.js").as_bytes();
+    let endpoints = include_str!("../../js/module/endpoints.js").as_bytes();
     numbered_alike(
         glue,
         &[
@@ -125,7 +133,6 @@ const _: () = {
             (b"const ANNOUNCE = ", opening::ANNOUNCE),
             (b"const SPEAKS_TEXT = ", opening::SPEAKS_TEXT),
             (b"const EXPOSE_STACK = ", opening::EXPOSE_STACK),
-            (b"const NO_INTROSPECTION = ", opening::NO_INTROSPECTION),
             (b"const SETTLED = ", opening::SETTLED),
             (b"const IDLE = ", opening::IDLE),
             (b"const TRACED = ", opening::TRACED),
@@ -147,6 +154,16 @@ const _: () = {
             (b"const UNSENT_ANSWER = ", signal::UNSENT_ANSWER),
         ],
     );
+    numbered_alike(
+        endpoints,
+        &[
+            (b"const METHOD = ", signal::METHOD),
+            (b"const NOTIFICATION = ", signal::NOTIFICATION),
+            (b"const PENDING = ", signal::PENDING),
+            (b"const SESSION = ", signal::SESSION),
+            (b"const DESTROY = ", signal::DESTROY),
+        ],
+    );
 };
 
 /// Panics (at build time) unless `js` declares each name with its number, in this order.
@@ -157,7 +174,7 @@ const fn numbered_alike(js: &[u8], numbered: &[(&[u8], u32)]) {
         match super::types::defines(js, declaration, value, from) {
             Some(end) => from = end,
             None => panic!(
-                "glue.js or serving.js numbers an envelope flag or a handler's signal differently from envelope.rs"
+                "glue.js, serving.js or endpoints.js numbers an envelope flag or a handler's signal differently from envelope.rs"
             ),
         }
         at += 1;
@@ -217,8 +234,6 @@ pub mod opening {
     /// The transport carries JSON text.
     pub const SPEAKS_TEXT: u32 = 16;
     pub const EXPOSE_STACK: u32 = 32;
-    /// `introspection: false`.
-    pub const NO_INTROSPECTION: u32 = 64;
     /// The transport has `settled(id)`, `idle()`, a `presence` name.
     pub const SETTLED: u32 = 128;
     pub const IDLE: u32 = 256;

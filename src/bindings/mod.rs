@@ -6,10 +6,8 @@
 //! - `envelope`: the numbers the per-message path passes (envelope flags,
 //!   signals); `interned`: method names remembered, property names made once.
 //! - [`binding`]: one core endpoint on one JS transport.
-//! - [`classes`]: `JSONRPCClient`, `JSONRPCServer`, `Peer`.
-//! - `introspection`: what the `wiggum-rpc/introspection` entry plugs into.
-//! - `jrpc_oo`: jrpc-oo's `system.listComponents` handshake (its params
-//!   shapes are the core's `Dialect::JrpcOo`).
+//! - `classes`: the exports behind `JSONRPCClient`, `JSONRPCServer` and
+//!   `Peer` (JS classes, `js/module/endpoints.js`).
 //! - `websocket`: the WebSocket transport's reconnect schedule (the transport
 //!   is JS, `js/transports/websocket.js`, outside the module's imports).
 //! - `framed`: the stream transport (feature `framing`).
@@ -22,8 +20,6 @@ mod envelope;
 #[cfg(feature = "framing")]
 mod framed;
 mod interned;
-mod introspection;
-mod jrpc_oo;
 mod types;
 mod websocket;
 
@@ -31,7 +27,6 @@ mod websocket;
 #[path = "../../tests/browser/suite.rs"]
 mod browser_suite;
 
-pub use classes::{JSONRPCClient, JSONRPCServer, Peer};
 pub use websocket::reconnect_delay;
 
 /// The crate's own allocator instead of std's dlmalloc (see the `allocator` feature).

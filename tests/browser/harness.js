@@ -14,6 +14,9 @@ async function load() {
   // the same, already initialised, module.
   if (lib === undefined) {
     lib = await import("/wasm-bindgen-test");
+    // The test runner does not run the library's start function, which
+    // hands the classes the module's exports: run it here.
+    lib.wiggumStart();
     // What the package's entries do on import (the root alone is tested in
     // Node: tests/js/entries.test.mjs).
     (await import("/js/entries/remote.js")).installRemote(lib);
@@ -230,6 +233,7 @@ async function bootSandboxedFrame(body) {
       }
       const lib = await import(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
       await lib.default({ module_or_path: event.data.wasm });
+      lib.wiggumStart();
       const parentOrigin = event.data.parentOrigin;
       ${body}
       } catch (error) {

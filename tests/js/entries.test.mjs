@@ -36,6 +36,37 @@ const twoNumbers = {
   },
 };
 
+test("the root's classes: each side's methods only; destroy(), free() and after", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const server = new lib.JSONRPCServer(lib.portTransport(port1));
+  const client = new lib.JSONRPCClient(lib.portTransport(port2), { timeout: 3000 });
+  assert.equal(lib.Peer.name, "Peer");
+  assert.equal(typeof client.request, "function");
+  assert.equal(client.method, undefined, "a client serves nothing");
+  assert.equal(server.request, undefined, "a server calls nothing");
+  const peer = new lib.Peer(lib.portTransport(new MessageChannel().port1));
+  assert.ok(peer.method && peer.request, "a peer does both");
+  peer.destroy();
+  assert.throws(() => new lib.Peer({}), TypeError, "a transport needs send() and onMessage()");
+  assert.throws(() => server.method("add", "not a function"), /handler must be a function/);
+  server.method("add", ([a, b]) => a + b);
+  server.onNotify("seen", () => {});
+  assert.equal(await client.request("add", [2, 3]), 5);
+  const waiting = client.request("add", [1, 1]);
+  assert.equal(client.pending, 1);
+  await waiting;
+  assert.equal(client.pending, 0);
+  assert.equal(client.session, undefined, "no session over a port");
+  server.free();
+  await assert.rejects(client.request("add", [1, 2], { timeout: 200 }), { code: lib.ErrorCode.REQUEST_TIMEOUT },
+    "free() destroyed the server");
+  client.destroy();
+  client.destroy();
+  await assert.rejects(client.request("add", [1, 2]), { code: lib.ErrorCode.DESTROYED });
+  assert.throws(() => client.notify("seen"), { code: lib.ErrorCode.DESTROYED });
+  assert.equal(client.pending, 0);
+});
+
 test("the root alone: trace and schemas are refused by name; no introspection is served", async () => {
   const { port1 } = new MessageChannel();
   assert.throws(() => new lib.Peer(lib.portTransport(port1), { trace: () => {} }),

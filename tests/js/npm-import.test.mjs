@@ -56,9 +56,11 @@ test("the tarball holds the package and nothing else", () => {
   // The subpath entries are outside the module's imports: a page that does not import them does not load them.
   const wasm = new WebAssembly.Module(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.wasm")));
   assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket|http|remote|stream|trace|contracts|introspection/i.test(i.module)), []);
-  // The minified glue maps back to readable source, shipped beside it.
-  const map = JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.js.map"), "utf8"));
-  assert.ok(map.sourcesContent.some((source) => source.includes("export class JSONRPCClient")));
+  // The minified glue and its snippets map back to readable source, shipped beside each.
+  const maps = readdirSync(join(app, "node_modules/wiggum-rpc"), { recursive: true }).filter((f) => f.endsWith(".js.map"));
+  const sources = maps.flatMap((f) => JSON.parse(readFileSync(join(app, "node_modules/wiggum-rpc", f), "utf8")).sourcesContent);
+  assert.ok(sources.some((source) => source.includes("export class JSONRPCClient")));
+  assert.ok(sources.some((source) => source.includes("export function wiggumCall")));
 });
 
 test("the types compile under strict tsc, and misuse does not", () => {

@@ -51,7 +51,7 @@ impl Endpoints {
         at as u32 | *held << SLOT_BITS
     }
 
-    fn get(&self, number: u32) -> Option<Rc<Binding>> {
+    pub(super) fn get(&self, number: u32) -> Option<Rc<Binding>> {
         let slots = self.0.try_borrow().ok()?;
         let (slot, held) = slots.get((number & ((1 << SLOT_BITS) - 1)) as usize)?;
         (*held == number >> SLOT_BITS).then(|| slot.upgrade())?
@@ -59,7 +59,7 @@ impl Endpoints {
 }
 
 /// What JS tells endpoint `endpoint` through its one callback (see
-/// `boundary::signal`): the binding's answer (jrpc-oo's method map), or undefined.
+/// `boundary::signal`): the binding's answer, or undefined.
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumSignal, skip_typescript)]
 pub fn wiggum_signal(endpoint: u32, what: u32, n: f64, value: JsValue) -> JsValue {

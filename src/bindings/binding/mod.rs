@@ -14,7 +14,7 @@ use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell, RefMut};
 
-use js_sys::{Array, Function};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -28,7 +28,7 @@ use entry::{Expect, Handback, ENDPOINTS};
 
 use calls::settle;
 
-use super::boundary::{self as js, get, keys, opening, option};
+use super::boundary::{self as js, keys, opening, option};
 use crate::core::{code, Deadline, Endpoint, Envelope, Event, Failure, Outcome, Roles, TICK_MS};
 
 /// Handlers are numbers (`hooks.handlers` in JS); this side's calls are
@@ -48,12 +48,10 @@ pub struct Binding {
     /// has answered every call it was serving (a service worker keeps
     /// itself alive until then).
     idle: Option<Function>,
-    /// jrpc-oo conventions: `{"args": [...]}` params, `system.listComponents`.
-    pub(super) jrpc_oo: bool,
+    /// jrpc-oo's `{"args": [...]}` params (the core's `Dialect::JrpcOo`).
+    jrpc_oo: bool,
     /// A thrown error's stack travels with it (`exposeStack`): off by default, paths leak.
     expose_stack: bool,
-    /// A `system.listComponents` announcement is due at the end of the turn (jrpc-oo).
-    pub(super) announce_due: Cell<bool>,
     default_timeout: f64,
     core: RefCell<Core>,
     /// `drain` is running (see there).
@@ -64,8 +62,6 @@ pub struct Binding {
     /// The members of the batch being read (see `receive`).
     batch: RefCell<Option<Vec<Option<Envelope<JsValue>>>>>,
     timers: RefCell<Timers>,
-    /// What `listMethods` / `describeMethods` report, unless turned off.
-    pub(super) introspection: RefCell<Option<JsValue>>,
     /// The endpoint's JS state (`handlerHooks` in serving.js): this side's
     /// calls, the handlers, and `signal`, the one callback by which JS tells
     /// this binding anything (it calls the `wiggumSignal` export with the
@@ -152,7 +148,6 @@ impl Binding {
                 idle: said(opening::IDLE).then(|| js::method(&transport, "idle")).flatten(),
                 jrpc_oo,
                 expose_stack: said(opening::EXPOSE_STACK),
-                announce_due: Cell::new(false),
                 default_timeout,
                 core: RefCell::new(Endpoint::with_session(config, presence, session)),
                 draining: Cell::new(false),
@@ -160,7 +155,6 @@ impl Binding {
                 handback: Cell::new(Handback::Nothing),
                 batch: RefCell::new(None),
                 timers: RefCell::new(Timers::default()),
-                introspection: RefCell::new(None),
                 tracer,
                 on_message,
                 on_tick: js::signalling(&hooks, js::signal::TICK),
@@ -172,18 +166,22 @@ impl Binding {
                 subscribed: RefCell::new(None),
             }
         });
-        if roles.server && !said(opening::NO_INTROSPECTION) {
-            super::introspection::serve(&binding, &option(options, keys::OPENRPC))?;
-        }
-        if jrpc_oo {
-            super::jrpc_oo::serve_components(&binding)?;
-        }
         binding.watch_connection();
         binding.listen(js::Listening::on_message(&binding.transport, &binding.on_message)?);
         *binding.subscribed.borrow_mut() = Some(binding.clone());
         // The hello, if the transport asked for a handshake.
         binding.drain();
         Ok(binding)
+    }
+
+    /// The endpoint known by `number` (`hooks.endpoint`), while it is open.
+    pub fn numbered(number: u32) -> Option<Rc<Binding>> {
+        ENDPOINTS.get(number)
+    }
+
+    /// The endpoint's JS state (`handlerHooks`): what its class holds.
+    pub fn hooks(&self) -> &JsValue {
+        &self.hooks
     }
 
     /// The core, unless this is a re-entrant call from inside a borrow (which
@@ -328,59 +326,28 @@ impl Binding {
 
     // ---- the JS API --------------------------------------------------------
 
-    /// Registers a handler; a method's `info` (`{description, params, returns}`)
-    /// is what introspection reports of it.
-    pub fn register(
-        self: &Rc<Self>,
-        name: &str,
-        handler: JsValue,
-        notification: bool,
-        info: &JsValue,
-    ) -> Result<(), JsValue> {
-        if !handler.is_function() {
-            return Err(js::type_error("handler must be a function"));
+    /// Handler number `handler` (in `hooks.handlers`) serves `name`, a
+    /// method's or a notification's.
+    fn handle(&self, name: &JsValue, handler: u32, notification: bool) {
+        let (Some(name), Some(mut core)) = (name.as_string(), self.core()) else { return };
+        match notification {
+            true => core.set_notification(&name, handler),
+            false => core.set_method(&name, handler),
         }
-        let handler = js::contracted(name, &handler, info, notification, &self.hooks)?;
-        let key = js::concat(&[if notification { "n:" } else { "m:" }, name]);
-        let handler = js::add_handler(&self.hooks, &key, &handler) as u32;
-        {
-            let mut core = self.core().ok_or_else(|| js::type_error("re-entrant call"))?;
-            match notification {
-                true => core.set_notification(name, handler),
-                false => core.set_method(name, handler),
-            }
-        }
-        if !notification {
-            if let Some(catalog) = self.introspection.borrow().as_ref() {
-                if let Ok(record) = get(catalog, keys::RECORD).dyn_into::<Function>() {
-                    let _ = record.call2(catalog, &name.into(), info);
-                }
-            }
-            super::jrpc_oo::components_changed(self);
-        }
-        Ok(())
     }
 
-    pub fn pending(&self) -> usize {
+    fn pending(&self) -> usize {
         self.core().map_or(0, |core| core.pending())
     }
 
-    pub fn method_names(&self) -> Array {
-        self.core().map(|core| core.method_names().map(JsValue::from_str).collect()).unwrap_or_default()
-    }
-
-    pub fn transport(&self) -> &JsValue {
-        &self.transport
-    }
-
-    /// `on(event, listener)`: the transport's lifecycle events.
-    pub fn on(&self, event: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
+    /// `on(event, listener)` on the transport, if it has events.
+    fn on(&self, event: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
         let on = js::method(&self.transport, "on").ok_or_else(|| js::type_error("this transport has no events"))?;
         on.call2(&self.transport, &event.into(), listener)
     }
 
-    pub fn session_id(&self) -> Option<String> {
-        self.core().and_then(|core| core.session_id().map(String::from))
+    fn session_id(&self) -> JsValue {
+        self.core().and_then(|core| core.session_id().map(JsValue::from_str)).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Keeps a listener on the transport until `destroy()`.

@@ -107,7 +107,7 @@ impl Binding {
     }
 
     /// What JS told this binding through its one callback (see
-    /// `boundary::signal`); what it answers (jrpc-oo's method map), or undefined.
+    /// `boundary::signal`); what it answers (`PENDING`, `SESSION`, `CHUNK`), or undefined.
     pub(super) fn signalled(self: &Rc<Self>, what: u32, n: f64, value: JsValue) -> JsValue {
         match what {
             js::signal::TICK => self.clock(true),
@@ -171,15 +171,15 @@ impl Binding {
             }),
             js::signal::INVALID_PARAMS => self.with_core(|core| core.reject_params(CallId(n as u32), value)),
             js::signal::INVALID_RESULT => self.with_core(|core| core.reject_result(CallId(n as u32))),
-            js::signal::COMPONENTS => return super::super::jrpc_oo::component_map(&self.method_names()),
-            js::signal::ANNOUNCE => super::super::jrpc_oo::announce(self),
             js::signal::UNDELIVERED => self.undelivered(&value),
-            js::signal::OPENED => {
-                // The other side is there (a frame that loaded, a socket that
-                // opened: a session is presented on it again).
-                self.with_core(|core| core.connection_opened());
-                super::super::jrpc_oo::components_changed(self)
-            }
+            // The other side is there (a frame that loaded, a socket that
+            // opened: a session is presented on it again).
+            js::signal::OPENED => self.with_core(|core| core.connection_opened()),
+            js::signal::METHOD => self.handle(&value, n as u32, false),
+            js::signal::NOTIFICATION => self.handle(&value, n as u32, true),
+            js::signal::PENDING => return JsValue::from_f64(self.pending() as f64),
+            js::signal::SESSION => return self.session_id(),
+            js::signal::DESTROY => self.destroy(),
             _ => {}
         }
         JsValue::UNDEFINED
