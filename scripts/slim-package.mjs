@@ -37,7 +37,7 @@ if (!dir) {
 const GLUE_MODULE = "./wiggum_rpc_bg.js";
 const DROPPED_SECTIONS = new Set(["producers", "target_features"]);
 const KEPT_EXPORTS = new Set([
-  "memory", "wiggumOpen", "wiggumRequest", "wiggumNotify", "wiggumReceive", "wiggumCall", "wiggumAnswer", "wiggumDone", "wiggumSignal",
+  "memory", "wiggumOpen", "wiggumRequest", "wiggumRequestWith", "wiggumNotify", "wiggumReceive", "wiggumCall", "wiggumAnswer", "wiggumDone", "wiggumSignal",
 ]);
 const wasmPath = join(dir, "wiggum_rpc_bg.wasm");
 const jsPaths = [join(dir, "wiggum_rpc.js"), join(dir, "wiggum_rpc_bg.js")].filter(existsSync);

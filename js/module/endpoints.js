@@ -8,8 +8,9 @@
 // extensions.js (`plugins`).
 
 import { contracted, extensions } from "./extensions.js";
-import { RPCError } from "./glue.js";
+import { kindOf, RPCError } from "./glue.js";
 import { addHandler } from "./serving.js";
+import { transfer } from "./wire.js";
 
 // What the endpoint is told through `hooks.signal` (boundary.rs, `signal`:
 // the build checks that these match).
@@ -18,6 +19,12 @@ const NOTIFICATION = 9;
 const PENDING = 20;
 const SESSION = 21;
 const DESTROY = 22;
+
+// A request's options, as the module's `wiggumRequestWith` takes them
+// (calls.rs, `call_options`: the build checks that these match).
+const PROGRESS = 1;
+const NO_RESET = 2;
+const TIMEOUT = 4;
 
 const CALLS = 1;
 const SERVES = 2;
@@ -32,6 +39,7 @@ export function started(wasm) {
 }
 
 const destroyedError = () => new RPCError(-32098, "The endpoint was destroyed");
+const REQUEST_CANCELLED = -32800;
 
 // An endpoint's module, JS state and transport (the classes' private state).
 let stateOf;
@@ -84,16 +92,39 @@ class Endpoint {
 
 // The calling side's methods (JSONRPCClient, Peer).
 class Calls {
-  /** Sends a request; resolves with its result, rejects with `RPCError`. */
+  /**
+   * Sends a request; resolves with its result, rejects with `RPCError`.
+   * The options are read here and cross as numbers; the module decides
+   * what each means (a timeout of NaN or below 1 ms: none).
+   */
   request(method, params, options) {
     const { wasm, hooks } = stateOf(this);
-    return wasm.wiggumRequest(hooks.endpoint, method, params, options) ?? Promise.reject(destroyedError());
+    if (typeof method !== "string") return Promise.reject(new TypeError("method must be a string"));
+    let called;
+    if (options === undefined || options === null) {
+      called = wasm.wiggumRequest(hooks.endpoint, method, params, params === undefined ? 0 : kindOf(params) + 1);
+    } else {
+      const { timeout, onChunk, onProgress, window, maxTotalTimeout } = options;
+      const signal = typeof options.signal === "object" && options.signal !== null ? options.signal : undefined;
+      if (signal?.aborted) return Promise.reject(new RPCError(REQUEST_CANCELLED, "Request aborted", signal.reason));
+      if (Array.isArray(options.transfer) && params !== undefined) params = transfer(params, options.transfer);
+      const bits = (onProgress !== undefined ? PROGRESS : 0) | (options.resetTimeoutOnProgress === false ? NO_RESET : 0)
+        | (typeof timeout === "number" ? TIMEOUT : 0);
+      // Only a call that takes chunks has a window.
+      const chunks = onChunk !== undefined && typeof window === "number" && window >= 1 ? Math.min(window, 0xffffffff) : 0;
+      called = wasm.wiggumRequestWith(hooks.endpoint, method, params, params === undefined ? 0 : kindOf(params) + 1,
+        bits, typeof timeout === "number" ? timeout : NaN, chunks, typeof maxTotalTimeout === "number" ? maxTotalTimeout : NaN,
+        signal, onChunk, onProgress);
+    }
+    return called ?? Promise.reject(destroyedError());
   }
 
   /** Sends a notification: no id, no response. */
   notify(method, params, options) {
     const { wasm, hooks } = stateOf(this);
-    const refused = wasm.wiggumNotify(hooks.endpoint, method, params, options);
+    if (typeof method !== "string") throw new TypeError("method must be a string");
+    if (Array.isArray(options?.transfer) && params !== undefined) params = transfer(params, options.transfer);
+    const refused = wasm.wiggumNotify(hooks.endpoint, method, params);
     if (refused !== undefined) throw refused === 0 ? destroyedError() : refused;
   }
 

@@ -191,6 +191,37 @@ export function openOptions(transport, options, memory, at) {
   return 0;
 }
 
+// ---- the transport's messages and events, to the endpoint ----
+
+// What the endpoint is told through `hooks.signal` (boundary.rs, `signal`:
+// the build checks that these match).
+const ABORT = 3;
+const CLOSED = 7;
+const OPENED = 10;
+const UNDELIVERED = 15;
+const CONSUMED = 16;
+
+// Subscribes the endpoint to its transport: each message to its reader
+// (`envelopeReader`), and its `close`, `open` and (`followsCalls`: a
+// transport that reports the calls it got no response to) `undelivered`
+// events to the endpoint. `hooks.detach()` takes them all off again.
+export function listen(hooks, transport, table, maxBytes, maxDepth, textTransport, traced, followsCalls) {
+  const reader = envelopeReader(hooks.wasm, hooks.endpoint, hooks, transport, table, maxBytes, maxDepth, textTransport, traced);
+  transport.onMessage(reader);
+  const off = [];
+  if (typeof transport.offMessage === "function") off.push(() => transport.offMessage(reader));
+  const on = (event, listener) => {
+    const remove = transport.on(event, listener);
+    if (typeof remove === "function") off.push(remove);
+  };
+  if (typeof transport.on === "function") {
+    on("close", (detail) => hooks.signal(CLOSED, 0, detail));
+    on("open", () => hooks.signal(OPENED, 0));
+    if (followsCalls) on("undelivered", (detail) => hooks.signal(UNDELIVERED, 0, detail));
+  }
+  hooks.listening = off;
+}
+
 // ---- the JS↔wasm boundary: every crossing of the per-message path is here ----
 //
 // Kinds, in the order of the core's `Kind` enum (`boundary.rs` reads them).
@@ -225,12 +256,6 @@ export function nameIndex(table, value) {
 
 export function rememberName(table, name, index) {
   nameTables[table].set(name, index);
-}
-
-// A request's arguments, read at once: whether the method is a string, and
-// the params' kind + 1, 0 without params (boundary.rs, `request_shape`).
-export function requestShape(method, params) {
-  return (typeof method === "string" ? 1 : 0) | (params === undefined ? 0 : (kindOf(params) + 1) << 1);
 }
 
 // Envelope flags, as `boundary.rs` names them (the build checks that they
@@ -478,19 +503,19 @@ export function progress(hooks, id, value) {
 // A windowed call (`window`): each chunk counts as taken once its `onChunk`
 // is done with it (a promise it returns has settled), which lets the other
 // side send more.
-export function countConsumed(hooks, id, consumed) {
+export function countConsumed(hooks, id) {
   const call = hooks.calls.get(id);
-  if (call !== undefined) call.consumed = () => consumed(id);
+  if (call !== undefined) call.consumed = () => hooks.signal(CONSUMED, id);
 }
 
-// Calls `onAbort(id)` when the caller's signal fires (the reason is kept for
+// Tells the endpoint when the caller's signal fires (the reason is kept for
 // the error), until the call settles.
-export function watchAbort(hooks, id, signal, onAbort) {
+export function watchAbort(hooks, id, signal) {
   const call = hooks.calls.get(id);
   if (call === undefined) return;
   const listener = () => {
     call.abortReason = signal.reason;
-    onAbort(id);
+    hooks.signal(ABORT, id);
   };
   signal.addEventListener("abort", listener);
   call.unwatch = () => signal.removeEventListener("abort", listener);

@@ -7,6 +7,9 @@ import { Transfer } from "./wire.js";
 
 // What the endpoint is told through its one callback, `signal(what, n, value)`
 // (boundary.rs, `signal`: the build checks that these match).
+const TICK = 0;
+const DEADLINE = 1;
+const FLUSH = 2;
 const RESOLVED = 4;
 const REJECTED = 5;
 const CHUNK = 6;
@@ -18,15 +21,28 @@ const PROGRESS = 17;
 export const UNSENT = 18;
 export const UNSENT_ANSWER = 19;
 
-// A callback that tells the endpoint `what`: for a timer, a microtask, an
-// abort listener. Once the endpoint is destroyed, it tells nobody.
-export function signalling(hooks, what) {
-  return (n, value) => hooks.signal(what, n, value);
+// The endpoint's timers: the clock's tick (`TICK`) or its earliest
+// deadline (`DEADLINE`), one of each at most, told to the endpoint when it
+// fires. Arming one replaces the one armed before.
+export function arm(hooks, which, delay) {
+  clearTimeout(hooks.timers[which]);
+  hooks.timers[which] = setTimeout(() => {
+    hooks.timers[which] = undefined;
+    hooks.signal(which, 0);
+  }, delay);
 }
 
-// A transport event's listener that tells the endpoint `what`, with the event's detail.
-export function eventSignalling(hooks, what) {
-  return (detail) => hooks.signal(what, 0, detail);
+// The endpoint wants the end of this turn (`FLUSH`): what it held back goes then.
+export function flushLater(hooks) {
+  queueMicrotask(() => hooks.signal(FLUSH, 0));
+}
+
+// Takes the endpoint's listeners off its transport and clears its timers.
+export function detach(hooks) {
+  for (const remove of hooks.listening.splice(0)) remove();
+  clearTimeout(hooks.timers[TICK]);
+  clearTimeout(hooks.timers[DEADLINE]);
+  hooks.timers = [];
 }
 
 // The second argument of a handler that declares one, `{ signal, emit }`; its
@@ -152,14 +168,15 @@ function invokeChecked(hooks, contract, params, call) {
 // An endpoint's JS state, which the module names by the numbers it keeps:
 // its calls by id, its handlers by number (and by name, `slots`), the
 // controllers of running handlers that take a signal, its tracer (if it
-// has one), the number it is known by (`endpoint`), and `signal(what, n,
-// value)`, by which JS tells the endpoint anything: the module's
-// `wiggumSignal` export, for that endpoint.
+// has one), the module and the number it knows the endpoint by (`wasm`,
+// `endpoint`), the listeners on its transport and its timers, and
+// `signal(what, n, value)`, by which JS tells the endpoint anything: the
+// module's `wiggumSignal` export, for that endpoint.
 export function handlerHooks(wasm, endpoint, trace) {
   const { wiggumSignal } = wasm;
   const signal = (what, n, value) => wiggumSignal(endpoint, what, n, value);
   return {
-    endpoint, signal, controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
+    wasm, endpoint, signal, listening: [], timers: [], controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
     calls: new Map(), handlers: [], slots: new Map(),
   };
 }

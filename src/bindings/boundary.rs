@@ -8,7 +8,7 @@
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-pub use super::envelope::{envelope, flags, id_member, kind_from_index, opening, request_shape, signal};
+pub use super::envelope::{envelope, flags, id_member, kind_from_index, opening, signal};
 pub use super::interned::{keys, names, Key};
 use crate::core::{ErrorObject, Kind, Value};
 use crate::prelude::*;
@@ -38,14 +38,10 @@ extern "C" {
     /// An endpoint's options, read: ten numbers written at `at` (`binding::options`); 1: not a transport.
     #[wasm_bindgen(js_name = openOptions)]
     pub fn open_options(transport: &JsValue, options: &JsValue, memory: &JsValue, at: u32) -> i32;
-    /// A request's method and params at once: `request_shape` bits.
-    #[wasm_bindgen(js_name = requestShape)]
-    pub fn request_shape(method: &JsValue, params: &JsValue) -> i32;
-    #[wasm_bindgen(js_name = envelopeReader)]
+    /// Subscribes the endpoint (its `hooks`) to its transport: its messages
+    /// to a reader (`envelopeReader`), its events to the endpoint.
     #[allow(clippy::too_many_arguments)]
-    pub fn envelope_reader(
-        wasm: &JsValue,
-        endpoint: f64,
+    pub fn listen(
         hooks: &JsValue,
         transport: &JsValue,
         names: u32,
@@ -53,7 +49,8 @@ extern "C" {
         max_depth: f64,
         text_transport: bool,
         traced: bool,
-    ) -> Function;
+        follows_calls: bool,
+    );
 
     // This side's calls, by id: their records live in the endpoint's `hooks`.
     #[wasm_bindgen(js_name = openCall)]
@@ -80,11 +77,12 @@ extern "C" {
     pub fn reject_call(hooks: &JsValue, id: f64, error: &JsValue);
     pub fn fail(hooks: &JsValue, id: f64, code: f64, what: &str, data: &JsValue);
     pub fn chunk(hooks: &JsValue, id: f64, value: &JsValue);
-    /// Each chunk of a windowed call counts as taken once its `onChunk` is done: `consumed(id)`.
+    /// Each chunk of a windowed call counts as taken once its `onChunk` is done (`signal::CONSUMED`).
     #[wasm_bindgen(js_name = countConsumed)]
-    pub fn count_consumed(hooks: &JsValue, id: f64, consumed: &Function);
+    pub fn count_consumed(hooks: &JsValue, id: f64);
+    /// The caller's abort signal tells the endpoint (`signal::ABORT`).
     #[wasm_bindgen(js_name = watchAbort)]
-    pub fn watch_abort(hooks: &JsValue, id: f64, signal: &JsValue, on_abort: &Function);
+    pub fn watch_abort(hooks: &JsValue, id: f64, signal: &JsValue);
 
     /// A thrown error, whole, as plain data (`undefined` if it cannot be read).
     #[wasm_bindgen(js_name = describeError)]
@@ -103,8 +101,6 @@ extern "C" {
     fn export_transfer_class();
     #[wasm_bindgen(reexport, skip_typescript, js_name = transfer)]
     fn export_transfer();
-    #[wasm_bindgen(js_name = transfer)]
-    pub fn transfer_marker(value: &JsValue, list: &JsValue) -> JsValue;
 
     #[wasm_bindgen(js_name = requestMessage)]
     pub fn request_message(method: &JsValue, params: &JsValue, id: f64) -> JsValue;
@@ -188,12 +184,15 @@ extern "C" {
     fn take_thrown(hooks: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = handlerHooks)]
     pub fn handler_hooks(wasm: &JsValue, endpoint: f64, tracer: &JsValue) -> JsValue;
-    pub fn signalling(hooks: &JsValue, what: u32) -> Function;
+    /// Arms the endpoint's timer `which` (`signal::TICK`, `signal::DEADLINE`), replacing the one armed.
+    pub fn arm(hooks: &JsValue, which: u32, delay: f64);
+    /// `signal::FLUSH` at the end of this turn.
+    #[wasm_bindgen(js_name = flushLater)]
+    pub fn flush_later(hooks: &JsValue);
+    /// Takes the endpoint's listeners off its transport, clears its timers.
+    pub fn detach(hooks: &JsValue);
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
-    /// A listener that hands its event's detail to `signal(what, 0, detail)`.
-    #[wasm_bindgen(js_name = eventSignalling)]
-    pub fn event_signalling(hooks: &JsValue, what: u32) -> Function;
     #[wasm_bindgen(js_name = emitLater)]
     pub fn emit_later(transport: &JsValue, event: &str);
     #[wasm_bindgen(js_name = retireHooks)]
@@ -301,21 +300,8 @@ extern "C" {
 
 #[wasm_bindgen]
 extern "C" {
-    /// A caller's `signal` option (read only when it is an object).
-    pub type AbortSignal;
-    #[wasm_bindgen(method, getter)]
-    pub fn aborted(this: &AbortSignal) -> bool;
-    #[wasm_bindgen(method, getter)]
-    pub fn reason(this: &AbortSignal) -> JsValue;
-
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     pub fn performance_now() -> f64;
-    #[wasm_bindgen(js_name = setTimeout)]
-    pub fn set_timeout(callback: &Function, ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    pub fn clear_timeout(handle: &JsValue);
-    #[wasm_bindgen(js_name = queueMicrotask)]
-    pub fn queue_microtask(callback: &Function);
 }
 
 pub fn get(target: &JsValue, key: Key) -> JsValue {
@@ -446,33 +432,6 @@ pub fn rpc_error_from(error: &ErrorObject<JsValue>) -> JsValue {
 
 pub fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
-}
-
-/// A listener that removes itself when dropped, as gloo's `EventListener`
-/// does: it holds the function that takes it off again.
-pub struct Listening(Option<Function>);
-
-impl Listening {
-    /// `handler` added with `target.onMessage`, taken off with `target.offMessage` (if it has one).
-    pub fn on_message(target: &JsValue, handler: &Function) -> Result<Listening, JsValue> {
-        method(target, "onMessage").ok_or_else(|| type_error("transport has no onMessage"))?.call1(target, handler)?;
-        let off = method(target, "offMessage").map(|off| off.bind1(target, handler).unchecked_into());
-        Ok(Listening(off))
-    }
-
-    /// A listener added by `target.on(event, listener)` (see `Binding::on`),
-    /// with the function that call returned to remove it.
-    pub fn removed_by(remove: JsValue) -> Listening {
-        Listening(remove.dyn_into().ok())
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        if let Some(remove) = &self.0 {
-            let _ = remove.call0(&JsValue::UNDEFINED);
-        }
-    }
 }
 
 /// `target[name]`, by a name not worth interning (see `keys`).

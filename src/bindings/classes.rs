@@ -9,7 +9,7 @@ use alloc::string::String;
 
 use wasm_bindgen::prelude::*;
 
-use super::binding::Binding;
+use super::binding::{Binding, CallOptions};
 use crate::core::Roles;
 
 /// Opens an endpoint on `transport`: its JS state (`handlerHooks`), or the
@@ -24,31 +24,51 @@ pub fn wiggum_open(transport: JsValue, roles: u32, options: JsValue) -> JsValue 
     }
 }
 
-/// A request of endpoint `endpoint`: its promise (undefined once the
-/// endpoint is destroyed). `options`: the caller's, or undefined.
+/// A request of endpoint `endpoint` with no options: its promise
+/// (undefined once the endpoint is destroyed). `kind`: the params' kind + 1,
+/// 0 for none (the class checked that `method` is a string).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumRequest, skip_typescript)]
-pub fn wiggum_request(endpoint: u32, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
+pub fn wiggum_request(endpoint: u32, method: JsValue, params: JsValue, kind: u32) -> JsValue {
     match Binding::numbered(endpoint) {
-        Some(binding) => binding.request(method, params, given(&options)).into(),
+        Some(binding) => binding.request(method, params, kind, None).into(),
         None => JsValue::UNDEFINED,
     }
 }
 
-/// A notification of endpoint `endpoint`: the error to throw, or
-/// undefined (0 once the endpoint is destroyed).
+/// [`wiggum_request`] with the options the class read (`CallOptions`):
+/// `bits` (`call_options`), then each a number or a JS value.
 #[doc(hidden)]
-#[wasm_bindgen(js_name = wiggumNotify, skip_typescript)]
-pub fn wiggum_notify(endpoint: u32, method: JsValue, params: JsValue, options: JsValue) -> JsValue {
-    match Binding::numbered(endpoint) {
-        Some(binding) => binding.notify(method, params, given(&options)).err().unwrap_or(JsValue::UNDEFINED),
-        None => JsValue::from_f64(0.0),
-    }
+#[wasm_bindgen(js_name = wiggumRequestWith, skip_typescript)]
+#[allow(clippy::too_many_arguments)]
+pub fn wiggum_request_with(
+    endpoint: u32,
+    method: JsValue,
+    params: JsValue,
+    kind: u32,
+    bits: u32,
+    timeout: f64,
+    window: u32,
+    max_total: f64,
+    signal: JsValue,
+    on_chunk: JsValue,
+    on_progress: JsValue,
+) -> JsValue {
+    let Some(binding) = Binding::numbered(endpoint) else { return JsValue::UNDEFINED };
+    let options = CallOptions { timeout: Some(timeout), signal, on_chunk, window, on_progress, bits, max_total };
+    binding.request(method, params, kind, Some(options)).into()
 }
 
-/// Per-call options, as a caller may leave them out.
-fn given(options: &JsValue) -> Option<&JsValue> {
-    (!options.is_undefined() && !options.is_null()).then_some(options)
+/// A notification of endpoint `endpoint` (`method` a string, params with
+/// their transfer list): the error to throw, or undefined (0 once the
+/// endpoint is destroyed).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = wiggumNotify, skip_typescript)]
+pub fn wiggum_notify(endpoint: u32, method: JsValue, params: JsValue) -> JsValue {
+    match Binding::numbered(endpoint) {
+        Some(binding) => binding.notify(method, params).err().unwrap_or(JsValue::UNDEFINED),
+        None => JsValue::from_f64(0.0),
+    }
 }
 
 /// The session a client's first message presents to be resumed (a `$/ready`

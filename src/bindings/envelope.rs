@@ -1,6 +1,6 @@
 //! The numbers the per-message path passes instead of names: the envelope
-//! flags `envelopeReader` packs, the signals JS gives a binding, and the
-//! bits of `requestShape` (glue.js names each the same way: the build checks).
+//! flags `envelopeReader` packs and the signals JS gives a binding (glue.js,
+//! serving.js and endpoints.js name each the same way: the build checks).
 
 use wasm_bindgen::JsValue;
 
@@ -140,8 +140,21 @@ const _: () = {
         ],
     );
     numbered_alike(
+        glue,
+        &[
+            (b"const ABORT = ", signal::ABORT),
+            (b"const CLOSED = ", signal::CLOSED),
+            (b"const OPENED = ", signal::OPENED),
+            (b"const UNDELIVERED = ", signal::UNDELIVERED),
+            (b"const CONSUMED = ", signal::CONSUMED),
+        ],
+    );
+    numbered_alike(
         serving,
         &[
+            (b"const TICK = ", signal::TICK),
+            (b"const DEADLINE = ", signal::DEADLINE),
+            (b"const FLUSH = ", signal::FLUSH),
             (b"const RESOLVED = ", signal::RESOLVED),
             (b"const REJECTED = ", signal::REJECTED),
             (b"const CHUNK = ", signal::CHUNK),
@@ -162,6 +175,14 @@ const _: () = {
             (b"const PENDING = ", signal::PENDING),
             (b"const SESSION = ", signal::SESSION),
             (b"const DESTROY = ", signal::DESTROY),
+        ],
+    );
+    numbered_alike(
+        endpoints,
+        &[
+            (b"const PROGRESS = ", super::binding::call_options::PROGRESS),
+            (b"const NO_RESET = ", super::binding::call_options::NO_RESET),
+            (b"const TIMEOUT = ", super::binding::call_options::TIMEOUT),
         ],
     );
 };
@@ -240,11 +261,4 @@ pub mod opening {
     /// A `trace` option.
     pub const TRACED: u32 = 512;
     pub const PRESENCE: u32 = 1024;
-}
-
-/// The bits of `requestShape` (glue.js).
-pub mod request_shape {
-    pub const METHOD_IS_STRING: i32 = 1;
-    /// Bits 1-3: the params' kind + 1 (0: no params).
-    pub const PARAMS_SHIFT: i32 = 1;
 }

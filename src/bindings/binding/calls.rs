@@ -3,54 +3,38 @@
 
 use alloc::rc::Rc;
 
-use js_sys::{Array, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::super::boundary::{self as js, keys, option, request_shape};
+use super::super::boundary as js;
 use super::{destroyed_error, now, Binding};
 use crate::core::{code, Deadline, Event, Failure, Message, Outcome, Transmit};
 
-/// Per-call options of `request`. Most calls pass none: then nothing is
-/// read, and no option costs a crossing.
-#[derive(Default)]
-struct CallOptions {
-    timeout: Option<f64>,
-    signal: Option<js::AbortSignal>,
-    transfer: Option<JsValue>,
-    on_chunk: Option<JsValue>,
-    /// Chunks the other side may send ahead of `onChunk` (flow control).
-    window: Option<u32>,
-    on_progress: Option<JsValue>,
-    /// Whether progress keeps the call alive (`resetTimeoutOnProgress`, on by default).
-    reset_on_progress: bool,
-    max_total: Option<f64>,
+/// Per-call options of `request`, as the endpoint's class read them
+/// (`request` in endpoints.js): most calls give none.
+pub struct CallOptions {
+    /// `timeout` given (`CALL_TIMEOUT`); NaN or less than 1 ms: none.
+    pub timeout: Option<f64>,
+    /// The caller's abort signal (not aborted yet), or undefined.
+    pub signal: JsValue,
+    pub on_chunk: JsValue,
+    /// Chunks the other side may send ahead of `onChunk` (flow control): 0 for no window.
+    pub window: u32,
+    pub on_progress: JsValue,
+    /// `call_options` bits.
+    pub bits: u32,
+    pub max_total: f64,
 }
 
-impl CallOptions {
-    fn read(options: Option<&JsValue>) -> CallOptions {
-        let Some(options) = options else {
-            return CallOptions { reset_on_progress: true, ..CallOptions::default() };
-        };
-        let signal = option(options, keys::SIGNAL);
-        let on_chunk = present(option(options, keys::ON_CHUNK));
-        // Only a call that takes chunks has a window: no crossing for the others.
-        let window = on_chunk.as_ref().and_then(|_| option(options, keys::WINDOW).as_f64());
-        CallOptions {
-            timeout: option(options, keys::TIMEOUT).as_f64(),
-            signal: signal.is_object().then(|| signal.unchecked_into()),
-            transfer: present(option(options, keys::TRANSFER)),
-            on_chunk,
-            window: window.filter(|n| *n >= 1.0).map(|n| n.min(u32::MAX as f64) as u32),
-            on_progress: present(option(options, keys::ON_PROGRESS)),
-            reset_on_progress: option(options, keys::RESET_ON_PROGRESS).as_bool() != Some(false),
-            max_total: option(options, keys::MAX_TOTAL_TIMEOUT).as_f64(),
-        }
-    }
-}
-
-fn present(value: JsValue) -> Option<JsValue> {
-    (!value.is_undefined()).then_some(value)
+/// The bits of [`CallOptions`] (endpoints.js: the build checks them).
+pub mod call_options {
+    /// `onProgress` given.
+    pub const PROGRESS: u32 = 1;
+    /// `resetTimeoutOnProgress: false`.
+    pub const NO_RESET: u32 = 2;
+    /// `timeout` given.
+    pub const TIMEOUT: u32 = 4;
 }
 
 /// Whole milliseconds at or after `at` (`f64::ceil` needs std's float library).
@@ -60,38 +44,37 @@ pub(super) fn ceil_ms(at: f64) -> Deadline {
 }
 
 impl Binding {
-    /// Sends a request; the promise settles with its outcome. `options`:
-    /// the caller's, if it gave any (a call without them reads none). A
-    /// call that goes out at once, alone, is opened and posted in one
-    /// crossing (`sendCall`).
-    pub fn request(self: &Rc<Self>, method: JsValue, params: JsValue, options: Option<&JsValue>) -> Promise {
-        // One crossing reads what the arguments are.
-        let shape = js::request_shape(&method, &params);
-        let options = CallOptions::read(options);
-        if shape & request_shape::METHOD_IS_STRING == 0 {
-            return Promise::reject(&js::type_error("method must be a string"));
-        }
-        if let Some(signal) = options.signal.as_ref().filter(|signal| signal.aborted()) {
-            return Promise::reject(&js::rpc_error(code::REQUEST_CANCELLED, "Request aborted", &signal.reason()));
-        }
-        let params = with_transfer(params, options.transfer.as_ref());
-        let kind = match (shape >> request_shape::PARAMS_SHIFT) as u32 {
-            0 => None,
-            kind => Some(js::kind_from_index(kind - 1)),
-        };
+    /// Sends a request; the promise settles with its outcome. `kind`: the
+    /// params' kind + 1 (0: none), as the class read them with the method
+    /// (a string) and the options, if any. A call that goes out at once,
+    /// alone, is opened and posted in one crossing (`sendCall`).
+    pub fn request(
+        self: &Rc<Self>,
+        method: JsValue,
+        params: JsValue,
+        kind: u32,
+        options: Option<CallOptions>,
+    ) -> Promise {
+        let kind = kind.checked_sub(1).map(js::kind_from_index);
         let whole_ms = |ms: f64| (ms.is_finite() && ms > 0.0).then(|| ceil_ms(ms));
         let params = kind.map(|_| params);
-        let window = options.window;
+        let bits = options.as_ref().map_or(0, |options| options.bits);
+        let window = options.as_ref().map_or(0, |options| options.window);
+        let timeout = options.as_ref().and_then(|options| options.timeout);
         let core_options = crate::core::CallOptions {
-            timeout_ms: whole_ms(options.timeout.unwrap_or(self.default_timeout)),
-            window,
-            progress: options.on_progress.is_some(),
-            reset_on_progress: options.reset_on_progress,
-            max_total_ms: options.max_total.and_then(whole_ms),
+            timeout_ms: whole_ms(if bits & call_options::TIMEOUT != 0 {
+                timeout.unwrap_or(f64::NAN)
+            } else {
+                self.default_timeout
+            }),
+            window: (window > 0).then_some(window),
+            progress: bits & call_options::PROGRESS != 0,
+            reset_on_progress: bits & call_options::NO_RESET == 0,
+            max_total_ms: options.as_ref().and_then(|options| whole_ms(options.max_total)),
         };
         let undefined = JsValue::UNDEFINED;
-        let on_chunk = options.on_chunk.as_ref().unwrap_or(&undefined);
-        let on_progress = options.on_progress.as_ref().unwrap_or(&undefined);
+        let on_chunk = options.as_ref().map_or(&undefined, |options| &options.on_chunk);
+        let on_progress = options.as_ref().map_or(&undefined, |options| &options.on_progress);
         let Some(mut core) = self.core() else {
             return Promise::reject(&js::type_error("re-entrant call"));
         };
@@ -125,25 +108,23 @@ impl Binding {
                 promise
             }
         };
-        if let Some(signal) = &options.signal {
-            js::watch_abort(&self.hooks, id as f64, signal, &self.on_abort);
+        if let Some(signal) = options.as_ref().map(|options| &options.signal).filter(|signal| !signal.is_undefined()) {
+            js::watch_abort(&self.hooks, id as f64, signal);
         }
         // A windowed stream: more credit goes back as `onChunk` takes chunks.
-        if window.is_some() {
-            js::count_consumed(&self.hooks, id as f64, &self.signalling(js::signal::CONSUMED));
+        if window > 0 {
+            js::count_consumed(&self.hooks, id as f64);
         }
         self.drain();
         promise
     }
-    pub fn notify(self: &Rc<Self>, method: JsValue, params: JsValue, options: Option<&JsValue>) -> Result<(), JsValue> {
+    /// Sends a notification (`method` a string, params with their
+    /// transfer list, as the class made them): the error to throw, if the
+    /// core refuses its params.
+    pub fn notify(self: &Rc<Self>, method: JsValue, params: JsValue) -> Result<(), JsValue> {
         if self.core().is_none_or(|core| core.is_destroyed()) {
             return Err(destroyed_error());
         }
-        if !method.is_string() {
-            return Err(js::type_error("method must be a string"));
-        }
-        let transfer = options.and_then(|options| present(option(options, keys::TRANSFER)));
-        let params = with_transfer(params, transfer.as_ref());
         let params = (!params.is_undefined()).then_some(params);
         let mut refused = None;
         self.with_core(|core| refused = core.notify(method, params).err());
@@ -181,12 +162,4 @@ fn refused_call(outcome: Outcome<JsValue>) -> Promise {
         Outcome::Error(error) => js::rpc_error_from(&error),
         _ => destroyed_error(),
     })
-}
-
-/// Params with a per-call transfer list become a `transfer()` marker.
-fn with_transfer(params: JsValue, transfer: Option<&JsValue>) -> JsValue {
-    match transfer {
-        Some(list) if Array::is_array(list) && !params.is_undefined() => js::transfer_marker(&params, list),
-        _ => params,
-    }
 }

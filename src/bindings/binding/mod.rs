@@ -27,6 +27,7 @@ mod send;
 use entry::{Expect, Handback, ENDPOINTS};
 
 use calls::settle;
+pub use calls::{call_options, CallOptions};
 
 use super::boundary::{self as js, keys, opening, option};
 use crate::core::{code, Deadline, Endpoint, Envelope, Event, Failure, Outcome, Roles, TICK_MS};
@@ -61,36 +62,27 @@ pub struct Binding {
     handback: Cell<Handback>,
     /// The members of the batch being read (see `receive`).
     batch: RefCell<Option<Vec<Option<Envelope<JsValue>>>>>,
-    timers: RefCell<Timers>,
+    /// What the endpoint's timers are armed for (the timers are JS's, in `hooks`).
+    timers: Cell<Timers>,
     /// The endpoint's JS state (`handlerHooks` in serving.js): this side's
-    /// calls, the handlers, and `signal`, the one callback by which JS tells
-    /// this binding anything (it calls the `wiggumSignal` export with the
-    /// number the endpoint is known by).
+    /// calls, the handlers, the listeners on the transport and the timers,
+    /// and `signal`, the one callback by which JS tells this binding
+    /// anything (it calls the `wiggumSignal` export with the number the
+    /// endpoint is known by, so a late call, a timer or a handler settling
+    /// after destroy, finds nothing and does nothing).
     hooks: JsValue,
     /// The `trace` option's tracer: `None` costs nothing per message.
     pub(super) tracer: Option<JsValue>,
-    // Callbacks handed to JS: the message sink (`on_message`), and `signal`
-    // with its first argument bound, made once rather than per timer, turn
-    // or call. They name this endpoint by its number, so a late call (a
-    // timer, a handler settling after destroy) finds nothing and does nothing.
-    on_message: Function,
-    on_tick: Function,
-    on_deadline: Function,
-    on_flush: Function,
-    on_abort: Function,
-    /// The listeners on the transport (its messages, its `close`): dropped,
-    /// they remove themselves.
-    listening: RefCell<Vec<js::Listening>>,
     /// The binding itself while it is subscribed to its transport: it lives
     /// as long as the transport can deliver to it, whether or not JS keeps its
     /// object. Cleared by `destroy()`.
     subscribed: RefCell<Option<Rc<Binding>>>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Timers {
-    tick: Option<JsValue>,
-    deadline: Option<(JsValue, Deadline)>,
+    tick: bool,
+    deadline: Option<Deadline>,
 }
 
 fn now() -> Deadline {
@@ -128,19 +120,7 @@ impl Binding {
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
             let number = f64::from(ENDPOINTS.enter(weak.clone()));
-            let wasm = wasm_bindgen::exports();
-            let hooks = js::handler_hooks(&wasm, number, &traced);
-            let on_message = js::envelope_reader(
-                &wasm,
-                number,
-                &hooks,
-                &transport,
-                js::names::table(),
-                limits.max_message_bytes as f64,
-                limits.max_depth as f64,
-                text,
-                tracer.is_some(),
-            );
+            let hooks = js::handler_hooks(&wasm_bindgen::exports(), number, &traced);
             Binding {
                 transport: transport.clone(),
                 text: Cell::new(text),
@@ -154,20 +134,22 @@ impl Binding {
                 expect: Cell::new(None),
                 handback: Cell::new(Handback::Nothing),
                 batch: RefCell::new(None),
-                timers: RefCell::new(Timers::default()),
+                timers: Cell::new(Timers::default()),
                 tracer,
-                on_message,
-                on_tick: js::signalling(&hooks, js::signal::TICK),
-                on_deadline: js::signalling(&hooks, js::signal::DEADLINE),
-                on_flush: js::signalling(&hooks, js::signal::FLUSH),
-                on_abort: js::signalling(&hooks, js::signal::ABORT),
                 hooks,
-                listening: RefCell::new(Vec::new()),
                 subscribed: RefCell::new(None),
             }
         });
-        binding.watch_connection();
-        binding.listen(js::Listening::on_message(&binding.transport, &binding.on_message)?);
+        js::listen(
+            &binding.hooks,
+            &binding.transport,
+            js::names::table(),
+            limits.max_message_bytes as f64,
+            limits.max_depth as f64,
+            text,
+            binding.tracer.is_some(),
+            binding.settled.is_some(),
+        );
         *binding.subscribed.borrow_mut() = Some(binding.clone());
         // The hello, if the transport asked for a handshake.
         binding.drain();
@@ -256,7 +238,7 @@ impl Binding {
                     self.trace("check-timeout", &JsValue::UNDEFINED);
                     js::abort_handlers(&self.hooks, &call.0.into(), &reason);
                 }
-                Event::ScheduleFlush => js::queue_microtask(&self.on_flush),
+                Event::ScheduleFlush => js::flush_later(&self.hooks),
                 Event::Unhandled { method } => {
                     if let Some(tracer) = self.tracer() {
                         let method = JsValue::from_str(&method);
@@ -297,30 +279,26 @@ impl Binding {
     /// timer for the earliest deadline: no timer work per call.
     fn arm_timers(&self) {
         let Some(wanted) = self.core().map(|core| core.poll_timeout()) else { return };
-        let mut timers = self.timers.borrow_mut();
-        if wanted.reading && timers.tick.is_none() {
-            timers.tick = Some(js::set_timeout(&self.on_tick, TICK_MS as f64));
+        let mut timers = self.timers.get();
+        if wanted.reading && !timers.tick {
+            timers.tick = true;
+            js::arm(&self.hooks, js::signal::TICK, TICK_MS as f64);
         }
-        if let Some(at) = wanted.deadline {
-            if timers.deadline.as_ref().is_none_or(|(_, armed)| at < *armed) {
-                if let Some((handle, _)) = timers.deadline.take() {
-                    js::clear_timeout(&handle);
-                }
-                let delay = (at as f64 - js::performance_now()).max(0.0);
-                timers.deadline = Some((js::set_timeout(&self.on_deadline, delay), at));
-            }
+        if let Some(at) = wanted.deadline.filter(|at| timers.deadline.is_none_or(|armed| *at < armed)) {
+            timers.deadline = Some(at);
+            js::arm(&self.hooks, js::signal::DEADLINE, (at as f64 - js::performance_now()).max(0.0));
         }
+        self.timers.set(timers);
     }
 
     /// A timer fired: the core gets a clock reading.
     fn clock(self: &Rc<Self>, tick: bool) {
-        {
-            let mut timers = self.timers.borrow_mut();
-            match tick {
-                true => timers.tick = None,
-                false => timers.deadline = None,
-            }
+        let mut timers = self.timers.get();
+        match tick {
+            true => timers.tick = false,
+            false => timers.deadline = None,
         }
+        self.timers.set(timers);
         self.with_core(|core| core.handle_timeout(now()));
     }
 
@@ -340,54 +318,16 @@ impl Binding {
         self.core().map_or(0, |core| core.pending())
     }
 
-    /// `on(event, listener)` on the transport, if it has events.
-    fn on(&self, event: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
-        let on = js::method(&self.transport, "on").ok_or_else(|| js::type_error("this transport has no events"))?;
-        on.call2(&self.transport, &event.into(), listener)
-    }
-
     fn session_id(&self) -> JsValue {
         self.core().and_then(|core| core.session_id().map(JsValue::from_str)).unwrap_or(JsValue::UNDEFINED)
-    }
-
-    /// Keeps a listener on the transport until `destroy()`.
-    pub(super) fn listen(&self, listening: js::Listening) {
-        self.listening.borrow_mut().push(listening);
-    }
-
-    /// Follows the connection of a transport that has one (a WebSocket):
-    /// when it closes, calls waiting on it fail at once instead of timing out.
-    fn watch_connection(self: &Rc<Self>) {
-        let closed = js::event_signalling(&self.hooks, js::signal::CLOSED);
-        if let Ok(remove) = self.on("close", &closed) {
-            self.listen(js::Listening::removed_by(remove));
-        }
-        if let Ok(remove) = self.on("open", &self.signalling(js::signal::OPENED)) {
-            self.listen(js::Listening::removed_by(remove));
-        }
-        if self.settled.is_some() {
-            let undelivered = js::event_signalling(&self.hooks, js::signal::UNDELIVERED);
-            if let Ok(remove) = self.on("undelivered", &undelivered) {
-                self.listen(js::Listening::removed_by(remove));
-            }
-        }
     }
 
     pub fn destroy(self: &Rc<Self>) {
         if self.core().is_none_or(|core| core.is_destroyed()) {
             return;
         }
-        {
-            let mut timers = self.timers.borrow_mut();
-            if let Some(handle) = timers.tick.take() {
-                js::clear_timeout(&handle);
-            }
-            if let Some((handle, _)) = timers.deadline.take() {
-                js::clear_timeout(&handle);
-            }
-        }
-        let listening = core::mem::take(&mut *self.listening.borrow_mut());
-        drop(listening);
+        js::detach(&self.hooks);
+        self.timers.set(Timers::default());
         if let Some(destroy) = js::method(&self.transport, "destroy") {
             let _ = destroy.call0(&self.transport);
         }

@@ -6,7 +6,7 @@ use crate::prelude::*;
 
 use alloc::rc::Rc;
 
-use js_sys::{Array, Function};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::super::boundary::{self as js, flags};
@@ -191,11 +191,6 @@ impl Binding {
         let whole =
             || Some(js::describe_error(thrown, self.expose_stack, self.text.get())).filter(|d| !d.is_undefined());
         thrown_error(thrown, whole)
-    }
-
-    /// The binding's one callback, with its first argument bound to `what`.
-    pub(in super::super) fn signalling(&self, what: u32) -> Function {
-        js::signalling(&self.hooks, what)
     }
 
     /// The transport's `undelivered` event, `{ calls, reply?, reason,
