@@ -8,7 +8,7 @@
 // extensions.js (`plugins`).
 
 import { contracted, extensions } from "./extensions.js";
-import { kindOf, RPCError } from "./glue.js";
+import { kindOf, RPCError, sendCall } from "./glue.js";
 import { addHandler } from "./serving.js";
 import { transfer } from "./wire.js";
 
@@ -103,6 +103,10 @@ class Calls {
     let called;
     if (options === undefined || options === null) {
       called = wasm.wiggumRequest(hooks.endpoint, method, params, params === undefined ? 0 : kindOf(params) + 1);
+      // The call's id: its request is the one thing to send, as it is (negative: as JSON text).
+      if (typeof called === "number") {
+        return sendCall(hooks, stateOf(this).transport, called < 0, method, params, Math.abs(called));
+      }
     } else {
       const { timeout, onChunk, onProgress, window, maxTotalTimeout } = options;
       const signal = typeof options.signal === "object" && options.signal !== null ? options.signal : undefined;

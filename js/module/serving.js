@@ -191,10 +191,10 @@ export function abortHandlers(hooks, call, reason) {
   }
 }
 
-// Tells the transport's listeners of `type` once the endpoint's current work
-// is done: a listener may call back into the endpoint, or destroy it.
-export function emitLater(transport, type) {
-  queueMicrotask(() => transport.emit?.(type));
+// Tells the transport's `sessionend` listeners once the endpoint's current
+// work is done: a listener may call back into the endpoint, or destroy it.
+export function sessionEnded(transport) {
+  queueMicrotask(() => transport.emit?.("sessionend"));
 }
 
 // The endpoint is destroyed: a handler that settles later has nobody to tell

@@ -29,27 +29,28 @@ extern "C" {
     pub fn kind_of(value: &JsValue) -> u8;
     /// A new table of remembered names, for this instance of the module.
     #[wasm_bindgen(js_name = nameTable)]
-    pub(super) fn name_table() -> u32;
+    pub(super) fn name_table() -> i32;
     /// -2 for anything but a string; the number of a name remembered in `table`; -1.
     #[wasm_bindgen(js_name = nameIndex)]
-    pub(super) fn name_index(table: u32, value: &JsValue) -> i32;
+    pub(super) fn name_index(table: i32, value: &JsValue) -> i32;
     #[wasm_bindgen(js_name = rememberName)]
-    pub(super) fn remember_name(table: u32, name: &JsValue, index: f64);
+    pub(super) fn remember_name(table: i32, name: &JsValue, index: f64);
     /// An endpoint's options, read: ten numbers written at `at` (`binding::options`); 1: not a transport.
     #[wasm_bindgen(js_name = openOptions)]
-    pub fn open_options(transport: &JsValue, options: &JsValue, memory: &JsValue, at: u32) -> i32;
+    pub fn open_options(transport: &JsValue, options: &JsValue, memory: &JsValue, at: i32) -> i32;
     /// Subscribes the endpoint (its `hooks`) to its transport: its messages
-    /// to a reader (`envelopeReader`), its events to the endpoint.
+    /// to a reader (`envelopeReader`), its events to the endpoint. (Numbers
+    /// only, no `u32` or `bool`: then no shim stands between; the flags are 0 or 1.)
     #[allow(clippy::too_many_arguments)]
     pub fn listen(
         hooks: &JsValue,
         transport: &JsValue,
-        names: u32,
+        names: i32,
         max_bytes: f64,
         max_depth: f64,
-        text_transport: bool,
-        traced: bool,
-        follows_calls: bool,
+        text_transport: i32,
+        traced: i32,
+        follows_calls: i32,
     );
 
     // This side's calls, by id: their records live in the endpoint's `hooks`.
@@ -86,10 +87,10 @@ extern "C" {
 
     /// A thrown error, whole, as plain data (`undefined` if it cannot be read).
     #[wasm_bindgen(js_name = describeError)]
-    pub fn describe_error(thrown: &JsValue, with_stack: bool, as_text: bool) -> JsValue;
+    pub fn describe_error(thrown: &JsValue, with_stack: i32, as_text: i32) -> JsValue;
     #[wasm_bindgen(js_name = receivedError)]
     fn received_error(code: f64, message: &str, data: &JsValue) -> JsValue;
-    pub fn encodable(value: &JsValue, as_text: bool) -> bool;
+    pub fn encodable(value: &JsValue, as_text: i32) -> i32;
     pub fn describe(error: &JsValue) -> String;
 }
 
@@ -185,7 +186,7 @@ extern "C" {
     #[wasm_bindgen(js_name = handlerHooks)]
     pub fn handler_hooks(wasm: &JsValue, endpoint: f64, tracer: &JsValue) -> JsValue;
     /// Arms the endpoint's timer `which` (`signal::TICK`, `signal::DEADLINE`), replacing the one armed.
-    pub fn arm(hooks: &JsValue, which: u32, delay: f64);
+    pub fn arm(hooks: &JsValue, which: i32, delay: f64);
     /// `signal::FLUSH` at the end of this turn.
     #[wasm_bindgen(js_name = flushLater)]
     pub fn flush_later(hooks: &JsValue);
@@ -193,8 +194,9 @@ extern "C" {
     pub fn detach(hooks: &JsValue);
     #[wasm_bindgen(js_name = abortHandlers)]
     pub fn abort_handlers(hooks: &JsValue, call: &JsValue, reason: &JsValue);
-    #[wasm_bindgen(js_name = emitLater)]
-    pub fn emit_later(transport: &JsValue, event: &str);
+    /// The transport's `sessionend` listeners hear of it once this task's work is done.
+    #[wasm_bindgen(js_name = sessionEnded)]
+    pub fn session_ended(transport: &JsValue);
     #[wasm_bindgen(js_name = retireHooks)]
     pub fn retire_hooks(hooks: &JsValue);
     /// The handler of `call` may stream again: what its `emit` returned resolves.
@@ -215,12 +217,12 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = tracer)]
     pub fn tracer(hook: &JsValue) -> Result<Tracer, JsValue>;
     /// This side's call `id` to `method` is going out.
-    #[wasm_bindgen(method)]
-    pub fn sent(this: &Tracer, id: f64, method: &JsValue);
+    #[wasm_bindgen(js_name = traceSent)]
+    pub fn trace_sent(tracer: &Tracer, id: f64, method: &JsValue);
     /// A message came in; `calls`: which of this side's calls it (or each
     /// member of its batch) answers, as the core read it.
-    #[wasm_bindgen(method)]
-    pub fn received(this: &Tracer, message: &JsValue, calls: &JsValue);
+    #[wasm_bindgen(js_name = traceReceived)]
+    pub fn trace_received(tracer: &Tracer, message: &JsValue, calls: &JsValue);
     /// A call of this side's ended without an answer (`calls`: the endpoint's hooks).
     #[wasm_bindgen(method)]
     pub fn failed(this: &Tracer, event: &str, id: f64, calls: &JsValue, detail: &JsValue);

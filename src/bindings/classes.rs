@@ -9,7 +9,7 @@ use alloc::string::String;
 
 use wasm_bindgen::prelude::*;
 
-use super::binding::{Binding, CallOptions};
+use super::binding::{Binding, CallOptions, Requested};
 use crate::core::Roles;
 
 /// Opens an endpoint on `transport`: its JS state (`handlerHooks`), or the
@@ -25,14 +25,18 @@ pub fn wiggum_open(transport: JsValue, roles: u32, options: JsValue) -> JsValue 
 }
 
 /// A request of endpoint `endpoint` with no options: its promise
-/// (undefined once the endpoint is destroyed). `kind`: the params' kind + 1,
-/// 0 for none (the class checked that `method` is a string).
+/// (undefined once the endpoint is destroyed), or, when its request is the
+/// one thing to send and goes as given, the call's id for the class to open
+/// it and post its request itself (`sendCall`): negative when the transport
+/// speaks JSON text. `kind`: the params' kind + 1, 0 for none (the class
+/// checked that `method` is a string).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumRequest, skip_typescript)]
 pub fn wiggum_request(endpoint: u32, method: JsValue, params: JsValue, kind: u32) -> JsValue {
-    match Binding::numbered(endpoint) {
-        Some(binding) => binding.request(method, params, kind, None).into(),
-        None => JsValue::UNDEFINED,
+    let Some(binding) = Binding::numbered(endpoint) else { return JsValue::UNDEFINED };
+    match binding.request(method, params, kind, None) {
+        Requested::Promise(promise) => promise.into(),
+        Requested::Post(id) => JsValue::from_f64(if binding.speaks_text() { -(id as f64) } else { id as f64 }),
     }
 }
 
@@ -56,7 +60,11 @@ pub fn wiggum_request_with(
 ) -> JsValue {
     let Some(binding) = Binding::numbered(endpoint) else { return JsValue::UNDEFINED };
     let options = CallOptions { timeout: Some(timeout), signal, on_chunk, window, on_progress, bits, max_total };
-    binding.request(method, params, kind, Some(options)).into()
+    match binding.request(method, params, kind, Some(options)) {
+        Requested::Promise(promise) => promise.into(),
+        // Never with options: the class would have to watch the signal, count the chunks.
+        Requested::Post(_) => JsValue::UNDEFINED,
+    }
 }
 
 /// A notification of endpoint `endpoint` (`method` a string, params with

@@ -19,7 +19,7 @@ pub mod names {
 
     /// The texts by number, the number of this instance's table in glue.js,
     /// and what the reader found of the method being read (see [`expect`]).
-    struct Names(RefCell<Vec<String>>, OnceCell<u32>, Cell<i32>);
+    struct Names(RefCell<Vec<String>>, OnceCell<i32>, Cell<i32>);
     // SAFETY: one thread (see `keys`).
     unsafe impl Sync for Names {}
     static NAMES: Names = Names(RefCell::new(Vec::new()), OnceCell::new(), Cell::new(NOT_LOOKED_UP));
@@ -28,7 +28,7 @@ pub mod names {
     const NOT_LOOKED_UP: i32 = -3;
 
     /// The number of this instance's table of names in glue.js.
-    pub fn table() -> u32 {
+    pub fn table() -> i32 {
         *NAMES.1.get_or_init(super::super::boundary::name_table)
     }
 

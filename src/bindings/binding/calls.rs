@@ -37,6 +37,13 @@ pub mod call_options {
     pub const TIMEOUT: u32 = 4;
 }
 
+/// What became of a request: its promise, or (its id) one for its class to
+/// open, its request to post as the class gave it (`sendCall`).
+pub enum Requested {
+    Promise(Promise),
+    Post(u64),
+}
+
 /// Whole milliseconds at or after `at` (`f64::ceil` needs std's float library).
 pub(super) fn ceil_ms(at: f64) -> Deadline {
     let whole = at as Deadline;
@@ -47,14 +54,16 @@ impl Binding {
     /// Sends a request; the promise settles with its outcome. `kind`: the
     /// params' kind + 1 (0: none), as the class read them with the method
     /// (a string) and the options, if any. A call that goes out at once,
-    /// alone, is opened and posted in one crossing (`sendCall`).
+    /// alone, is opened and posted in one crossing (`sendCall`); with no
+    /// options, when its request goes as the class gave it, it is left to
+    /// the class (`Requested::Post`), which saves that crossing too.
     pub fn request(
         self: &Rc<Self>,
         method: JsValue,
         params: JsValue,
         kind: u32,
         options: Option<CallOptions>,
-    ) -> Promise {
+    ) -> Requested {
         let kind = kind.checked_sub(1).map(js::kind_from_index);
         let whole_ms = |ms: f64| (ms.is_finite() && ms > 0.0).then(|| ceil_ms(ms));
         let params = kind.map(|_| params);
@@ -76,13 +85,13 @@ impl Binding {
         let on_chunk = options.as_ref().map_or(&undefined, |options| &options.on_chunk);
         let on_progress = options.as_ref().map_or(&undefined, |options| &options.on_progress);
         let Some(mut core) = self.core() else {
-            return Promise::reject(&js::type_error("re-entrant call"));
+            return Requested::Promise(Promise::reject(&js::type_error("re-entrant call")));
         };
         let id = match core.request_of_kind(method.clone(), params, kind, (), core_options, now) {
             Ok(id) => id,
             Err(((), outcome)) => {
                 drop(core);
-                return refused_call(outcome);
+                return Requested::Promise(refused_call(outcome));
             }
         };
         // The common case: the request is all there is to do, and goes as it is.
@@ -94,6 +103,11 @@ impl Binding {
         };
         drop(core);
         let promise = match lone {
+            // Its params are the class's: jrpc-oo's dialect would wrap them, and MCP's progress needs an option.
+            Some(_) if self.plain() && options.is_none() && !self.jrpc_oo => {
+                self.drain();
+                return Requested::Post(id);
+            }
             Some(params) if self.plain() => {
                 let params = params.unwrap_or(JsValue::UNDEFINED);
                 let text = i32::from(self.text.get());
@@ -116,7 +130,7 @@ impl Binding {
             js::count_consumed(&self.hooks, id as f64);
         }
         self.drain();
-        promise
+        Requested::Promise(promise)
     }
     /// Sends a notification (`method` a string, params with their
     /// transfer list, as the class made them): the error to throw, if the

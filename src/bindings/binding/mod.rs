@@ -27,7 +27,7 @@ mod send;
 use entry::{Expect, Handback, ENDPOINTS};
 
 use calls::settle;
-pub use calls::{call_options, CallOptions};
+pub use calls::{call_options, CallOptions, Requested};
 
 use super::boundary::{self as js, keys, opening, option};
 use crate::core::{code, Deadline, Endpoint, Envelope, Event, Failure, Outcome, Roles, TICK_MS};
@@ -146,9 +146,9 @@ impl Binding {
             js::names::table(),
             limits.max_message_bytes as f64,
             limits.max_depth as f64,
-            text,
-            binding.tracer.is_some(),
-            binding.settled.is_some(),
+            i32::from(text),
+            i32::from(binding.tracer.is_some()),
+            i32::from(binding.settled.is_some()),
         );
         *binding.subscribed.borrow_mut() = Some(binding.clone());
         // The hello, if the transport asked for a handshake.
@@ -159,6 +159,11 @@ impl Binding {
     /// The endpoint known by `number` (`hooks.endpoint`), while it is open.
     pub fn numbered(number: u32) -> Option<Rc<Binding>> {
         ENDPOINTS.get(number)
+    }
+
+    /// Whether the endpoint speaks JSON text (its transport said so, or delivered text).
+    pub fn speaks_text(&self) -> bool {
+        self.text.get()
     }
 
     /// The endpoint's JS state (`handlerHooks`): what its class holds.
@@ -259,7 +264,7 @@ impl Binding {
         }
         self.draining.set(false);
         if session_ended {
-            js::emit_later(&self.transport, "sessionend");
+            js::session_ended(&self.transport);
         }
         if let Some(idle) = &self.idle {
             if self.core().is_some_and(|core| !core.is_serving()) {
@@ -282,11 +287,11 @@ impl Binding {
         let mut timers = self.timers.get();
         if wanted.reading && !timers.tick {
             timers.tick = true;
-            js::arm(&self.hooks, js::signal::TICK, TICK_MS as f64);
+            js::arm(&self.hooks, js::signal::TICK as i32, TICK_MS as f64);
         }
         if let Some(at) = wanted.deadline.filter(|at| timers.deadline.is_none_or(|armed| *at < armed)) {
             timers.deadline = Some(at);
-            js::arm(&self.hooks, js::signal::DEADLINE, (at as f64 - js::performance_now()).max(0.0));
+            js::arm(&self.hooks, js::signal::DEADLINE as i32, (at as f64 - js::performance_now()).max(0.0));
         }
         self.timers.set(timers);
     }

@@ -26,7 +26,7 @@ pub(super) struct Opening {
 /// a `TypeError` when the transport is not one.
 pub(super) fn read(transport: &JsValue, options: &JsValue, roles: Roles) -> Result<Opening, JsValue> {
     let mut slots = [0f64; 10];
-    if js::open_options(transport, options, &wasm_bindgen::memory(), slots.as_mut_ptr() as u32) != 0 {
+    if js::open_options(transport, options, &wasm_bindgen::memory(), slots.as_mut_ptr() as i32) != 0 {
         return Err(js::type_error("transport must have send(message) and onMessage(handler)"));
     }
     let [flags, timeout, batching, batches, max_in_flight, max_bytes, max_depth, session, grace, max_kept] = slots;

@@ -76,7 +76,7 @@ impl Binding {
                 tracer.local("parse-error", &undefined, &undefined, &undefined);
             }
             flags::OBJECT if bits & (flags::TEXT | flags::VERSION_2) != 0 => {
-                tracer.received(message, &call(js::envelope(bits, members.clone(), id_number)));
+                js::trace_received(tracer, message, &call(js::envelope(bits, members.clone(), id_number)));
             }
             flags::ARRAY => {
                 // Every member of a batch is ours, whatever the framing.
@@ -86,9 +86,9 @@ impl Binding {
                     .map(|one| core.answers(Envelope::read(one), Framing::Text))
                     .map(|id| id.map_or(JsValue::UNDEFINED, |id| (id as f64).into()))
                     .collect();
-                tracer.received(message, &calls);
+                js::trace_received(tracer, message, &calls);
             }
-            _ if bits & flags::TEXT != 0 => tracer.received(message, &JsValue::UNDEFINED),
+            _ if bits & flags::TEXT != 0 => js::trace_received(tracer, message, &JsValue::UNDEFINED),
             _ => {}
         }
     }
@@ -188,8 +188,10 @@ impl Binding {
     /// What a handler's thrown value answers: the core's rule, with the
     /// error read whole where it is (here, in JS).
     pub(super) fn thrown(&self, thrown: &JsValue) -> crate::core::ErrorObject<JsValue> {
-        let whole =
-            || Some(js::describe_error(thrown, self.expose_stack, self.text.get())).filter(|d| !d.is_undefined());
+        let whole = || {
+            Some(js::describe_error(thrown, i32::from(self.expose_stack), i32::from(self.text.get())))
+                .filter(|d| !d.is_undefined())
+        };
         thrown_error(thrown, whole)
     }
 

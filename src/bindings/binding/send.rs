@@ -17,7 +17,7 @@ impl Binding {
         if let Some(tracer) = self.tracer() {
             let sent = |message: &Message<JsValue>| {
                 if let Message::Request { id, method, .. } = message {
-                    tracer.sent(*id as f64, method);
+                    js::trace_sent(tracer, *id as f64, method);
                 }
             };
             match &transmit {
@@ -78,7 +78,7 @@ impl Binding {
         let reason = js::describe(failure);
         let mut unsent = None;
         self.with_core(|core| {
-            unsent = core.transmit_failed(transmit, &reason, |value| js::encodable(value, text));
+            unsent = core.transmit_failed(transmit, &reason, |value| js::encodable(value, i32::from(text)) != 0);
         });
         if let Some((id, ())) = unsent {
             if let Some(tracer) = self.tracer() {
