@@ -183,7 +183,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         self.transmit(Transmit::Single(self.ready(true, answer)));
                     }
                     // Sent before (counted, kept): straight to the host.
-                    self.events.extend(again.into_iter().map(Event::Transmit));
+                    self.transmit_again(again);
                     if let Some(presence) = presence_of(params.as_ref()) {
                         if self.watched.as_ref() != Some(&presence) {
                             self.watched = Some(presence.clone());

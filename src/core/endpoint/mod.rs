@@ -435,7 +435,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let Some(then) = session.connection_opened() else { return };
         let hello = session.hello();
         self.events.push_back(Event::Transmit(Transmit::Single(self.ready(false, hello))));
-        self.events.extend(then.into_iter().map(Event::Transmit));
+        self.transmit_again(then);
+    }
+
+    /// What a session numbered and kept already goes straight to the host.
+    /// One push at a time: `VecDeque::extend` links its own copy of the
+    /// queue's growth, for a path that runs once per reconnect.
+    fn transmit_again(&mut self, transmits: Vec<Transmit<V>>) {
+        for transmit in transmits {
+            self.events.push_back(Event::Transmit(transmit));
+        }
     }
 
     /// The id of the session this side is in, whether or not a connection carries it now.
