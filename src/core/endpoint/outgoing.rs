@@ -115,23 +115,36 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         for one in &queued {
             self.mark_sent(one.call);
         }
-        let several = queued.len() > 1;
-        let mut messages = queued.into_iter().map(|queued| queued.message);
-        if several && self.batches_out() {
-            // No batch longer than the peer answers (ours by default, if it did not say).
-            let most = self.peer.map_or(0, |peer| peer.max_batch);
-            let most = if most == 0 { Limits::MAX_BATCH } else { most };
-            loop {
-                let mut batch: Vec<Message<V>> = messages.by_ref().take(most).collect();
-                match batch.len() {
-                    0 => return,
-                    1 => self.transmit(Transmit::Single(batch.remove(0))),
-                    _ => self.transmit(Transmit::Batch(batch)),
-                }
+        // No batch longer than the peer answers (ours by default, if it did
+        // not say); toward a peer that takes none, one message at a time.
+        let most = match queued.len() > 1 && self.batches_out() {
+            true => match self.peer.map_or(0, |peer| peer.max_batch) {
+                0 => Limits::MAX_BATCH,
+                most => most,
+            },
+            false => 1,
+        };
+        let mut batch = Vec::new();
+        for queued in queued {
+            batch.push(queued.message);
+            if batch.len() == most {
+                self.transmit_batch(&mut batch);
             }
         }
-        for message in messages {
-            self.transmit(Transmit::Single(message));
+        self.transmit_batch(&mut batch);
+    }
+
+    /// What `batch` holds goes out, and it is left empty: one message alone,
+    /// several as one batch.
+    fn transmit_batch(&mut self, batch: &mut Vec<Message<V>>) {
+        match batch.len() {
+            0 => {}
+            1 => {
+                if let Some(message) = batch.pop() {
+                    self.transmit(Transmit::Single(message));
+                }
+            }
+            _ => self.transmit(Transmit::Batch(core::mem::take(batch))),
         }
     }
 
