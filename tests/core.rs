@@ -385,7 +385,7 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     assert_eq!(table.remove(a), Some("a"));
     assert_eq!(table.remove(a), None, "a call settles once");
     assert_eq!(table.next_deadline(), None, "a settled call leaves no deadline");
-    assert_eq!(table.drain(), vec![(c, "c")]);
+    assert_eq!(table.drain().collect::<Vec<_>>(), vec![(c, "c")]);
     assert!(table.is_empty());
 }
 

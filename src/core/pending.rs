@@ -126,9 +126,10 @@ impl<W> PendingTable<W> {
         (expired, self.next_deadline())
     }
 
-    /// Removes and returns every pending call (destroy, connection lost).
-    pub fn drain(&mut self) -> Vec<(u64, W)> {
-        self.calls.drain().map(|(id, call)| (id, call.waiter)).collect()
+    /// Removes every pending call (destroy, connection lost), and yields
+    /// them in id order.
+    pub fn drain(&mut self) -> impl Iterator<Item = (u64, W)> {
+        self.calls.drain().map(|(id, call)| (id, call.waiter))
     }
 
     /// The ids of the calls waiting.
