@@ -260,6 +260,14 @@ fn mend<V>(response: Response<V>, reason: &str) -> Response<V> {
 fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {
     match reply {
         Outgoing::Single(response) => Transmit::Single(Message::Response(response)),
-        Outgoing::Batch(responses) => Transmit::Batch(responses.into_iter().map(Message::Response).collect()),
+        // A loop, not `map` and `collect`: their specialised collecting is
+        // larger than the loop.
+        Outgoing::Batch(responses) => {
+            let mut messages = Vec::with_capacity(responses.len());
+            for response in responses {
+                messages.push(Message::Response(response));
+            }
+            Transmit::Batch(messages)
+        }
     }
 }
