@@ -126,7 +126,7 @@ impl<W> PendingTable<W> {
         };
         let past = |due: Option<Due>| matches!(due, Some(Due::At(at)) if at <= now);
         let mut expired = Vec::new();
-        let due = |call: &mut Pending<W>| {
+        let due = |_: &u64, call: &mut Pending<W>| {
             read(&mut call.due);
             read(&mut call.cap);
             past(call.due) || past(call.cap)
@@ -141,9 +141,10 @@ impl<W> PendingTable<W> {
         self.calls.drain().map(|(id, call)| (id, call.waiter))
     }
 
-    /// The ids of the calls waiting.
-    pub fn ids(&self) -> Vec<u64> {
-        self.calls.iter().map(|(&id, _)| id).collect()
+    /// Removes the calls whose id `take` picks, handing each to `removed`,
+    /// in id order.
+    pub fn remove_where(&mut self, mut take: impl FnMut(u64) -> bool, mut removed: impl FnMut(u64, W)) {
+        self.calls.remove_where(|&id, _| take(id), |&id, call| removed(id, call.waiter));
     }
 
     pub fn len(&self) -> usize {

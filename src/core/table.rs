@@ -116,9 +116,9 @@ impl<K: Ord, V> Table<K, V> {
 
     /// Removes the entries `take` picks (it may change each entry it is
     /// shown), handing each to `removed`, in key order.
-    pub fn remove_where(&mut self, mut take: impl FnMut(&mut V) -> bool, mut removed: impl FnMut(&K, V)) {
+    pub fn remove_where(&mut self, mut take: impl FnMut(&K, &mut V) -> bool, mut removed: impl FnMut(&K, V)) {
         for (key, slot) in &mut self.slots {
-            if slot.as_mut().is_some_and(&mut take) {
+            if slot.as_mut().is_some_and(|value| take(key, value)) {
                 if let Some(value) = slot.take() {
                     self.live -= 1;
                     removed(key, value);
@@ -197,7 +197,7 @@ mod tests {
         table.retain(|key, _| key % 2 == 0);
         model.retain(|key, _| key % 2 == 0);
         let mut removed = Vec::new();
-        table.remove_where(|value| *value % 3 == 0, |&key, value| removed.push((key, value)));
+        table.remove_where(|_, value| *value % 3 == 0, |&key, value| removed.push((key, value)));
         let picked: Vec<(u64, u64)> =
             model.iter().filter(|(_, value)| *value % 3 == 0).map(|(k, v)| (*k, *v)).collect();
         model.retain(|_, value| *value % 3 != 0);

@@ -228,14 +228,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             let request = |message: &Message<V>| matches!(message, Message::Request { id: sent, .. } if *sent == id);
             resend.iter().any(|transmit| transmit.messages().iter().any(request))
         };
-        for id in self.calls.ids() {
-            if !carried(id) {
-                if let Some(call) = self.calls.remove(id) {
-                    let outcome = Outcome::Failed(Failure::ConnectionClosed);
-                    self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
-                }
-            }
-        }
+        let events = &mut self.events;
+        self.calls.remove_where(
+            |id| !carried(id),
+            |id, call| {
+                let outcome = Outcome::Failed(Failure::ConnectionClosed);
+                events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+            },
+        );
         for transmit in resend {
             let transmit = match &mut self.session {
                 Some(session) => session.resend(transmit),

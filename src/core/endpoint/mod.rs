@@ -277,7 +277,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         let params = self.outgoing_params(&method, params);
         // One clock reading at most, for the shortest deadline that needs one.
-        let shortest = [options.timeout_ms, options.max_total_ms].into_iter().flatten().filter(|&ms| ms > 0).min();
+        let (timeout_ms, max_total_ms) =
+            (options.timeout_ms.filter(|&ms| ms > 0), options.max_total_ms.filter(|&ms| ms > 0));
+        let shortest = match (timeout_ms, max_total_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let now = shortest.filter(|&ms| ms < COARSE_FROM_MS).map(|_| now());
         let due = |ms: Option<u64>| {
             ms.filter(|&ms| ms > 0).map(|ms| match (ms >= COARSE_FROM_MS, now) {
@@ -286,10 +291,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             })
         };
         let (timeout, cap) = (due(options.timeout_ms), due(options.max_total_ms));
-        for due in [timeout, cap].into_iter().flatten() {
+        for due in [timeout, cap] {
             match due {
-                Due::AfterNextReading(_) => self.awaiting_reading = true,
-                Due::At(at) => self.wake_by(at),
+                Some(Due::AfterNextReading(_)) => self.awaiting_reading = true,
+                Some(Due::At(at)) => self.wake_by(at),
+                None => {}
             }
         }
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
