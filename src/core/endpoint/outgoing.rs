@@ -200,32 +200,34 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         sendable: impl Fn(&V) -> bool,
     ) -> Option<(u64, W)> {
         match transmit {
-            Transmit::Single(Message::Response(response)) => {
+            Transmit::Single(Message::Response(mut response)) => {
                 if strippable(&response) {
-                    self.transmit(Transmit::Single(Message::Response(mend(response, reason))));
+                    mend(&mut response, reason);
+                    self.transmit(Transmit::Single(Message::Response(response)));
                 }
                 None
             }
             Transmit::Single(Message::Request { id, .. }) => self.calls.remove(id).map(|call| (id, call.waiter)),
             Transmit::Single(_) => None,
-            Transmit::Batch(messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
-                let responses: Vec<Response<V>> = messages
-                    .into_iter()
-                    .filter_map(|message| match message {
-                        Message::Response(response) => Some(response),
-                        _ => None,
-                    })
-                    .collect();
+            Transmit::Batch(mut messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
                 let carried = |response: &Response<V>| match &response.payload {
                     Ok(result) => sendable(result),
                     Err(error) => error.data.as_ref().is_none_or(&sendable),
                 };
                 // No culprit found (a buffer in a transfer list fails only when sent): all are.
-                let blame_all = responses.iter().all(carried);
+                let blame_all = messages.iter().all(|m| !matches!(m, Message::Response(r) if !carried(r)));
                 let blamed = |response: &Response<V>| strippable(response) && (blame_all || !carried(response));
-                if responses.iter().any(blamed) {
-                    let mended = responses.into_iter().map(|r| if blamed(&r) { mend(r, reason) } else { r });
-                    self.transmit(Transmit::Batch(mended.map(Message::Response).collect()));
+                let mut mended = false;
+                for message in &mut messages {
+                    if let Message::Response(response) = message {
+                        if blamed(response) {
+                            mend(response, reason);
+                            mended = true;
+                        }
+                    }
+                }
+                if mended {
+                    self.transmit(Transmit::Batch(messages));
                 }
                 None
             }
@@ -245,16 +247,16 @@ fn strippable<V>(response: &Response<V>) -> bool {
 }
 
 /// An answer without what a transport could not carry: the caller learns why.
-fn mend<V>(response: Response<V>, reason: &str) -> Response<V> {
-    let error = match response.payload {
+fn mend<V>(response: &mut Response<V>, reason: &str) {
+    let error = match &mut response.payload {
         Ok(_) => {
             let mut message = String::from("Result could not be sent: ");
             message.push_str(reason);
             ErrorObject::new(code::INTERNAL_ERROR, message)
         }
-        Err(error) => ErrorObject::new(error.code, error.message),
+        Err(error) => ErrorObject::new(error.code, core::mem::take(&mut error.message)),
     };
-    Response { id: response.id, payload: Err(error) }
+    response.payload = Err(error);
 }
 
 fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {
