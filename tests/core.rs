@@ -385,7 +385,7 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     assert_eq!(table.remove(a), Some("a"));
     assert_eq!(table.remove(a), None, "a call settles once");
     assert_eq!(table.next_deadline(), None, "a settled call leaves no deadline");
-    assert_eq!(table.drain(), vec![(c, "c")]);
+    assert_eq!(table.drain().collect::<Vec<_>>(), vec![(c, "c")]);
     assert!(table.is_empty());
 }
 
@@ -590,6 +590,72 @@ fn stream_notifications_reach_the_caller_and_name_their_call() {
     // A server alone has no calls of its own: to it they are plain notifications.
     let mut server: Dispatcher<Json, Handler> = Dispatcher::new(Roles::SERVER);
     assert!(matches!(server.receive(&chunk, Framing::Object).as_slice(), [Action::Unhandled { .. }]));
+}
+
+#[test]
+fn a_protocol_name_is_the_applications_where_the_roles_or_the_convention_do_not_claim_it() {
+    let note = |method: &str, params: Json| json!({"jsonrpc":"2.0","method": method,"params": params});
+    let kinds = |dispatcher: &mut Dispatcher<Json, Handler>, message: &Json| -> Vec<&'static str> {
+        let actions = dispatcher.receive(message, Framing::Text);
+        let kind = |action: &Action<Json, Handler>| match action {
+            Action::Notify { .. } => "notify",
+            Action::Unhandled { .. } => "unhandled",
+            Action::Progress { .. } => "progress",
+            Action::Chunk { .. } => "chunk",
+            Action::StreamEnd { .. } => "end",
+            Action::Credit { .. } => "credit",
+            Action::Cancel { .. } => "cancel",
+            Action::Ready { .. } => "ready",
+            Action::SessionAck { .. } => "ack",
+            other => panic!("{other:?}"),
+        };
+        actions.iter().map(kind).collect()
+    };
+    let progress = note("$/progress", json!({"id": 1, "value": 2}));
+    let mcp_progress = note("notifications/progress", json!({"progressToken": 1, "progress": 2}));
+    let chunk = note("stream.chunk", json!({"id": 1, "chunk": 2}));
+    let end = note("stream.end", json!({"id": 1}));
+    let credit = note("stream.credit", json!({"id": 1, "credit": 2}));
+    let lsp_cancel = note("$/cancelRequest", json!({"id": 1}));
+    let mcp_cancel = note("notifications/cancelled", json!({"requestId": 1}));
+    let ready = note("$/ready", json!({}));
+    let ack = note("$/ack", json!({"received": 3}));
+
+    // A server alone reads no progress or chunks: with a handler of that name they are the application's.
+    let mut server: Dispatcher<Json, Handler> = Dispatcher::new(Roles::SERVER);
+    for name in ["$/progress", "notifications/progress", "stream.chunk", "notifications/cancelled"] {
+        server.set_notification(name, handler(|_| Ok(Json::Null)));
+    }
+    assert_eq!(kinds(&mut server, &progress), ["notify"]);
+    assert_eq!(kinds(&mut server, &mcp_progress), ["notify"]);
+    assert_eq!(kinds(&mut server, &chunk), ["notify"]);
+    assert_eq!(kinds(&mut server, &end), ["unhandled"]);
+    // No call of that id is in flight: no credit, and no cancel (nor the application's).
+    assert!(kinds(&mut server, &credit).is_empty());
+    assert!(kinds(&mut server, &lsp_cancel).is_empty());
+    // MCP's cancellation under the LSP's convention: the application's name.
+    assert_eq!(kinds(&mut server, &mcp_cancel), ["notify"]);
+    // The handshake and acknowledgements belong to the endpoint, whatever the roles.
+    assert_eq!(kinds(&mut server, &ready), ["ready"]);
+    assert_eq!(kinds(&mut server, &ack), ["ack"]);
+
+    // A client alone: its calls' progress and chunks; nothing of a server's.
+    let mut client: Dispatcher<Json, Handler> = Dispatcher::new(Roles::CLIENT);
+    client.set_notification("notifications/progress", handler(|_| Ok(Json::Null)));
+    assert_eq!(kinds(&mut client, &progress), ["progress"]);
+    assert_eq!(kinds(&mut client, &chunk), ["chunk"]);
+    assert_eq!(kinds(&mut client, &end), ["end"]);
+    assert!(kinds(&mut client, &mcp_progress).is_empty(), "MCP's progress only in MCP's convention");
+    assert!(kinds(&mut client, &credit).is_empty());
+    assert!(kinds(&mut client, &lsp_cancel).is_empty());
+    client.set_cancellation(wiggum_rpc::core::Cancellation::Mcp);
+    assert_eq!(kinds(&mut client, &mcp_progress), ["progress"]);
+
+    // A peer under MCP's convention: `$/cancelRequest` is the application's, unhandled.
+    let mut peer: Dispatcher<Json, Handler> = Dispatcher::new(Roles::PEER);
+    peer.set_cancellation(wiggum_rpc::core::Cancellation::Mcp);
+    assert_eq!(kinds(&mut peer, &lsp_cancel), ["unhandled"]);
+    assert!(kinds(&mut peer, &mcp_cancel).is_empty(), "a cancellation of nothing in flight");
 }
 
 #[test]

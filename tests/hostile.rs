@@ -278,6 +278,7 @@ fn burst_toward(max_batch: Option<usize>, calls: u32) -> Vec<usize> {
 #[test]
 fn a_burst_is_cut_into_batches_the_peer_answers() {
     assert_eq!(burst_toward(Some(2), 6), [1, 2, 2, 1], "the first alone, then at most two per batch");
+    assert_eq!(burst_toward(Some(1), 3), [1, 1, 1], "a peer that answers batches of one gets messages alone");
     let lengths = burst_toward(None, 2_500);
     assert_eq!(lengths, [1, 1_000, 1_000, 499], "our default limit toward a peer that named none");
 }

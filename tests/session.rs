@@ -445,6 +445,47 @@ fn a_restarted_server_fails_what_was_sent_and_takes_what_was_held() {
 }
 
 #[test]
+fn a_new_session_takes_the_held_calls_and_notifications_and_nothing_else_held() {
+    let mut world = World::new();
+    world.settle();
+    let id = world.serving.clone().unwrap();
+    world.server_turn(&id, |s| s.call(9, "later", json!([])));
+    world.client_turn(|c| {
+        c.call(1, "later", json!([]));
+        c.call(2, "later", json!([]));
+    });
+    world.settle();
+    let answer = world.client.later.pop().unwrap();
+    world.drop_connection();
+    // Held while no connection carries the session: an answer, cancels, calls and a notification.
+    world.client_turn(|c| c.endpoint.complete(answer, Ok(json!("late"))));
+    world.client_turn(|c| {
+        c.endpoint.cancel(1);
+        c.call(3, "echo", json!(["three"]));
+        c.endpoint.notify(json!("note"), Some(json!(["held"]))).unwrap();
+    });
+    world.client_turn(|c| {
+        c.endpoint.cancel(2);
+        c.call(4, "echo", json!(["four"]));
+    });
+    world.sessions.clear();
+    world.reconnect();
+    assert!(world.step_server(), "the hello");
+    assert!(world.step_client(), "the answer: a new session");
+    let sent: Vec<Json> = world.to_server.iter().cloned().collect();
+    let batches: Vec<usize> = sent.iter().filter_map(|m| m.as_array().map(Vec::len)).collect();
+    assert_eq!(batches, [2], "a held batch goes without what was not a call or a notification: {sent:?}");
+    let one = |m: &Json| m.as_array().cloned().unwrap_or_else(|| vec![m.clone()]);
+    let methods: Vec<Json> = sent.iter().flat_map(one).map(|m| m["method"].clone()).collect();
+    assert_eq!(methods, [json!("echo"), json!("note"), json!("echo")], "{sent:?}");
+    world.settle();
+    assert_eq!(result(&world, 3), Some(json!(["three"])));
+    assert_eq!(result(&world, 4), Some(json!(["four"])));
+    assert_eq!(world.server().notes, [json!(["held"])]);
+    world.check_once();
+}
+
+#[test]
 fn someone_elses_session_id_gives_nothing_of_that_session() {
     let mut world = World::new();
     world.settle();

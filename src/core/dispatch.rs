@@ -11,11 +11,12 @@ pub use batch::{BatchPolicy, BatchReplies};
 
 use super::error::{code, ErrorObject};
 use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
-use super::message::{Id, Response};
+use super::message::{Id, Notification, Response};
 use super::table::Table;
 use super::value::{Kind, Value};
 use super::wire::{
-    Cancellation, MAX_CREDIT, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+    Cancellation, CANCEL_REQUEST, MAX_CREDIT, MCP_CANCELLED, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK,
+    STREAM_CREDIT, STREAM_END,
 };
 
 /// Which sides of the protocol an endpoint plays. A client never answers
@@ -104,6 +105,40 @@ pub enum Action<V, H> {
     /// The caller let the handler of `call` send more chunks (`stream.credit`);
     /// `resumed`: it had used up what it had.
     Credit { call: CallId, resumed: bool },
+}
+
+/// The notifications the protocol names (see [`super::wire`]), told apart
+/// by one look at the name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Named {
+    Ready,
+    SessionAck,
+    Progress,
+    McpProgress,
+    Chunk,
+    StreamEnd,
+    Credit,
+    LspCancel,
+    McpCancel,
+    /// The application's.
+    Other,
+}
+
+impl Named {
+    fn of(method: &str) -> Named {
+        match method {
+            READY => Named::Ready,
+            SESSION_ACK => Named::SessionAck,
+            PROGRESS => Named::Progress,
+            MCP_PROGRESS => Named::McpProgress,
+            STREAM_CHUNK => Named::Chunk,
+            STREAM_END => Named::StreamEnd,
+            STREAM_CREDIT => Named::Credit,
+            CANCEL_REQUEST => Named::LspCancel,
+            MCP_CANCELLED => Named::McpCancel,
+            _ => Named::Other,
+        }
+    }
 }
 
 /// What is registered under one name: a method, a notification handler, or both.
@@ -299,7 +334,12 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             let elements = value.elements();
             // A refused batch is read only as far as its first member that is not a response.
             if !self.refused(elements.len(), elements.iter().map(member_of), &mut actions) {
-                self.receive_batch(elements.iter().map(member_of).collect(), &mut actions);
+                // A loop, not `map` and `collect`: their specialised collecting is larger.
+                let mut members = Vec::with_capacity(elements.len());
+                for element in &elements {
+                    members.push(member_of(element));
+                }
+                self.receive_batch(members, &mut actions);
             }
         } else if let Some(reply) = self.answer(self.classify(value, kind, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
@@ -340,79 +380,8 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 actions.push(Action::Call { call, handler, params: request.params });
                 None
             }
-            // The handshake belongs to the endpoint, whatever its roles.
-            Inbound::Notification(notification) if notification.method == READY => {
-                actions.push(Action::Ready { params: notification.params });
-                None
-            }
-            Inbound::Notification(notification) if notification.method == SESSION_ACK => {
-                let received = notification.params.as_ref().and_then(|p| p.member("received"))?.as_number()?;
-                if (0.0..=9.0e15).contains(&received) {
-                    actions.push(Action::SessionAck { received: received as u64 });
-                }
-                None
-            }
-            // Progress is part of the caller's call too (MCP's, in MCP's dialect only:
-            // elsewhere the name is the application's).
-            Inbound::Notification(notification)
-                if self.roles.client
-                    && (notification.method == PROGRESS
-                        || (self.cancellation == Cancellation::Mcp && notification.method == MCP_PROGRESS)) =>
-            {
-                let params = notification.params?;
-                let (id, value, handler) = match notification.method == PROGRESS {
-                    true => (params.member("id")?, params.member("value").unwrap_or_else(V::empty_array), None),
-                    false => {
-                        let handler = self.handlers.get(&notification.method).and_then(|h| h.notification.clone());
-                        (params.member("progressToken")?, params, handler)
-                    }
-                };
-                actions.push(Action::Progress { id, value, handler });
-                None
-            }
-            // Chunks are part of the caller's call, whatever else is registered.
-            Inbound::Notification(notification)
-                if self.roles.client && (notification.method == STREAM_CHUNK || notification.method == STREAM_END) =>
-            {
-                let params = notification.params?;
-                let id = params.member("id")?;
-                actions.push(match notification.method == STREAM_END {
-                    true => Action::StreamEnd { id },
-                    false => Action::Chunk { id, chunk: params.member("chunk") },
-                });
-                None
-            }
-            // Flow control of a stream this side serves: a whole number of chunks, at least one.
-            Inbound::Notification(notification) if self.roles.server && notification.method == STREAM_CREDIT => {
-                let params = notification.params?;
-                let id = params.member("id")?;
-                // A whole number of chunks (no float library here: `as` truncates), at least one; past the most, the most.
-                let whole =
-                    |count: &f64| *count >= 1.0 && (*count >= MAX_CREDIT as f64 || (*count as u64) as f64 == *count);
-                let grant = params.member("credit").and_then(|credit| credit.as_number()).filter(whole)?;
-                let grant = grant.min(MAX_CREDIT as f64) as u32;
-                let key = self.calls.iter().find(|(_, c)| *c.id.value() == id).map(|(&key, _)| key)?;
-                let in_flight = self.calls.get_mut(&key)?;
-                let before = in_flight.credit;
-                in_flight.credit = Some(before.unwrap_or(0).saturating_add(grant).min(MAX_CREDIT));
-                actions.push(Action::Credit { call: CallId(key), resumed: before == Some(0) });
-                None
-            }
-            Inbound::Notification(notification) if self.roles.server => {
-                let cancels = notification.method == self.cancellation.method();
-                if cancels {
-                    let id =
-                        notification.params.as_ref().and_then(|params| params.member(self.cancellation.id_member()));
-                    let call = id.and_then(|id| self.calls.iter().find(|(_, c)| *c.id.value() == id).map(|(&k, _)| k));
-                    if let Some(call) = call {
-                        actions.push(Action::Cancel { call: CallId(call) });
-                    }
-                }
-                match self.handlers.get(&notification.method).and_then(|h| h.notification.clone()) {
-                    Some(handler) => actions.push(Action::Notify { handler, params: notification.params }),
-                    None if !cancels => actions.push(Action::Unhandled { method: notification.method }),
-                    None => {}
-                }
+            Inbound::Notification(notification) => {
+                self.notification(notification, actions);
                 None
             }
             Inbound::Invalid(reply) if self.roles.server => Some(reply),
@@ -426,6 +395,83 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             }
             _ => None,
         }
+    }
+
+    /// Turns a notification into actions: the protocol's own (the handshake,
+    /// acknowledgements, progress, chunks and credit of calls), a
+    /// cancellation, or the application's.
+    fn notification(&mut self, notification: Notification<V>, actions: &mut Vec<Action<V, H>>) -> Option<()> {
+        let named = Named::of(&notification.method);
+        match named {
+            // The handshake belongs to the endpoint, whatever its roles.
+            Named::Ready => actions.push(Action::Ready { params: notification.params }),
+            Named::SessionAck => {
+                let received = notification.params.as_ref().and_then(|p| p.member("received"))?.as_number()?;
+                if (0.0..=9.0e15).contains(&received) {
+                    actions.push(Action::SessionAck { received: received as u64 });
+                }
+            }
+            // Progress is part of the caller's call too (MCP's, in MCP's dialect only:
+            // elsewhere the name is the application's).
+            Named::Progress | Named::McpProgress
+                if self.roles.client && (named == Named::Progress || self.cancellation == Cancellation::Mcp) =>
+            {
+                let params = notification.params?;
+                let (id, value, handler) = match named == Named::Progress {
+                    true => (params.member("id")?, params.member("value").unwrap_or_else(V::empty_array), None),
+                    false => {
+                        let handler = self.handlers.get(&notification.method).and_then(|h| h.notification.clone());
+                        (params.member("progressToken")?, params, handler)
+                    }
+                };
+                actions.push(Action::Progress { id, value, handler });
+            }
+            // Chunks are part of the caller's call, whatever else is registered.
+            Named::Chunk | Named::StreamEnd if self.roles.client => {
+                let params = notification.params?;
+                let id = params.member("id")?;
+                actions.push(match named == Named::StreamEnd {
+                    true => Action::StreamEnd { id },
+                    false => Action::Chunk { id, chunk: params.member("chunk") },
+                });
+            }
+            // Flow control of a stream this side serves: a whole number of chunks, at least one.
+            Named::Credit if self.roles.server => {
+                let params = notification.params?;
+                let id = params.member("id")?;
+                // A whole number of chunks (no float library here: `as` truncates), at least one; past the most, the most.
+                let whole =
+                    |count: &f64| *count >= 1.0 && (*count >= MAX_CREDIT as f64 || (*count as u64) as f64 == *count);
+                let grant = params.member("credit").and_then(|credit| credit.as_number()).filter(whole)?;
+                let grant = grant.min(MAX_CREDIT as f64) as u32;
+                let key = self.calls.iter().find(|(_, c)| *c.id.value() == id).map(|(&key, _)| key)?;
+                let in_flight = self.calls.get_mut(&key)?;
+                let before = in_flight.credit;
+                in_flight.credit = Some(before.unwrap_or(0).saturating_add(grant).min(MAX_CREDIT));
+                actions.push(Action::Credit { call: CallId(key), resumed: before == Some(0) });
+            }
+            _ if self.roles.server => {
+                let cancels = match self.cancellation {
+                    Cancellation::Lsp => named == Named::LspCancel,
+                    Cancellation::Mcp => named == Named::McpCancel,
+                };
+                if cancels {
+                    let id =
+                        notification.params.as_ref().and_then(|params| params.member(self.cancellation.id_member()));
+                    let call = id.and_then(|id| self.calls.iter().find(|(_, c)| *c.id.value() == id).map(|(&k, _)| k));
+                    if let Some(call) = call {
+                        actions.push(Action::Cancel { call: CallId(call) });
+                    }
+                }
+                match self.handlers.get(&notification.method).and_then(|h| h.notification.clone()) {
+                    Some(handler) => actions.push(Action::Notify { handler, params: notification.params }),
+                    None if !cancels => actions.push(Action::Unhandled { method: notification.method }),
+                    None => {}
+                }
+            }
+            _ => {}
+        }
+        None
     }
 
     fn next_call_id(&mut self) -> CallId {

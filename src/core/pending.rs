@@ -99,8 +99,17 @@ impl<W> PendingTable<W> {
     /// The earliest deadline still pending (calls still waiting for a
     /// reading have none yet).
     pub fn next_deadline(&self) -> Option<Deadline> {
-        let at = |due: Option<Due>| if let Some(Due::At(at)) = due { Some(at) } else { None };
-        self.calls.values().flat_map(|call| [at(call.due), at(call.cap)]).flatten().min()
+        let mut earliest: Option<Deadline> = None;
+        let mut consider = |due: Option<Due>| {
+            if let Some(Due::At(at)) = due {
+                earliest = Some(earliest.map_or(at, |earliest| earliest.min(at)));
+            }
+        };
+        for call in self.calls.values() {
+            consider(call.due);
+            consider(call.cap);
+        }
+        earliest
     }
 
     /// A reading of the clock, `now` (whole milliseconds, rounded down):
@@ -115,25 +124,27 @@ impl<W> PendingTable<W> {
                 *due = Some(Due::At(now.saturating_add(timeout).saturating_add(1)));
             }
         };
-        for call in self.calls.values_mut() {
+        let past = |due: Option<Due>| matches!(due, Some(Due::At(at)) if at <= now);
+        let mut expired = Vec::new();
+        let due = |_: &u64, call: &mut Pending<W>| {
             read(&mut call.due);
             read(&mut call.cap);
-        }
-        let past = |due: Option<Due>| matches!(due, Some(Due::At(at)) if at <= now);
-        let due: Vec<u64> =
-            self.calls.iter().filter(|(_, call)| past(call.due) || past(call.cap)).map(|(&id, _)| id).collect();
-        let expired = due.into_iter().filter_map(|id| Some((id, self.remove(id)?))).collect();
+            past(call.due) || past(call.cap)
+        };
+        self.calls.remove_where(due, |&id, call| expired.push((id, call.waiter)));
         (expired, self.next_deadline())
     }
 
-    /// Removes and returns every pending call (destroy, connection lost).
-    pub fn drain(&mut self) -> Vec<(u64, W)> {
-        self.calls.drain().map(|(id, call)| (id, call.waiter)).collect()
+    /// Removes every pending call (destroy, connection lost), and yields
+    /// them in id order.
+    pub fn drain(&mut self) -> impl Iterator<Item = (u64, W)> {
+        self.calls.drain().map(|(id, call)| (id, call.waiter))
     }
 
-    /// The ids of the calls waiting.
-    pub fn ids(&self) -> Vec<u64> {
-        self.calls.iter().map(|(&id, _)| id).collect()
+    /// Removes the calls whose id `take` picks, handing each to `removed`,
+    /// in id order.
+    pub fn remove_where(&mut self, mut take: impl FnMut(u64) -> bool, mut removed: impl FnMut(u64, W)) {
+        self.calls.remove_where(|&id, _| take(id), |&id, call| removed(id, call.waiter));
     }
 
     pub fn len(&self) -> usize {

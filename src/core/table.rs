@@ -114,16 +114,26 @@ impl<K: Ord, V> Table<K, V> {
         self.sweep();
     }
 
+    /// Removes the entries `take` picks (it may change each entry it is
+    /// shown), handing each to `removed`, in key order.
+    pub fn remove_where(&mut self, mut take: impl FnMut(&K, &mut V) -> bool, mut removed: impl FnMut(&K, V)) {
+        for (key, slot) in &mut self.slots {
+            if slot.as_mut().is_some_and(|value| take(key, value)) {
+                if let Some(value) = slot.take() {
+                    self.live -= 1;
+                    removed(key, value);
+                }
+            }
+        }
+        self.sweep();
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.slots.iter().filter_map(|(key, slot)| Some((key, slot.as_ref()?)))
     }
 
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.iter().map(|(_, value)| value)
-    }
-
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.slots.iter_mut().filter_map(|(_, slot)| slot.as_mut())
     }
 
     /// Removes and returns every entry, in key order.
@@ -186,6 +196,13 @@ mod tests {
         assert!(table.slots.len() <= 2 * table.len() + 8, "holes are swept out");
         table.retain(|key, _| key % 2 == 0);
         model.retain(|key, _| key % 2 == 0);
+        let mut removed = Vec::new();
+        table.remove_where(|_, value| *value % 3 == 0, |&key, value| removed.push((key, value)));
+        let picked: Vec<(u64, u64)> =
+            model.iter().filter(|(_, value)| *value % 3 == 0).map(|(k, v)| (*k, *v)).collect();
+        model.retain(|_, value| *value % 3 != 0);
+        assert_eq!(removed, picked, "removed in key order");
+        assert_eq!(table.len(), model.len());
         assert!(table.drain().eq(model.into_iter()));
         assert!(table.is_empty());
     }

@@ -206,6 +206,16 @@ pub enum Transmit<V> {
     Batch(Vec<Message<V>>),
 }
 
+impl<V> Transmit<V> {
+    /// The messages it carries, in order.
+    pub fn messages(&self) -> &[Message<V>] {
+        match self {
+            Transmit::Single(message) => core::slice::from_ref(message),
+            Transmit::Batch(messages) => messages,
+        }
+    }
+}
+
 /// What an endpoint accepts beyond the spec's one message per call and one
 /// array per batch. A peer that said nothing has none of them: it gets the
 /// spec, exactly.

@@ -46,13 +46,16 @@ enum Slot<V> {
     Sent,
 }
 
-impl<V> Slot<V> {
-    fn settled(self) -> Option<Response<V>> {
-        match self {
-            Slot::Settled(response) => Some(response),
-            _ => None,
+/// The answers settled in `replies`, in request order. A loop, not
+/// `filter_map` and `collect`: their specialised collecting is larger.
+fn settled<V>(replies: Vec<Slot<V>>) -> Vec<Response<V>> {
+    let mut responses = Vec::with_capacity(replies.len());
+    for reply in replies {
+        if let Slot::Settled(response) = reply {
+            responses.push(response);
         }
     }
+    responses
 }
 
 impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
@@ -124,7 +127,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             return None;
         }
         let done = self.batches.remove(&key)?;
-        Some(Outgoing::Batch(done.replies.into_iter().filter_map(Slot::settled).collect()))
+        Some(Outgoing::Batch(settled(done.replies)))
     }
 
     /// With [`BatchReplies::AsSettled`]: the answers of each batch settled
@@ -137,12 +140,14 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             return out;
         }
         self.batches.retain(|_, batch| {
-            let settled: Vec<Response<V>> = batch
-                .replies
-                .iter_mut()
-                .filter(|slot| matches!(slot, Slot::Settled(_)))
-                .filter_map(|slot| core::mem::replace(slot, Slot::Sent).settled())
-                .collect();
+            let mut settled = Vec::new();
+            for slot in &mut batch.replies {
+                if matches!(slot, Slot::Settled(_)) {
+                    if let Slot::Settled(response) = core::mem::replace(slot, Slot::Sent) {
+                        settled.push(response);
+                    }
+                }
+            }
             if !settled.is_empty() {
                 out.push(Outgoing::Batch(settled));
             }
@@ -173,7 +178,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             return;
         }
         if outstanding == 0 {
-            actions.push(Action::Send(Outgoing::Batch(replies.into_iter().filter_map(Slot::settled).collect())));
+            actions.push(Action::Send(Outgoing::Batch(settled(replies))));
         } else {
             self.batches.insert(key, Batch { replies, outstanding });
         }

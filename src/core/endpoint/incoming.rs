@@ -183,7 +183,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         self.transmit(Transmit::Single(self.ready(true, answer)));
                     }
                     // Sent before (counted, kept): straight to the host.
-                    self.events.extend(again.into_iter().map(Event::Transmit));
+                    self.transmit_again(again);
                     if let Some(presence) = presence_of(params.as_ref()) {
                         if self.watched.as_ref() != Some(&presence) {
                             self.watched = Some(presence.clone());
@@ -208,31 +208,34 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// while disconnected, never sent) go on it; every other call fails.
     /// What else was held (answers, chunks, cancels) belonged to the old one.
     fn replace_session(&mut self, held: Vec<Transmit<V>>) {
-        let keep = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });
-        let mut carried = Vec::new();
+        let goes_on = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });
         let mut resend = Vec::new();
         for transmit in held {
-            let messages = match transmit {
-                Transmit::Single(message) => vec![message],
-                Transmit::Batch(messages) => messages,
-            };
-            let kept: Vec<Message<V>> = messages.into_iter().filter(keep).collect();
-            carried
-                .extend(kept.iter().filter_map(|m| if let Message::Request { id, .. } = m { Some(*id) } else { None }));
-            match kept.len() {
-                0 => {}
-                1 => resend.extend(kept.into_iter().map(Transmit::Single)),
-                _ => resend.push(Transmit::Batch(kept)),
-            }
-        }
-        for id in self.calls.ids() {
-            if !carried.contains(&id) {
-                if let Some(call) = self.calls.remove(id) {
-                    let outcome = Outcome::Failed(Failure::ConnectionClosed);
-                    self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+            match transmit {
+                Transmit::Single(message) if goes_on(&message) => resend.push(Transmit::Single(message)),
+                Transmit::Single(_) => {}
+                Transmit::Batch(mut messages) => {
+                    messages.retain(goes_on);
+                    if messages.len() > 1 {
+                        resend.push(Transmit::Batch(messages));
+                    } else if let Some(message) = messages.pop() {
+                        resend.push(Transmit::Single(message));
+                    }
                 }
             }
         }
+        let carried = |id: u64| {
+            let request = |message: &Message<V>| matches!(message, Message::Request { id: sent, .. } if *sent == id);
+            resend.iter().any(|transmit| transmit.messages().iter().any(request))
+        };
+        let events = &mut self.events;
+        self.calls.remove_where(
+            |id| !carried(id),
+            |id, call| {
+                let outcome = Outcome::Failed(Failure::ConnectionClosed);
+                events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+            },
+        );
         for transmit in resend {
             let transmit = match &mut self.session {
                 Some(session) => session.resend(transmit),

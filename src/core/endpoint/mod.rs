@@ -277,7 +277,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         let params = self.outgoing_params(&method, params);
         // One clock reading at most, for the shortest deadline that needs one.
-        let shortest = [options.timeout_ms, options.max_total_ms].into_iter().flatten().filter(|&ms| ms > 0).min();
+        let (timeout_ms, max_total_ms) =
+            (options.timeout_ms.filter(|&ms| ms > 0), options.max_total_ms.filter(|&ms| ms > 0));
+        let shortest = match (timeout_ms, max_total_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let now = shortest.filter(|&ms| ms < COARSE_FROM_MS).map(|_| now());
         let due = |ms: Option<u64>| {
             ms.filter(|&ms| ms > 0).map(|ms| match (ms >= COARSE_FROM_MS, now) {
@@ -286,10 +291,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             })
         };
         let (timeout, cap) = (due(options.timeout_ms), due(options.max_total_ms));
-        for due in [timeout, cap].into_iter().flatten() {
+        for due in [timeout, cap] {
             match due {
-                Due::AfterNextReading(_) => self.awaiting_reading = true,
-                Due::At(at) => self.wake_by(at),
+                Some(Due::AfterNextReading(_)) => self.awaiting_reading = true,
+                Some(Due::At(at)) => self.wake_by(at),
+                None => {}
             }
         }
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
@@ -435,7 +441,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let Some(then) = session.connection_opened() else { return };
         let hello = session.hello();
         self.events.push_back(Event::Transmit(Transmit::Single(self.ready(false, hello))));
-        self.events.extend(then.into_iter().map(Event::Transmit));
+        self.transmit_again(then);
+    }
+
+    /// What a session numbered and kept already goes straight to the host.
+    /// One push at a time: `VecDeque::extend` links its own copy of the
+    /// queue's growth, for a path that runs once per reconnect.
+    fn transmit_again(&mut self, transmits: Vec<Transmit<V>>) {
+        for transmit in transmits {
+            self.events.push_back(Event::Transmit(transmit));
+        }
     }
 
     /// The id of the session this side is in, whether or not a connection carries it now.

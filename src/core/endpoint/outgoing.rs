@@ -115,23 +115,36 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         for one in &queued {
             self.mark_sent(one.call);
         }
-        let several = queued.len() > 1;
-        let mut messages = queued.into_iter().map(|queued| queued.message);
-        if several && self.batches_out() {
-            // No batch longer than the peer answers (ours by default, if it did not say).
-            let most = self.peer.map_or(0, |peer| peer.max_batch);
-            let most = if most == 0 { Limits::MAX_BATCH } else { most };
-            loop {
-                let mut batch: Vec<Message<V>> = messages.by_ref().take(most).collect();
-                match batch.len() {
-                    0 => return,
-                    1 => self.transmit(Transmit::Single(batch.remove(0))),
-                    _ => self.transmit(Transmit::Batch(batch)),
-                }
+        // No batch longer than the peer answers (ours by default, if it did
+        // not say); toward a peer that takes none, one message at a time.
+        let most = match queued.len() > 1 && self.batches_out() {
+            true => match self.peer.map_or(0, |peer| peer.max_batch) {
+                0 => Limits::MAX_BATCH,
+                most => most,
+            },
+            false => 1,
+        };
+        let mut batch = Vec::new();
+        for queued in queued {
+            batch.push(queued.message);
+            if batch.len() == most {
+                self.transmit_batch(&mut batch);
             }
         }
-        for message in messages {
-            self.transmit(Transmit::Single(message));
+        self.transmit_batch(&mut batch);
+    }
+
+    /// What `batch` holds goes out, and it is left empty: one message alone,
+    /// several as one batch.
+    fn transmit_batch(&mut self, batch: &mut Vec<Message<V>>) {
+        match batch.len() {
+            0 => {}
+            1 => {
+                if let Some(message) = batch.pop() {
+                    self.transmit(Transmit::Single(message));
+                }
+            }
+            _ => self.transmit(Transmit::Batch(core::mem::take(batch))),
         }
     }
 
@@ -187,32 +200,34 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         sendable: impl Fn(&V) -> bool,
     ) -> Option<(u64, W)> {
         match transmit {
-            Transmit::Single(Message::Response(response)) => {
+            Transmit::Single(Message::Response(mut response)) => {
                 if strippable(&response) {
-                    self.transmit(Transmit::Single(Message::Response(mend(response, reason))));
+                    mend(&mut response, reason);
+                    self.transmit(Transmit::Single(Message::Response(response)));
                 }
                 None
             }
             Transmit::Single(Message::Request { id, .. }) => self.calls.remove(id).map(|call| (id, call.waiter)),
             Transmit::Single(_) => None,
-            Transmit::Batch(messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
-                let responses: Vec<Response<V>> = messages
-                    .into_iter()
-                    .filter_map(|message| match message {
-                        Message::Response(response) => Some(response),
-                        _ => None,
-                    })
-                    .collect();
+            Transmit::Batch(mut messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
                 let carried = |response: &Response<V>| match &response.payload {
                     Ok(result) => sendable(result),
                     Err(error) => error.data.as_ref().is_none_or(&sendable),
                 };
                 // No culprit found (a buffer in a transfer list fails only when sent): all are.
-                let blame_all = responses.iter().all(carried);
+                let blame_all = messages.iter().all(|m| !matches!(m, Message::Response(r) if !carried(r)));
                 let blamed = |response: &Response<V>| strippable(response) && (blame_all || !carried(response));
-                if responses.iter().any(blamed) {
-                    let mended = responses.into_iter().map(|r| if blamed(&r) { mend(r, reason) } else { r });
-                    self.transmit(Transmit::Batch(mended.map(Message::Response).collect()));
+                let mut mended = false;
+                for message in &mut messages {
+                    if let Message::Response(response) = message {
+                        if blamed(response) {
+                            mend(response, reason);
+                            mended = true;
+                        }
+                    }
+                }
+                if mended {
+                    self.transmit(Transmit::Batch(messages));
                 }
                 None
             }
@@ -232,21 +247,29 @@ fn strippable<V>(response: &Response<V>) -> bool {
 }
 
 /// An answer without what a transport could not carry: the caller learns why.
-fn mend<V>(response: Response<V>, reason: &str) -> Response<V> {
-    let error = match response.payload {
+fn mend<V>(response: &mut Response<V>, reason: &str) {
+    let error = match &mut response.payload {
         Ok(_) => {
             let mut message = String::from("Result could not be sent: ");
             message.push_str(reason);
             ErrorObject::new(code::INTERNAL_ERROR, message)
         }
-        Err(error) => ErrorObject::new(error.code, error.message),
+        Err(error) => ErrorObject::new(error.code, core::mem::take(&mut error.message)),
     };
-    Response { id: response.id, payload: Err(error) }
+    response.payload = Err(error);
 }
 
 fn reply_transmit<V>(reply: Outgoing<V>) -> Transmit<V> {
     match reply {
         Outgoing::Single(response) => Transmit::Single(Message::Response(response)),
-        Outgoing::Batch(responses) => Transmit::Batch(responses.into_iter().map(Message::Response).collect()),
+        // A loop, not `map` and `collect`: their specialised collecting is
+        // larger than the loop.
+        Outgoing::Batch(responses) => {
+            let mut messages = Vec::with_capacity(responses.len());
+            for response in responses {
+                messages.push(Message::Response(response));
+            }
+            Transmit::Batch(messages)
+        }
     }
 }
