@@ -102,10 +102,13 @@ class Calls {
     if (typeof method !== "string") return Promise.reject(new TypeError("method must be a string"));
     let called;
     if (options === undefined || options === null) {
-      called = wasm.wiggumRequest(hooks.endpoint, method, params, params === undefined ? 0 : kindOf(params) + 1);
-      // The call's id: its request is the one thing to send, as it is (negative: as JSON text).
-      if (typeof called === "number") {
-        return sendCall(hooks, stateOf(this).transport, called < 0, method, params, Math.abs(called));
+      const id = wasm.wiggumRequest(hooks.endpoint, method, params, params === undefined ? 0 : kindOf(params) + 1);
+      if (id === 0) {
+        called = hooks.opened;
+        hooks.opened = undefined;
+      } else if (id === id) {
+        // Its request is the one thing to send, as it is (a negative id: as JSON text).
+        return sendCall(hooks, stateOf(this).transport, id < 0, method, params, Math.abs(id));
       }
     } else {
       const { timeout, onChunk, onProgress, window, maxTotalTimeout } = options;

@@ -444,6 +444,11 @@ export function sendCall(hooks, transport, text, method, params, id, onChunk, on
   return promise;
 }
 
+// The promise of the call the module just made, for the class to return.
+export function opened(hooks, promise) {
+  hooks.opened = promise;
+}
+
 // The two ways a call settles, each its own import: the module calls them
 // directly, with no conversion shim between (a flag argument would need one).
 export function resolveCall(hooks, id, result) {

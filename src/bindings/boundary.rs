@@ -70,6 +70,8 @@ extern "C" {
         on_chunk: &JsValue,
         on_progress: &JsValue,
     ) -> js_sys::Promise;
+    /// The promise of the call `wiggumRequest` made, for its class (`hooks.opened`).
+    pub fn opened(hooks: &JsValue, promise: &js_sys::Promise);
     /// Progress of a call of this side's: its `onProgress` hears it.
     pub fn progress(hooks: &JsValue, id: f64, value: &JsValue);
     #[wasm_bindgen(js_name = resolveCall)]

@@ -10,6 +10,7 @@ use alloc::string::String;
 use wasm_bindgen::prelude::*;
 
 use super::binding::{Binding, CallOptions, Requested};
+use super::boundary as js;
 use crate::core::Roles;
 
 /// Opens an endpoint on `transport`: its JS state (`handlerHooks`), or the
@@ -24,19 +25,25 @@ pub fn wiggum_open(transport: JsValue, roles: u32, options: JsValue) -> JsValue 
     }
 }
 
-/// A request of endpoint `endpoint` with no options: its promise
-/// (undefined once the endpoint is destroyed), or, when its request is the
-/// one thing to send and goes as given, the call's id for the class to open
-/// it and post its request itself (`sendCall`): negative when the transport
-/// speaks JSON text. `kind`: the params' kind + 1, 0 for none (the class
-/// checked that `method` is a string).
+/// A request of endpoint `endpoint` with no options. When its request is
+/// the one thing to send and goes as given: the call's id, for the class to
+/// open it and post its request itself (`sendCall`), negative when the
+/// transport speaks JSON text. Otherwise 0, and the call's promise is the
+/// endpoint's `hooks.opened`; NaN once the endpoint is destroyed. (A number,
+/// not a JS value: returning one would cross once more to make it.)
+/// `kind`: the params' kind + 1, 0 for none (the class checked that
+/// `method` is a string).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = wiggumRequest, skip_typescript)]
-pub fn wiggum_request(endpoint: u32, method: JsValue, params: JsValue, kind: u32) -> JsValue {
-    let Some(binding) = Binding::numbered(endpoint) else { return JsValue::UNDEFINED };
+pub fn wiggum_request(endpoint: u32, method: JsValue, params: JsValue, kind: u32) -> f64 {
+    let Some(binding) = Binding::numbered(endpoint) else { return f64::NAN };
     match binding.request(method, params, kind, None) {
-        Requested::Promise(promise) => promise.into(),
-        Requested::Post(id) => JsValue::from_f64(if binding.speaks_text() { -(id as f64) } else { id as f64 }),
+        Requested::Promise(promise) => {
+            js::opened(binding.hooks(), &promise);
+            0.0
+        }
+        Requested::Post(id) if binding.speaks_text() => -(id as f64),
+        Requested::Post(id) => id as f64,
     }
 }
 
