@@ -399,14 +399,6 @@ impl<V: Clone> Session<V> {
         Some(again)
     }
 
-    /// Numbers and keeps what a replaced session held, as it goes out on the new one.
-    pub(super) fn resend(&mut self, transmit: Transmit<V>) -> Transmit<V> {
-        if self.phase == Phase::Attached {
-            self.number(kept_copy(&transmit));
-        }
-        transmit
-    }
-
     /// The connection dropped at `now`: whether the session goes on without
     /// it (until its grace runs out); otherwise the host fails what waits.
     pub(super) fn connection_lost(&mut self, now: Deadline) -> bool {
