@@ -3,7 +3,7 @@
 
 use super::error::{code, ErrorObject};
 use super::message::{exact_double, Id, Notification, Request, Response};
-use super::value::{Kind, Value};
+use super::value::{number_of, text_of, Kind, Value};
 
 /// How the transport frames messages, which decides what counts as ours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,11 +147,11 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
     if error.kind() != Kind::Object {
         return None;
     }
-    let code = error.member("code")?.as_number()?;
+    let code = number_of(Some(error), "code")?;
     if !is_integer(code) {
         return None;
     }
-    let message = error.member("message")?.as_text()?;
+    let message = text_of(Some(error), "message")?;
     Some(ErrorObject { code: code as i64, message, data: error.member("data") })
 }
 
@@ -170,8 +170,8 @@ pub fn thrown_error<V: Value>(thrown: &V, whole: impl FnOnce() -> Option<V>) -> 
     match thrown.kind() {
         Kind::Object => {
             // An `Error` always has a string `message` (maybe empty, inherited).
-            let text = thrown.member("message").and_then(|m| m.as_text());
-            let code = thrown.member("code").and_then(|c| c.as_number()).filter(|&c| is_integer(c));
+            let text = text_of(Some(thrown), "message");
+            let code = number_of(Some(thrown), "code").filter(|&c| is_integer(c));
             if let Some(code) = code.map(|c| c as i64) {
                 let text = text.filter(|t| !t.is_empty()).unwrap_or_else(|| code::message(code).into());
                 return ErrorObject { code, message: text, data: thrown.member("data") };
