@@ -303,7 +303,6 @@ impl<V: Clone> Session<V> {
             }
             return Answered::Nothing;
         };
-        let own = self.id.clone();
         match (self.phase, hello.id) {
             // The connection's first message asks: a new session, whatever it presented
             // (a session this side does not hold gives nothing of anyone's).
@@ -314,7 +313,7 @@ impl<V: Clone> Session<V> {
                 let answer = self.answer(false);
                 Answered::Answer(answer, Vec::new())
             }
-            (Phase::Attached | Phase::Detached, Some(presented)) if Some(&presented) == own.as_ref() => {
+            (Phase::Attached | Phase::Detached, Some(presented)) if self.id.as_ref() == Some(&presented) => {
                 match self.resume(hello.received) {
                     Some(again) => Answered::Answer(self.answer(true), again),
                     None => {
