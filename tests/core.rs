@@ -8,8 +8,8 @@ use std::rc::Rc;
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    code, json as wire, Action, Backoff, Dispatcher, Due, ErrorObject, Framing, Id, Outgoing, PendingTable, Roles,
-    TextRefusal,
+    classify_envelope, code, json as wire, Action, Backoff, Dispatcher, Due, Envelope, ErrorObject, Framing, Id,
+    Inbound, Outgoing, PendingTable, Response, Roles, TextRefusal,
 };
 
 type Outcome = Result<Json, ErrorObject<Json>>;
@@ -369,6 +369,44 @@ fn invalid_responses_fail_their_call() {
             other => panic!("{bad}: {other:?}"),
         }
     }
+}
+
+#[test]
+fn an_invalid_response_says_why_and_names_its_call_only_by_a_readable_id() {
+    let classify = |message: Json| classify_envelope(Envelope::read(&message), Framing::Text);
+    for (bad, why) in [
+        (
+            json!({"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"x"},"id":4}),
+            "Response has both result and error",
+        ),
+        (json!({"jsonrpc":"2.0","error":{"code":1},"id":4}), "Response has a malformed error object"),
+    ] {
+        match classify(bad.clone()) {
+            Inbound::InvalidResponse { id: Some(id), error } => {
+                assert_eq!((id.value(), error.code, error.message.as_str()), (&json!(4), code::INVALID_RESPONSE, why));
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    for bad in [json!({"jsonrpc":"2.0","result":1,"id":{}}), json!({"jsonrpc":"2.0","result":1})] {
+        match classify(bad.clone()) {
+            Inbound::InvalidResponse { id: None, error } => {
+                assert_eq!((error.code, error.message.as_str()), (code::INVALID_RESPONSE, "Response has no valid id"));
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    // Neither result nor error: not a response, so a request's error, its id echoed.
+    match classify(json!({"jsonrpc":"2.0","id":4})) {
+        Inbound::Invalid(Response { id: Some(id), payload: Err(error) }) => {
+            assert_eq!((id.value(), error.code), (&json!(4), code::INVALID_REQUEST));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without "2.0": another listener's on a shared channel, invalid on a channel of our own.
+    let foreign = Envelope::read(&json!({"jsonrpc":"1.0","result":1,"id":4}));
+    assert!(matches!(classify_envelope(foreign, Framing::Object), Inbound::Foreign));
+    assert!(matches!(classify(json!({"jsonrpc":"1.0","result":1,"id":4})), Inbound::Invalid(_)));
 }
 
 #[test]

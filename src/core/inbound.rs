@@ -88,9 +88,6 @@ impl<V: Value> Envelope<V> {
 /// Classifies a message object from its envelope.
 pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
     let Envelope { version_2, id, method, params, result, error } = envelope;
-    if framing == Framing::Object && !version_2 {
-        return Inbound::Foreign;
-    }
     let present = !matches!(id, IdMember::Absent);
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
@@ -99,47 +96,45 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
         _ => None,
     };
     if !version_2 {
-        return invalid(echo);
+        return match framing {
+            Framing::Object => Inbound::Foreign,
+            Framing::Text => invalid(echo),
+        };
     }
 
+    // Each case is one arm of one match, so the values a case leaves are
+    // dropped along one path, not along one per early return.
     if let Some(method) = method {
-        let Some(method) = method.as_name() else {
-            return invalid(echo);
-        };
-        if params.as_ref().is_some_and(|(_, kind)| !matches!(kind, Kind::Array | Kind::Object)) {
-            return invalid(echo);
-        }
+        let name = method.as_name();
+        let structured = params.as_ref().is_none_or(|(_, kind)| matches!(kind, Kind::Array | Kind::Object));
         let params = params.map(|(params, _)| params);
-        return match (present, echo) {
-            (false, _) => Inbound::Notification(Notification { method, params }),
-            (true, Some(id)) => Inbound::Request(Request { id, method, params }),
-            (true, None) => invalid(None),
+        return match (name, structured, present, echo) {
+            (Some(method), true, false, _) => Inbound::Notification(Notification { method, params }),
+            (Some(method), true, true, Some(id)) => Inbound::Request(Request { id, method, params }),
+            (Some(_), true, true, None) => invalid(None),
+            (_, _, _, echo) => invalid(echo),
         };
     }
 
-    if result.is_none() && error.is_none() {
-        return invalid(echo);
-    }
-    let Some(id) = echo else {
+    match (echo, result, error) {
+        (echo, None, None) => invalid(echo),
         // A response without a readable id matches no call: nothing to fail.
-        return Inbound::InvalidResponse {
+        (None, _, _) => Inbound::InvalidResponse {
             id: None,
             error: ErrorObject::new(code::INVALID_RESPONSE, "Response has no valid id"),
-        };
-    };
-    let malformed = |reason: &str| Inbound::InvalidResponse {
-        id: Some(id.clone()),
-        error: ErrorObject::new(code::INVALID_RESPONSE, reason),
-    };
-    match (result, error) {
-        (Some(_), Some(_)) => malformed("Response has both result and error"),
-        (Some(result), None) => Inbound::Response(Response { id: Some(id), payload: Ok(result) }),
-        (None, Some(error)) => match error_object(&error) {
-            Some(error) => Inbound::Response(Response { id: Some(id), payload: Err(error) }),
-            None => malformed("Response has a malformed error object"),
         },
-        (None, None) => invalid(None),
+        (Some(id), Some(result), None) => Inbound::Response(Response { id: Some(id), payload: Ok(result) }),
+        (Some(id), None, Some(error)) => match error_object(&error) {
+            Some(error) => Inbound::Response(Response { id: Some(id), payload: Err(error) }),
+            None => malformed(id, "Response has a malformed error object"),
+        },
+        (Some(id), Some(_), Some(_)) => malformed(id, "Response has both result and error"),
     }
+}
+
+/// A response that breaks the rules: the call waiting on `id` fails with why.
+fn malformed<V>(id: Id<V>, reason: &'static str) -> Inbound<V> {
+    Inbound::InvalidResponse { id: Some(id), error: ErrorObject::new(code::INVALID_RESPONSE, reason) }
 }
 
 /// Reads an error object: an integer `code` and a string `message` are required.
