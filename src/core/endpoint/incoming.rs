@@ -216,14 +216,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 }
             }
         }
-        let events = &mut self.events;
-        self.calls.remove_where(
-            |id| !carried.contains(&id),
-            |id, call| {
-                let outcome = Outcome::Failed(Failure::ConnectionClosed);
-                events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
-            },
-        );
+        self.fail_calls(&carried, Failure::ConnectionClosed);
         // Sent as any message is: the new session (if any) numbers and keeps
         // them, and what was held fits the bound it kept before.
         let goes_on = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });

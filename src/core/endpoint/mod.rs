@@ -529,11 +529,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     fn fail_all(&mut self, failure: Failure) {
-        for (id, call) in self.calls.drain() {
-            self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome: Outcome::Failed(failure) });
-        }
+        self.fail_calls(&[], failure);
         self.awaiting_reading = false;
         self.earliest = None;
+    }
+
+    /// Every call but those `kept` settles with `failure`, in id order.
+    fn fail_calls(&mut self, kept: &[u64], failure: Failure) {
+        let events = &mut self.events;
+        self.calls.remove_where(
+            |id| !kept.iter().any(|&kept| kept == id),
+            |id, call| {
+                let outcome = Outcome::Failed(failure);
+                events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+            },
+        );
     }
 
     /// The key of one of this side's calls, from the id of an answer or chunk
