@@ -425,6 +425,12 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     assert_eq!(table.next_deadline(), None, "a settled call leaves no deadline");
     assert_eq!(table.drain().collect::<Vec<_>>(), vec![(c, "c")]);
     assert!(table.is_empty());
+    // The earliest deadline left, whether a call's own or its cap, comes back with what expired.
+    let capped = table.insert_capped("capped", Some(Due::At(300)), Some(Due::At(250)));
+    let early = table.insert("early", Some(Due::At(200)));
+    assert_eq!(table.expire(100), (vec![], Some(200)));
+    assert_eq!(table.expire(200), (vec![(early, "early")], Some(250)));
+    assert_eq!(table.expire(250), (vec![(capped, "capped")], None));
 }
 
 #[test]

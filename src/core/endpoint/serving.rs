@@ -106,15 +106,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     pub(super) fn expire_checks(&mut self, now: Deadline) {
+        // One pass, the checks left pushed back as they come: `retain` with
+        // a closure, then a search for the earliest, cost twice the code.
         let mut expired = Vec::new();
-        self.checks.retain(|&(call, at)| {
-            let due = at <= now;
-            if due {
+        let mut next = None;
+        for (call, at) in core::mem::take(&mut self.checks) {
+            if at <= now {
                 expired.push(call);
+            } else {
+                next = Some(next.map_or(at, |next: Deadline| next.min(at)));
+                self.checks.push((call, at));
             }
-            !due
-        });
-        if let Some(next) = self.checks.iter().map(|&(_, at)| at).min() {
+        }
+        if let Some(next) = next {
             self.wake_by(next);
         }
         for call in expired {
