@@ -284,20 +284,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             (a, b) => a.or(b),
         };
         let now = shortest.filter(|&ms| ms < COARSE_FROM_MS).map(|_| now());
-        let due = |ms: Option<u64>| {
-            ms.filter(|&ms| ms > 0).map(|ms| match (ms >= COARSE_FROM_MS, now) {
-                (false, Some(now)) => Due::At(now.saturating_add(ms)),
-                _ => Due::AfterNextReading(ms),
+        // Each deadline arms what it needs as it is made: the deadline timer, or a reading.
+        let mut due = |ms: Option<u64>| {
+            Some(match (ms?, now) {
+                (ms, Some(now)) if ms < COARSE_FROM_MS => {
+                    let at = now.saturating_add(ms);
+                    self.wake_by(at);
+                    Due::At(at)
+                }
+                (ms, _) => {
+                    self.awaiting_reading = true;
+                    Due::AfterNextReading(ms)
+                }
             })
         };
-        let (timeout, cap) = (due(options.timeout_ms), due(options.max_total_ms));
-        for due in [timeout, cap] {
-            match due {
-                Some(Due::AfterNextReading(_)) => self.awaiting_reading = true,
-                Some(Due::At(at)) => self.wake_by(at),
-                None => {}
-            }
-        }
+        let (timeout, cap) = (due(timeout_ms), due(max_total_ms));
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
         let window = options.window.filter(|_| offered && !self.holding()).map(|size| size.clamp(1, MAX_CREDIT));
         let call = Call {
