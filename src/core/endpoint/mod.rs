@@ -375,7 +375,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             let convention = self.dispatcher.cancellation();
             self.send(Message::Cancel { id, convention }, None);
         } else {
-            self.queue.retain(|queued| queued.call != Some(id));
+            self.unqueue(Some(id));
         }
         self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome: Outcome::Failed(Failure::Cancelled) });
         true
@@ -393,7 +393,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.expire_checks(now);
         for (id, call) in expired {
             if !call.sent {
-                self.queue.retain(|queued| queued.call != Some(id));
+                self.unqueue(Some(id));
             }
             let outcome = Outcome::Failed(Failure::Timeout { sent: call.sent });
             self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
@@ -428,8 +428,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// What waited on the connection fails: calls sent and queued (queued
     /// notifications stay for a next connection).
     fn fail_connection(&mut self) {
-        self.queue.retain(|queued| queued.call.is_none());
+        self.unqueue(None);
         self.fail_all(Failure::ConnectionClosed);
+    }
+
+    /// Takes the request of the call `call` (`None`: of every call) off the
+    /// queue; notifications stay. One predicate for all three uses: each
+    /// closure of its own would link another copy of `retain`.
+    fn unqueue(&mut self, call: Option<u64>) {
+        self.queue.retain(|queued| match (queued.call, call) {
+            (Some(queued), Some(call)) => queued != call,
+            (Some(_), None) => false,
+            (None, _) => true,
+        });
     }
 
     /// A client's new connection is open: its hello presents the session
