@@ -61,8 +61,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
         self.checked(call);
-        if !self.progress_tokens.is_empty() {
-            self.progress_tokens.retain(|(serving, _)| *serving != call);
+        // A call in flight has one token at most, and the list is only
+        // searched by call: its order is nobody's.
+        if let Some(at) = self.progress_tokens.iter().position(|(serving, _)| *serving == call) {
+            self.progress_tokens.swap_remove(at);
         }
         if let Some(id) = self.dispatcher.stream_end(call) {
             self.send(Message::StreamEnd { id }, None);
