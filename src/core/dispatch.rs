@@ -376,7 +376,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                     return Some(Response::error(Some(request.id), error));
                 }
                 let call = self.next_call_id();
-                self.calls.insert(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
+                self.calls.insert_new(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
                 actions.push(Action::Call { call, handler, params: request.params });
                 None
             }

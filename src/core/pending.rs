@@ -70,7 +70,7 @@ impl<W> PendingTable<W> {
             id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
         }
         self.next_id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
-        self.calls.insert(id, Pending { waiter, due, cap });
+        self.calls.insert_new(id, Pending { waiter, due, cap });
         id
     }
 
