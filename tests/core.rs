@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
     classify_envelope, code, json as wire, Action, Backoff, Dispatcher, Due, Envelope, ErrorObject, Framing, Id,
-    Inbound, Outgoing, PendingTable, Response, Roles, TextRefusal,
+    IdMember, Inbound, Kind, Outgoing, PendingTable, Response, Roles, TextRefusal,
 };
 
 type Outcome = Result<Json, ErrorObject<Json>>;
@@ -563,6 +563,73 @@ fn batch_policy_reject_and_limit() {
     let responses = json!([{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":2,"id":2}]);
     let actions = peer.receive(&responses, Framing::Text);
     assert_eq!(actions.iter().filter(|a| matches!(a, Action::Settle { .. })).count(), 2);
+}
+
+#[test]
+fn a_response_is_what_classification_reads_as_one() {
+    // Every shape of envelope: what refuses a batch (is_response) and what
+    // reads its members (classify_envelope) agree on which are responses.
+    let some = |value: Json| Some(value);
+    let ids = [IdMember::Absent, IdMember::Invalid, Id::read(json!(1), Kind::Number).into()];
+    let methods = [None, some(json!("m")), some(json!(1))];
+    let params = [None, Some((json!([]), Kind::Array)), Some((json!(3), Kind::Number))];
+    let results = [None, some(json!(1))];
+    let errors = [None, some(json!({"code": 1, "message": "x"})), some(json!("boom"))];
+    let mut seen = [0; 2];
+    for version_2 in [false, true] {
+        for id in &ids {
+            for method in &methods {
+                for params in &params {
+                    for result in &results {
+                        for error in &errors {
+                            let envelope = Envelope {
+                                version_2,
+                                id: id.clone(),
+                                method: method.clone(),
+                                params: params.clone(),
+                                result: result.clone(),
+                                error: error.clone(),
+                            };
+                            let classified = classify_envelope(envelope.clone(), Framing::Text);
+                            let response = matches!(classified, Inbound::Response(_) | Inbound::InvalidResponse { .. });
+                            assert_eq!(envelope.is_response(), response, "{envelope:?}");
+                            seen[usize::from(response)] += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen[0] > 0 && seen[1] > 0);
+}
+
+#[test]
+fn a_peer_refusing_batches_reads_a_batch_of_answers_member_by_member_too() {
+    let mut peer: Dispatcher<Json, Handler> = Dispatcher::new(Roles::PEER);
+    peer.set_batch_policy(wiggum_rpc::core::BatchPolicy::Reject);
+    let members = |batch: Json| batch.as_array().unwrap().iter().map(|m| Some(Envelope::read(m))).collect::<Vec<_>>();
+    // Answers, one of them broken: each settles its call, nothing is refused.
+    let answers = json!([
+        {"jsonrpc":"2.0","result":1,"id":1},
+        {"jsonrpc":"2.0","result":2,"error":{"code":1,"message":"x"},"id":2},
+        {"jsonrpc":"2.0","error":{"code":1,"message":"x"}}
+    ]);
+    let actions = peer.receive_members(members(answers));
+    assert_eq!(actions.iter().filter(|a| matches!(a, Action::Settle { .. })).count(), 2, "{actions:?}");
+    assert!(!actions.iter().any(|a| matches!(a, Action::Send(_))), "{actions:?}");
+    // A call among them: the batch is refused whole.
+    let mixed = json!([{"jsonrpc":"2.0","result":1,"id":1}, {"jsonrpc":"2.0","method":"m","id":3}]);
+    for actions in [peer.receive_members(members(mixed.clone())), peer.receive(&mixed, Framing::Text)] {
+        match actions.as_slice() {
+            [Action::Send(Outgoing::Single(Response { id: None, payload: Err(error) }))] => {
+                assert_eq!(error.message, "Batch requests not supported");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A member that is no object is no answer either.
+    let actions = peer.receive_members(vec![Some(Envelope::read(&json!({"jsonrpc":"2.0","result":1,"id":1}))), None]);
+    assert!(matches!(actions.as_slice(), [Action::Send(_)]), "{actions:?}");
 }
 
 #[test]

@@ -333,7 +333,9 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         if kind == Kind::Array {
             let elements = value.elements();
             // A refused batch is read only as far as its first member that is not a response.
-            if !self.refused(elements.len(), elements.iter().map(member_of), &mut actions) {
+            let responses =
+                elements.iter().map(|element| member_of(element).is_some_and(|member| member.is_response()));
+            if !self.refused(elements.len(), responses, &mut actions) {
                 // A loop, not `map` and `collect`: their specialised collecting is larger.
                 let mut members = Vec::with_capacity(elements.len());
                 for element in &elements {

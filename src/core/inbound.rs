@@ -85,6 +85,16 @@ impl<V: Value> Envelope<V> {
     }
 }
 
+impl<V> Envelope<V> {
+    /// Whether [`classify_envelope`] reads it, on a channel of this side's
+    /// own, as a response (valid or not): a batch of them answers this
+    /// side's own batch, and is never refused as a batch of calls. (A test
+    /// holds the two to each other.)
+    pub fn is_response(&self) -> bool {
+        self.version_2 && self.method.is_none() && (self.result.is_some() || self.error.is_some())
+    }
+}
+
 /// Classifies a message object from its envelope.
 pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
     let Envelope { version_2, id, method, params, result, error } = envelope;
