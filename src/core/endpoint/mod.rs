@@ -550,7 +550,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     fn fail_calls(&mut self, kept: &[u64], failure: Failure) {
         let events = &mut self.events;
         self.calls.remove_where(
-            |id| !kept.iter().any(|&kept| kept == id),
+            |id| !kept.contains(&id),
             |id, call| {
                 let outcome = Outcome::Failed(failure);
                 events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
