@@ -8,8 +8,8 @@ use std::rc::Rc;
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    code, json as wire, Action, Backoff, Dispatcher, Due, ErrorObject, Framing, Id, Outgoing, PendingTable, Roles,
-    TextRefusal,
+    classify_envelope, code, json as wire, Action, Backoff, Dispatcher, Due, Envelope, ErrorObject, Framing, Id,
+    IdMember, Inbound, Kind, Outgoing, PendingTable, Response, Roles, TextRefusal,
 };
 
 type Outcome = Result<Json, ErrorObject<Json>>;
@@ -372,6 +372,44 @@ fn invalid_responses_fail_their_call() {
 }
 
 #[test]
+fn an_invalid_response_says_why_and_names_its_call_only_by_a_readable_id() {
+    let classify = |message: Json| classify_envelope(Envelope::read(&message), Framing::Text);
+    for (bad, why) in [
+        (
+            json!({"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"x"},"id":4}),
+            "Response has both result and error",
+        ),
+        (json!({"jsonrpc":"2.0","error":{"code":1},"id":4}), "Response has a malformed error object"),
+    ] {
+        match classify(bad.clone()) {
+            Inbound::InvalidResponse { id: Some(id), error } => {
+                assert_eq!((id.value(), error.code, error.message.as_str()), (&json!(4), code::INVALID_RESPONSE, why));
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    for bad in [json!({"jsonrpc":"2.0","result":1,"id":{}}), json!({"jsonrpc":"2.0","result":1})] {
+        match classify(bad.clone()) {
+            Inbound::InvalidResponse { id: None, error } => {
+                assert_eq!((error.code, error.message.as_str()), (code::INVALID_RESPONSE, "Response has no valid id"));
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    // Neither result nor error: not a response, so a request's error, its id echoed.
+    match classify(json!({"jsonrpc":"2.0","id":4})) {
+        Inbound::Invalid(Response { id: Some(id), payload: Err(error) }) => {
+            assert_eq!((id.value(), error.code), (&json!(4), code::INVALID_REQUEST));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without "2.0": another listener's on a shared channel, invalid on a channel of our own.
+    let foreign = Envelope::read(&json!({"jsonrpc":"1.0","result":1,"id":4}));
+    assert!(matches!(classify_envelope(foreign, Framing::Object), Inbound::Foreign));
+    assert!(matches!(classify(json!({"jsonrpc":"1.0","result":1,"id":4})), Inbound::Invalid(_)));
+}
+
+#[test]
 fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     let mut table = PendingTable::new();
     let a = table.insert("a", Some(Due::At(100)));
@@ -387,6 +425,12 @@ fn pending_table_times_out_by_deadline_and_leaves_nothing() {
     assert_eq!(table.next_deadline(), None, "a settled call leaves no deadline");
     assert_eq!(table.drain().collect::<Vec<_>>(), vec![(c, "c")]);
     assert!(table.is_empty());
+    // The earliest deadline left, whether a call's own or its cap, comes back with what expired.
+    let capped = table.insert_capped("capped", Some(Due::At(300)), Some(Due::At(250)));
+    let early = table.insert("early", Some(Due::At(200)));
+    assert_eq!(table.expire(100), (vec![], Some(200)));
+    assert_eq!(table.expire(200), (vec![(early, "early")], Some(250)));
+    assert_eq!(table.expire(250), (vec![(capped, "capped")], None));
 }
 
 #[test]
@@ -519,6 +563,73 @@ fn batch_policy_reject_and_limit() {
     let responses = json!([{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":2,"id":2}]);
     let actions = peer.receive(&responses, Framing::Text);
     assert_eq!(actions.iter().filter(|a| matches!(a, Action::Settle { .. })).count(), 2);
+}
+
+#[test]
+fn a_response_is_what_classification_reads_as_one() {
+    // Every shape of envelope: what refuses a batch (is_response) and what
+    // reads its members (classify_envelope) agree on which are responses.
+    let some = |value: Json| Some(value);
+    let ids = [IdMember::Absent, IdMember::Invalid, Id::read(json!(1), Kind::Number).into()];
+    let methods = [None, some(json!("m")), some(json!(1))];
+    let params = [None, Some((json!([]), Kind::Array)), Some((json!(3), Kind::Number))];
+    let results = [None, some(json!(1))];
+    let errors = [None, some(json!({"code": 1, "message": "x"})), some(json!("boom"))];
+    let mut seen = [0; 2];
+    for version_2 in [false, true] {
+        for id in &ids {
+            for method in &methods {
+                for params in &params {
+                    for result in &results {
+                        for error in &errors {
+                            let envelope = Envelope {
+                                version_2,
+                                id: id.clone(),
+                                method: method.clone(),
+                                params: params.clone(),
+                                result: result.clone(),
+                                error: error.clone(),
+                            };
+                            let classified = classify_envelope(envelope.clone(), Framing::Text);
+                            let response = matches!(classified, Inbound::Response(_) | Inbound::InvalidResponse { .. });
+                            assert_eq!(envelope.is_response(), response, "{envelope:?}");
+                            seen[usize::from(response)] += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen[0] > 0 && seen[1] > 0);
+}
+
+#[test]
+fn a_peer_refusing_batches_reads_a_batch_of_answers_member_by_member_too() {
+    let mut peer: Dispatcher<Json, Handler> = Dispatcher::new(Roles::PEER);
+    peer.set_batch_policy(wiggum_rpc::core::BatchPolicy::Reject);
+    let members = |batch: Json| batch.as_array().unwrap().iter().map(|m| Some(Envelope::read(m))).collect::<Vec<_>>();
+    // Answers, one of them broken: each settles its call, nothing is refused.
+    let answers = json!([
+        {"jsonrpc":"2.0","result":1,"id":1},
+        {"jsonrpc":"2.0","result":2,"error":{"code":1,"message":"x"},"id":2},
+        {"jsonrpc":"2.0","error":{"code":1,"message":"x"}}
+    ]);
+    let actions = peer.receive_members(members(answers));
+    assert_eq!(actions.iter().filter(|a| matches!(a, Action::Settle { .. })).count(), 2, "{actions:?}");
+    assert!(!actions.iter().any(|a| matches!(a, Action::Send(_))), "{actions:?}");
+    // A call among them: the batch is refused whole.
+    let mixed = json!([{"jsonrpc":"2.0","result":1,"id":1}, {"jsonrpc":"2.0","method":"m","id":3}]);
+    for actions in [peer.receive_members(members(mixed.clone())), peer.receive(&mixed, Framing::Text)] {
+        match actions.as_slice() {
+            [Action::Send(Outgoing::Single(Response { id: None, payload: Err(error) }))] => {
+                assert_eq!(error.message, "Batch requests not supported");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A member that is no object is no answer either.
+    let actions = peer.receive_members(vec![Some(Envelope::read(&json!({"jsonrpc":"2.0","result":1,"id":1}))), None]);
+    assert!(matches!(actions.as_slice(), [Action::Send(_)]), "{actions:?}");
 }
 
 #[test]

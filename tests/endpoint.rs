@@ -1424,6 +1424,32 @@ fn toward_a_stranger_no_progress_goes() {
 }
 
 #[test]
+fn an_answered_mcp_call_takes_its_token_and_leaves_the_others() {
+    let mcp = Config::new(Roles::PEER).with_dialect(Dialect::Mcp);
+    let mut pair = Pair::new(mcp, mcp);
+    let options = CallOptions { progress: true, ..CallOptions::default() };
+    pair.turn(To::A, |side, now| {
+        for waiter in 1..=3 {
+            side.endpoint.request_with(json!("later"), Some(json!({})), waiter, options, || now).unwrap();
+        }
+    });
+    pair.run();
+    let finished = pair.b.later[0];
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("done"))));
+    pair.run();
+    let mut went = true;
+    pair.turn(To::B, |side, _| went = side.endpoint.progress(finished, json!(1)));
+    assert!(!went, "an answered call reports no progress");
+    assert!(report(&mut pair, 1, json!(3)));
+    assert!(report(&mut pair, 0, json!(2)));
+    let tokens: Vec<(u32, Json)> = pair.a.progress.clone();
+    assert_eq!(
+        tokens,
+        [(3, json!({"progressToken": 3, "progress": 3})), (2, json!({"progressToken": 2, "progress": 2}))]
+    );
+}
+
+#[test]
 fn mcp_progress_travels_by_token() {
     let mcp = Config::new(Roles::PEER).with_dialect(Dialect::Mcp);
     let mut pair = Pair::new(mcp, mcp);

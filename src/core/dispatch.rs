@@ -13,7 +13,7 @@ use super::error::{code, ErrorObject};
 use super::inbound::{classify_envelope, invalid, Envelope, Framing, Inbound};
 use super::message::{Id, Notification, Response};
 use super::table::Table;
-use super::value::{Kind, Value};
+use super::value::{number_of, Kind, Value};
 use super::wire::{
     Cancellation, CANCEL_REQUEST, MAX_CREDIT, MCP_CANCELLED, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK,
     STREAM_CREDIT, STREAM_END,
@@ -333,7 +333,9 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         if kind == Kind::Array {
             let elements = value.elements();
             // A refused batch is read only as far as its first member that is not a response.
-            if !self.refused(elements.len(), elements.iter().map(member_of), &mut actions) {
+            let responses =
+                elements.iter().map(|element| member_of(element).is_some_and(|member| member.is_response()));
+            if !self.refused(elements.len(), responses, &mut actions) {
                 // A loop, not `map` and `collect`: their specialised collecting is larger.
                 let mut members = Vec::with_capacity(elements.len());
                 for element in &elements {
@@ -376,7 +378,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                     return Some(Response::error(Some(request.id), error));
                 }
                 let call = self.next_call_id();
-                self.calls.insert(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
+                self.calls.insert_new(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
                 actions.push(Action::Call { call, handler, params: request.params });
                 None
             }
@@ -406,7 +408,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             // The handshake belongs to the endpoint, whatever its roles.
             Named::Ready => actions.push(Action::Ready { params: notification.params }),
             Named::SessionAck => {
-                let received = notification.params.as_ref().and_then(|p| p.member("received"))?.as_number()?;
+                let received = number_of(notification.params.as_ref(), "received")?;
                 if (0.0..=9.0e15).contains(&received) {
                     actions.push(Action::SessionAck { received: received as u64 });
                 }
@@ -442,7 +444,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 // A whole number of chunks (no float library here: `as` truncates), at least one; past the most, the most.
                 let whole =
                     |count: &f64| *count >= 1.0 && (*count >= MAX_CREDIT as f64 || (*count as u64) as f64 == *count);
-                let grant = params.member("credit").and_then(|credit| credit.as_number()).filter(whole)?;
+                let grant = number_of(Some(&params), "credit").filter(whole)?;
                 let grant = grant.min(MAX_CREDIT as f64) as u32;
                 let key = self.calls.iter().find(|(_, c)| *c.id.value() == id).map(|(&key, _)| key)?;
                 let in_flight = self.calls.get_mut(&key)?;

@@ -3,7 +3,7 @@
 
 use super::error::{code, ErrorObject};
 use super::message::{exact_double, Id, Notification, Request, Response};
-use super::value::{Kind, Value};
+use super::value::{number_of, text_of, Kind, Value};
 
 /// How the transport frames messages, which decides what counts as ours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,12 +85,19 @@ impl<V: Value> Envelope<V> {
     }
 }
 
+impl<V> Envelope<V> {
+    /// Whether [`classify_envelope`] reads it, on a channel of this side's
+    /// own, as a response (valid or not): a batch of them answers this
+    /// side's own batch, and is never refused as a batch of calls. (A test
+    /// holds the two to each other.)
+    pub fn is_response(&self) -> bool {
+        self.version_2 && self.method.is_none() && (self.result.is_some() || self.error.is_some())
+    }
+}
+
 /// Classifies a message object from its envelope.
 pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
     let Envelope { version_2, id, method, params, result, error } = envelope;
-    if framing == Framing::Object && !version_2 {
-        return Inbound::Foreign;
-    }
     let present = !matches!(id, IdMember::Absent);
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
@@ -99,47 +106,45 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
         _ => None,
     };
     if !version_2 {
-        return invalid(echo);
+        return match framing {
+            Framing::Object => Inbound::Foreign,
+            Framing::Text => invalid(echo),
+        };
     }
 
+    // Each case is one arm of one match, so the values a case leaves are
+    // dropped along one path, not along one per early return.
     if let Some(method) = method {
-        let Some(method) = method.as_name() else {
-            return invalid(echo);
-        };
-        if params.as_ref().is_some_and(|(_, kind)| !matches!(kind, Kind::Array | Kind::Object)) {
-            return invalid(echo);
-        }
+        let name = method.as_name();
+        let structured = params.as_ref().is_none_or(|(_, kind)| matches!(kind, Kind::Array | Kind::Object));
         let params = params.map(|(params, _)| params);
-        return match (present, echo) {
-            (false, _) => Inbound::Notification(Notification { method, params }),
-            (true, Some(id)) => Inbound::Request(Request { id, method, params }),
-            (true, None) => invalid(None),
+        return match (name, structured, present, echo) {
+            (Some(method), true, false, _) => Inbound::Notification(Notification { method, params }),
+            (Some(method), true, true, Some(id)) => Inbound::Request(Request { id, method, params }),
+            (Some(_), true, true, None) => invalid(None),
+            (_, _, _, echo) => invalid(echo),
         };
     }
 
-    if result.is_none() && error.is_none() {
-        return invalid(echo);
-    }
-    let Some(id) = echo else {
+    match (echo, result, error) {
+        (echo, None, None) => invalid(echo),
         // A response without a readable id matches no call: nothing to fail.
-        return Inbound::InvalidResponse {
+        (None, _, _) => Inbound::InvalidResponse {
             id: None,
             error: ErrorObject::new(code::INVALID_RESPONSE, "Response has no valid id"),
-        };
-    };
-    let malformed = |reason: &str| Inbound::InvalidResponse {
-        id: Some(id.clone()),
-        error: ErrorObject::new(code::INVALID_RESPONSE, reason),
-    };
-    match (result, error) {
-        (Some(_), Some(_)) => malformed("Response has both result and error"),
-        (Some(result), None) => Inbound::Response(Response { id: Some(id), payload: Ok(result) }),
-        (None, Some(error)) => match error_object(&error) {
-            Some(error) => Inbound::Response(Response { id: Some(id), payload: Err(error) }),
-            None => malformed("Response has a malformed error object"),
         },
-        (None, None) => invalid(None),
+        (Some(id), Some(result), None) => Inbound::Response(Response { id: Some(id), payload: Ok(result) }),
+        (Some(id), None, Some(error)) => match error_object(&error) {
+            Some(error) => Inbound::Response(Response { id: Some(id), payload: Err(error) }),
+            None => malformed(id, "Response has a malformed error object"),
+        },
+        (Some(id), Some(_), Some(_)) => malformed(id, "Response has both result and error"),
     }
+}
+
+/// A response that breaks the rules: the call waiting on `id` fails with why.
+fn malformed<V>(id: Id<V>, reason: &'static str) -> Inbound<V> {
+    Inbound::InvalidResponse { id: Some(id), error: ErrorObject::new(code::INVALID_RESPONSE, reason) }
 }
 
 /// Reads an error object: an integer `code` and a string `message` are required.
@@ -147,11 +152,11 @@ fn error_object<V: Value>(error: &V) -> Option<ErrorObject<V>> {
     if error.kind() != Kind::Object {
         return None;
     }
-    let code = error.member("code")?.as_number()?;
+    let code = number_of(Some(error), "code")?;
     if !is_integer(code) {
         return None;
     }
-    let message = error.member("message")?.as_text()?;
+    let message = text_of(Some(error), "message")?;
     Some(ErrorObject { code: code as i64, message, data: error.member("data") })
 }
 
@@ -170,8 +175,8 @@ pub fn thrown_error<V: Value>(thrown: &V, whole: impl FnOnce() -> Option<V>) -> 
     match thrown.kind() {
         Kind::Object => {
             // An `Error` always has a string `message` (maybe empty, inherited).
-            let text = thrown.member("message").and_then(|m| m.as_text());
-            let code = thrown.member("code").and_then(|c| c.as_number()).filter(|&c| is_integer(c));
+            let text = text_of(Some(thrown), "message");
+            let code = number_of(Some(thrown), "code").filter(|&c| is_integer(c));
             if let Some(code) = code.map(|c| c as i64) {
                 let text = text.filter(|t| !t.is_empty()).unwrap_or_else(|| code::message(code).into());
                 return ErrorObject { code, message: text, data: thrown.member("data") };

@@ -70,7 +70,7 @@ impl<W> PendingTable<W> {
             id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
         }
         self.next_id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
-        self.calls.insert(id, Pending { waiter, due, cap });
+        self.calls.insert_new(id, Pending { waiter, due, cap });
         id
     }
 
@@ -125,14 +125,26 @@ impl<W> PendingTable<W> {
             }
         };
         let past = |due: Option<Due>| matches!(due, Some(Due::At(at)) if at <= now);
+        // The earliest deadline left is found in the same pass.
+        let mut earliest: Option<Deadline> = None;
+        let mut consider = |due: Option<Due>| {
+            if let Some(Due::At(at)) = due {
+                earliest = Some(earliest.map_or(at, |earliest| earliest.min(at)));
+            }
+        };
         let mut expired = Vec::new();
         let due = |_: &u64, call: &mut Pending<W>| {
             read(&mut call.due);
             read(&mut call.cap);
-            past(call.due) || past(call.cap)
+            let due = past(call.due) || past(call.cap);
+            if !due {
+                consider(call.due);
+                consider(call.cap);
+            }
+            due
         };
         self.calls.remove_where(due, |&id, call| expired.push((id, call.waiter)));
-        (expired, self.next_deadline())
+        (expired, earliest)
     }
 
     /// Removes every pending call (destroy, connection lost), and yields

@@ -54,6 +54,21 @@ impl<K: Ord, V> Table<K, V> {
         }
     }
 
+    /// Inserts under a key known to have no entry (an id just found free):
+    /// [`Table::insert`] without the replacing it would never do.
+    pub fn insert_new(&mut self, key: K, value: V) {
+        let at = match self.slots.last() {
+            Some((last, _)) if *last < key => Err(self.slots.len()),
+            _ => self.find(&key),
+        };
+        match at {
+            // The hole a removed entry left, not swept out yet.
+            Ok(at) => self.slots[at].1 = Some(value),
+            Err(at) => self.slots.insert(at, (key, Some(value))),
+        }
+        self.live += 1;
+    }
+
     pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
@@ -185,7 +200,10 @@ mod tests {
                 1 => (seed >> 20) % (step + 1),
                 _ => (seed >> 30) % 64,
             };
-            if seed & 1 == 0 {
+            if seed & 1 == 0 && !model.contains_key(&key) && seed & 2 == 0 {
+                table.insert_new(key, step);
+                model.insert(key, step);
+            } else if seed & 1 == 0 {
                 assert_eq!(table.insert(key, step), model.insert(key, step));
             } else {
                 assert_eq!(table.remove(&key), model.remove(&key));

@@ -60,6 +60,28 @@ pub trait Value: Clone {
     fn with_member(&self, name: &'static str, value: Self) -> Self;
 }
 
+// A member read for its number, text or boolean, in one place each: the
+// protocol's own notifications and the hello ask a dozen of them, and each
+// asked inline is a call, its checks and the member's drop.
+
+/// The number `object[name]` holds (`None`: no object, no such member, or not a number).
+#[inline(never)]
+pub(crate) fn number_of<V: Value>(object: Option<&V>, name: &str) -> Option<f64> {
+    object?.member(name)?.as_number()
+}
+
+/// The text `object[name]` holds (`None`: no object, no such member, or not a string).
+#[inline(never)]
+pub(crate) fn text_of<V: Value>(object: Option<&V>, name: &str) -> Option<String> {
+    object?.member(name)?.as_text()
+}
+
+/// The boolean `object[name]` holds (`None`: no object, no such member, or not a boolean).
+#[inline(never)]
+pub(crate) fn bool_of<V: Value>(object: Option<&V>, name: &str) -> Option<bool> {
+    object?.member(name)?.as_bool()
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 impl Value for serde_json::Value {
     fn kind(&self) -> Kind {

@@ -7,7 +7,7 @@
 use crate::prelude::*;
 
 use super::message::{Id, Response};
-use super::value::Value;
+use super::value::{bool_of, number_of, text_of, Value};
 
 /// The LSP's cancellation notification: `{"id": <the request's id>}`.
 pub const CANCEL_REQUEST: &str = "$/cancelRequest";
@@ -165,11 +165,11 @@ pub struct SessionHello {
 /// (a `$/ready` that is not an answer): how a server that holds many
 /// sessions finds the endpoint a new connection belongs to.
 pub fn presented_session<V: Value>(message: &V) -> Option<String> {
-    if message.kind() != super::value::Kind::Object || message.member("method")?.as_text()? != READY {
+    if message.kind() != super::value::Kind::Object || text_of(Some(message), "method")? != READY {
         return None;
     }
     let params = message.member("params");
-    if params.as_ref().and_then(|p| p.member("ack")).and_then(|v| v.as_bool()) == Some(true) {
+    if bool_of(params.as_ref(), "ack") == Some(true) {
         return None;
     }
     SessionHello::read(params.as_ref())?.id
@@ -186,14 +186,13 @@ impl SessionHello {
         if session.kind() != super::value::Kind::Object {
             return None;
         }
-        let whole = |name: &str| {
-            session.member(name).and_then(|v| v.as_number()).filter(|n| *n >= 0.0 && *n <= 9.0e15).map(|n| n as u64)
-        };
-        let id = session.member("id").and_then(|v| v.as_text());
+        let session = Some(&session);
+        let whole = |name: &str| number_of(session, name).filter(|n| *n >= 0.0 && *n <= 9.0e15).map(|n| n as u64);
+        let id = text_of(session, "id");
         Some(SessionHello {
             id: id.filter(|id| !id.is_empty() && at_most_chars(id, MAX_SESSION_ID)),
             received: whole("received").unwrap_or(0),
-            resumed: session.member("resumed").and_then(|v| v.as_bool()),
+            resumed: bool_of(session, "resumed"),
             grace_ms: whole("grace"),
         })
     }
@@ -240,7 +239,7 @@ pub const MAX_PRESENCE: usize = 200;
 /// The presence name of a `$/ready` params object: a non-empty string of at
 /// most [`MAX_PRESENCE`] characters, or nothing.
 pub fn presence_of<V: Value>(params: Option<&V>) -> Option<String> {
-    let name = params.and_then(|p| p.member("presence")).and_then(|v| v.as_text())?;
+    let name = text_of(params, "presence")?;
     (!name.is_empty() && at_most_chars(&name, MAX_PRESENCE)).then_some(name)
 }
 
@@ -264,8 +263,8 @@ impl Capabilities {
     /// Reads the capabilities of a `$/ready` params object; members that are
     /// absent, not `true`, or unknown count as not offered.
     pub fn read<V: Value>(params: Option<&V>) -> (bool, Capabilities) {
-        let flag = |name: &str| params.and_then(|p| p.member(name)).and_then(|v| v.as_bool()) == Some(true);
-        let max_batch = params.and_then(|p| p.member("maxBatch")).and_then(|v| v.as_number());
+        let flag = |name: &str| bool_of(params, name) == Some(true);
+        let max_batch = number_of(params, "maxBatch");
         let capabilities = Capabilities {
             batches: flag("batches"),
             split_batch_answers: flag("splitBatchAnswers"),

@@ -6,7 +6,7 @@ use crate::prelude::*;
 
 use super::{Action, CallId, Dispatcher, InFlight, Outgoing};
 use crate::core::error::{code, ErrorObject};
-use crate::core::inbound::{Envelope, Inbound};
+use crate::core::inbound::Envelope;
 use crate::core::message::Response;
 use crate::core::value::{Kind, Value};
 
@@ -82,7 +82,9 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// caller has read (`None` for a member that is not an object).
     pub fn receive_members(&mut self, members: Vec<Option<Envelope<V>>>) -> Vec<Action<V, H>> {
         let mut actions = Vec::new();
-        if !self.refused(members.len(), members.iter().cloned(), &mut actions) {
+        // Each member is asked by reference: nothing of it is copied to be classified.
+        let responses = members.iter().map(|member| member.as_ref().is_some_and(Envelope::is_response));
+        if !self.refused(members.len(), responses, &mut actions) {
             self.receive_batch(members, &mut actions);
         }
         actions
@@ -90,19 +92,17 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 
     /// Whether a batch of `len` members is refused whole (the refusal, from
     /// a server, goes into `actions`). A batch of responses (to this side's
-    /// own batch) never is: `members` are read, as far as the first that
-    /// is not a response, only for a batch refused otherwise.
+    /// own batch) never is: `responses` says of each member whether it is
+    /// one, and is read, as far as the first that is not, only for a batch
+    /// refused otherwise.
     pub(super) fn refused(
         &self,
         len: usize,
-        mut members: impl Iterator<Item = Option<Envelope<V>>>,
+        mut responses: impl Iterator<Item = bool>,
         actions: &mut Vec<Action<V, H>>,
     ) -> bool {
         let Some(error) = self.batch_refusal(len) else { return false };
-        let responses_only = len != 0
-            && members.all(|member| {
-                matches!(self.classify_member(member), Inbound::Response(_) | Inbound::InvalidResponse { .. })
-            });
+        let responses_only = len != 0 && responses.all(|response| response);
         if responses_only {
             return false;
         }

@@ -208,40 +208,27 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// while disconnected, never sent) go on it; every other call fails.
     /// What else was held (answers, chunks, cancels) belonged to the old one.
     fn replace_session(&mut self, held: Vec<Transmit<V>>) {
-        let goes_on = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });
-        let mut resend = Vec::new();
-        for transmit in held {
-            match transmit {
-                Transmit::Single(message) if goes_on(&message) => resend.push(Transmit::Single(message)),
-                Transmit::Single(_) => {}
-                Transmit::Batch(mut messages) => {
-                    messages.retain(goes_on);
-                    if messages.len() > 1 {
-                        resend.push(Transmit::Batch(messages));
-                    } else if let Some(message) = messages.pop() {
-                        resend.push(Transmit::Single(message));
-                    }
+        let mut carried = Vec::new();
+        for transmit in &held {
+            for message in transmit.messages() {
+                if let Message::Request { id, .. } = message {
+                    carried.push(*id);
                 }
             }
         }
-        let carried = |id: u64| {
-            let request = |message: &Message<V>| matches!(message, Message::Request { id: sent, .. } if *sent == id);
-            resend.iter().any(|transmit| transmit.messages().iter().any(request))
-        };
-        let events = &mut self.events;
-        self.calls.remove_where(
-            |id| !carried(id),
-            |id, call| {
-                let outcome = Outcome::Failed(Failure::ConnectionClosed);
-                events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
-            },
-        );
-        for transmit in resend {
-            let transmit = match &mut self.session {
-                Some(session) => session.resend(transmit),
-                None => transmit,
-            };
-            self.events.push_back(Event::Transmit(transmit));
+        self.fail_calls(&carried, Failure::ConnectionClosed);
+        // Sent as any message is: the new session (if any) numbers and keeps
+        // them, and what was held fits the bound it kept before.
+        let goes_on = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });
+        for transmit in held {
+            match transmit {
+                Transmit::Single(message) if goes_on(&message) => self.transmit(Transmit::Single(message)),
+                Transmit::Single(_) => {}
+                Transmit::Batch(mut messages) => {
+                    messages.retain(goes_on);
+                    self.transmit_batch(&mut messages);
+                }
+            }
         }
     }
 

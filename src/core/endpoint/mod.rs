@@ -284,20 +284,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             (a, b) => a.or(b),
         };
         let now = shortest.filter(|&ms| ms < COARSE_FROM_MS).map(|_| now());
-        let due = |ms: Option<u64>| {
-            ms.filter(|&ms| ms > 0).map(|ms| match (ms >= COARSE_FROM_MS, now) {
-                (false, Some(now)) => Due::At(now.saturating_add(ms)),
-                _ => Due::AfterNextReading(ms),
+        // Each deadline arms what it needs as it is made: the deadline timer, or a reading.
+        let mut due = |ms: Option<u64>| {
+            Some(match (ms?, now) {
+                (ms, Some(now)) if ms < COARSE_FROM_MS => {
+                    let at = now.saturating_add(ms);
+                    self.wake_by(at);
+                    Due::At(at)
+                }
+                (ms, _) => {
+                    self.awaiting_reading = true;
+                    Due::AfterNextReading(ms)
+                }
             })
         };
-        let (timeout, cap) = (due(options.timeout_ms), due(options.max_total_ms));
-        for due in [timeout, cap] {
-            match due {
-                Some(Due::AfterNextReading(_)) => self.awaiting_reading = true,
-                Some(Due::At(at)) => self.wake_by(at),
-                None => {}
-            }
-        }
+        let (timeout, cap) = (due(timeout_ms), due(max_total_ms));
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
         let window = options.window.filter(|_| offered && !self.holding()).map(|size| size.clamp(1, MAX_CREDIT));
         let call = Call {
@@ -374,7 +375,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             let convention = self.dispatcher.cancellation();
             self.send(Message::Cancel { id, convention }, None);
         } else {
-            self.queue.retain(|queued| queued.call != Some(id));
+            self.unqueue(Some(id));
         }
         self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome: Outcome::Failed(Failure::Cancelled) });
         true
@@ -392,7 +393,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.expire_checks(now);
         for (id, call) in expired {
             if !call.sent {
-                self.queue.retain(|queued| queued.call != Some(id));
+                self.unqueue(Some(id));
             }
             let outcome = Outcome::Failed(Failure::Timeout { sent: call.sent });
             self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
@@ -427,8 +428,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// What waited on the connection fails: calls sent and queued (queued
     /// notifications stay for a next connection).
     fn fail_connection(&mut self) {
-        self.queue.retain(|queued| queued.call.is_none());
+        self.unqueue(None);
         self.fail_all(Failure::ConnectionClosed);
+    }
+
+    /// Takes the request of the call `call` (`None`: of every call) off the
+    /// queue; notifications stay. One predicate for all three uses: each
+    /// closure of its own would link another copy of `retain`.
+    fn unqueue(&mut self, call: Option<u64>) {
+        self.queue.retain(|queued| match (queued.call, call) {
+            (Some(queued), Some(call)) => queued != call,
+            (Some(_), None) => false,
+            (None, _) => true,
+        });
     }
 
     /// A client's new connection is open: its hello presents the session
@@ -529,11 +541,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     fn fail_all(&mut self, failure: Failure) {
-        for (id, call) in self.calls.drain() {
-            self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome: Outcome::Failed(failure) });
-        }
+        self.fail_calls(&[], failure);
         self.awaiting_reading = false;
         self.earliest = None;
+    }
+
+    /// Every call but those `kept` settles with `failure`, in id order.
+    fn fail_calls(&mut self, kept: &[u64], failure: Failure) {
+        let events = &mut self.events;
+        self.calls.remove_where(
+            |id| !kept.contains(&id),
+            |id, call| {
+                let outcome = Outcome::Failed(failure);
+                events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+            },
+        );
     }
 
     /// The key of one of this side's calls, from the id of an answer or chunk

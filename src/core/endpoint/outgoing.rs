@@ -136,7 +136,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// What `batch` holds goes out, and it is left empty: one message alone,
     /// several as one batch.
-    fn transmit_batch(&mut self, batch: &mut Vec<Message<V>>) {
+    pub(super) fn transmit_batch(&mut self, batch: &mut Vec<Message<V>>) {
         match batch.len() {
             0 => {}
             1 => {

@@ -61,8 +61,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
         self.checked(call);
-        if !self.progress_tokens.is_empty() {
-            self.progress_tokens.retain(|(serving, _)| *serving != call);
+        // A call in flight has one token at most, and the list is only
+        // searched by call: its order is nobody's.
+        if let Some(at) = self.progress_tokens.iter().position(|(serving, _)| *serving == call) {
+            self.progress_tokens.swap_remove(at);
         }
         if let Some(id) = self.dispatcher.stream_end(call) {
             self.send(Message::StreamEnd { id }, None);
@@ -106,15 +108,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     pub(super) fn expire_checks(&mut self, now: Deadline) {
+        // One pass, the checks left pushed back as they come: `retain` with
+        // a closure, then a search for the earliest, cost twice the code.
         let mut expired = Vec::new();
-        self.checks.retain(|&(call, at)| {
-            let due = at <= now;
-            if due {
+        let mut next = None;
+        for (call, at) in core::mem::take(&mut self.checks) {
+            if at <= now {
                 expired.push(call);
+            } else {
+                next = Some(next.map_or(at, |next: Deadline| next.min(at)));
+                self.checks.push((call, at));
             }
-            !due
-        });
-        if let Some(next) = self.checks.iter().map(|&(_, at)| at).min() {
+        }
+        if let Some(next) = next {
             self.wake_by(next);
         }
         for call in expired {

@@ -108,6 +108,43 @@ fn weight<V>(transmit: &Transmit<V>) -> usize {
     }
 }
 
+/// The copy of a sent message the session keeps, to send it again. Not
+/// `Clone`: a `$/ready` belongs to its connection and is never kept, so its
+/// copy leaves out the names a derived clone would copy for nothing.
+fn kept_copy<V: Clone>(transmit: &Transmit<V>) -> Transmit<V> {
+    match transmit {
+        Transmit::Single(message) => Transmit::Single(kept_message(message)),
+        Transmit::Batch(messages) => {
+            let mut copy = Vec::with_capacity(messages.len());
+            for message in messages {
+                copy.push(kept_message(message));
+            }
+            Transmit::Batch(copy)
+        }
+    }
+}
+
+fn kept_message<V: Clone>(message: &Message<V>) -> Message<V> {
+    match message {
+        Message::Request { id, method, params } => {
+            Message::Request { id: *id, method: method.clone(), params: params.clone() }
+        }
+        Message::Notification { method, params } => {
+            Message::Notification { method: method.clone(), params: params.clone() }
+        }
+        Message::Response(response) => Message::Response(response.clone()),
+        Message::Cancel { id, convention } => Message::Cancel { id: *id, convention: *convention },
+        Message::Chunk { id, chunk } => Message::Chunk { id: id.clone(), chunk: chunk.clone() },
+        Message::StreamEnd { id } => Message::StreamEnd { id: id.clone() },
+        Message::Credit { id, credit } => Message::Credit { id: *id, credit: *credit },
+        Message::Progress { params, mcp } => Message::Progress { params: params.clone(), mcp: *mcp },
+        Message::Ack { received } => Message::Ack { received: *received },
+        Message::Ready { ack, capabilities, .. } => {
+            Message::Ready { ack: *ack, capabilities: *capabilities, presence: None, session: None }
+        }
+    }
+}
+
 impl<V: Clone> Session<V> {
     pub(super) fn new(setup: SessionSetup) -> Self {
         let (client, id, grace_ms, max_kept) = match setup {
@@ -173,7 +210,7 @@ impl<V: Clone> Session<V> {
         match self.phase {
             Phase::Off if self.connected => Ok(Some(transmit)),
             Phase::Asking | Phase::Attached if self.connected => {
-                self.number(transmit.clone());
+                self.number(kept_copy(&transmit));
                 while self.kept > self.max_kept && !self.unacked.is_empty() {
                     match self.phase {
                         // Nobody acknowledges: a peer that will never grant one.
@@ -266,7 +303,6 @@ impl<V: Clone> Session<V> {
             }
             return Answered::Nothing;
         };
-        let own = self.id.clone();
         match (self.phase, hello.id) {
             // The connection's first message asks: a new session, whatever it presented
             // (a session this side does not hold gives nothing of anyone's).
@@ -277,7 +313,7 @@ impl<V: Clone> Session<V> {
                 let answer = self.answer(false);
                 Answered::Answer(answer, Vec::new())
             }
-            (Phase::Attached | Phase::Detached, Some(presented)) if Some(&presented) == own.as_ref() => {
+            (Phase::Attached | Phase::Detached, Some(presented)) if self.id.as_ref() == Some(&presented) => {
                 match self.resume(hello.received) {
                     Some(again) => Answered::Answer(self.answer(true), again),
                     None => {
@@ -351,20 +387,15 @@ impl<V: Clone> Session<V> {
         self.phase = Phase::Attached;
         self.expires = None;
         self.received_here = 0;
-        let mut again = self.unacked.to_vec();
+        let mut again = Vec::with_capacity(self.unacked.len());
+        for transmit in &self.unacked {
+            again.push(kept_copy(transmit));
+        }
         for transmit in self.take_held() {
-            self.number(transmit.clone());
+            self.number(kept_copy(&transmit));
             again.push(transmit);
         }
         Some(again)
-    }
-
-    /// Numbers and keeps what a replaced session held, as it goes out on the new one.
-    pub(super) fn resend(&mut self, transmit: Transmit<V>) -> Transmit<V> {
-        if self.phase == Phase::Attached {
-            self.number(transmit.clone());
-        }
-        transmit
     }
 
     /// The connection dropped at `now`: whether the session goes on without
@@ -403,7 +434,7 @@ impl<V: Clone> Session<V> {
         self.restart();
         let held = self.take_held();
         for transmit in &held {
-            self.number(transmit.clone());
+            self.number(kept_copy(transmit));
         }
         Some(held)
     }
