@@ -9,7 +9,7 @@
 
 import { contracted, extensions } from "./extensions.js";
 import { kindOf, RPCError, sendCall } from "./glue.js";
-import { addHandler } from "./serving.js";
+import { addHandler, methodNames } from "./serving.js";
 import { transfer } from "./wire.js";
 
 // What the endpoint is told through `hooks.signal` (boundary.rs, `signal`:
@@ -59,7 +59,8 @@ class Endpoint {
     this.#state = { wasm: current, hooks, transport };
     // A plugin's own call to the other side (a protocol's handshake), whatever this class is.
     const call = (method, params) => Calls.prototype.request.call(this, method, params);
-    const context = { calls: (roles & CALLS) !== 0, serves: (roles & SERVES) !== 0, transport, call };
+    const methods = () => methodNames(hooks);
+    const context = { calls: (roles & CALLS) !== 0, serves: (roles & SERVES) !== 0, transport, call, methods };
     for (const plugin of extensions.plugins) plugin.opened?.(this, options ?? {}, context);
   }
 
@@ -98,7 +99,7 @@ class Calls {
    * what each means (a timeout of NaN or below 1 ms: none).
    */
   request(method, params, options) {
-    const { wasm, hooks } = stateOf(this);
+    const { wasm, hooks, transport } = stateOf(this);
     if (typeof method !== "string") return Promise.reject(new TypeError("method must be a string"));
     let called;
     if (options === undefined || options === null) {
@@ -108,7 +109,7 @@ class Calls {
         hooks.opened = undefined;
       } else if (id === id) {
         // Its request is the one thing to send, as it is (a negative id: as JSON text).
-        return sendCall(hooks, stateOf(this).transport, id < 0, method, params, Math.abs(id));
+        return sendCall(hooks, transport, id < 0, method, params, Math.abs(id));
       }
     } else {
       const { timeout, onChunk, onProgress, window, maxTotalTimeout } = options;

@@ -204,7 +204,7 @@ const CONSUMED = 16;
 // Subscribes the endpoint to its transport: each message to its reader
 // (`envelopeReader`), and its `close`, `open` and (`followsCalls`: a
 // transport that reports the calls it got no response to) `undelivered`
-// events to the endpoint. `hooks.detach()` takes them all off again.
+// events to the endpoint. `detach(hooks)` (serving.js) takes them all off again.
 export function listen(hooks, transport, table, maxBytes, maxDepth, textTransport, traced, followsCalls) {
   const reader = envelopeReader(hooks.wasm, hooks.endpoint, hooks, transport, table, maxBytes, maxDepth, textTransport, traced);
   transport.onMessage(reader);

@@ -7,7 +7,8 @@
 
 import { extensions } from "./extensions.js";
 
-// What each endpoint in jrpc-oo's conventions keeps: its method names, and
+// What each endpoint in jrpc-oo's conventions keeps: how to read its method
+// names (the endpoint's own, whoever registered them, and whenever), and
 // whether an announcement is due at the end of the turn.
 const handshakes = new WeakMap();
 
@@ -18,19 +19,17 @@ export function plugJrpcOo() {
   if (!extensions.plugins.includes(plugin)) extensions.plugins.push(plugin);
 }
 
-function opened(endpoint, options, { serves, transport, call }) {
+function opened(endpoint, options, { serves, transport, call, methods }) {
   if (options.jrpcOo !== true) return;
-  const handshake = { methods: new Set(), due: false, gone: false, transport, call, unlisten: undefined };
+  const handshake = { methods, due: false, gone: false, transport, call, unlisten: undefined };
   handshakes.set(endpoint, handshake);
-  if (serves) endpoint.method("system.listComponents", () => componentMap(handshake.methods));
+  if (serves) endpoint.method("system.listComponents", () => componentMap(methods()));
   if (typeof transport.on === "function") handshake.unlisten = transport.on("open", () => changed(handshake));
 }
 
 function registered(endpoint, name, info, notification) {
   const handshake = handshakes.get(endpoint);
-  if (handshake === undefined || notification) return;
-  handshake.methods.add(name);
-  changed(handshake);
+  if (handshake !== undefined && !notification) changed(handshake);
 }
 
 function destroyed(endpoint) {
@@ -50,7 +49,7 @@ function changed(handshake) {
   queueMicrotask(() => {
     handshake.due = false;
     if (handshake.gone || handshake.transport.connected !== true) return;
-    handshake.call("system.listComponents", componentMap(handshake.methods)).catch(() => {});
+    handshake.call("system.listComponents", componentMap(handshake.methods())).catch(() => {});
   });
 }
 

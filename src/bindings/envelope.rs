@@ -175,11 +175,6 @@ const _: () = {
             (b"const PENDING = ", signal::PENDING),
             (b"const SESSION = ", signal::SESSION),
             (b"const DESTROY = ", signal::DESTROY),
-        ],
-    );
-    numbered_alike(
-        endpoints,
-        &[
             (b"const PROGRESS = ", super::binding::call_options::PROGRESS),
             (b"const NO_RESET = ", super::binding::call_options::NO_RESET),
             (b"const TIMEOUT = ", super::binding::call_options::TIMEOUT),

@@ -57,9 +57,10 @@ test("the root's classes: each side's methods only; destroy(), free() and after"
   await waiting;
   assert.equal(client.pending, 0);
   assert.equal(client.session, undefined, "no session over a port");
-  server.free();
-  await assert.rejects(client.request("add", [1, 2], { timeout: 200 }), { code: lib.ErrorCode.REQUEST_TIMEOUT },
-    "free() destroyed the server");
+  const freed = new lib.Peer(lib.portTransport(new MessageChannel().port1));
+  freed.free();
+  await assert.rejects(freed.request("add", [1, 2]), { code: lib.ErrorCode.DESTROYED }, "free() destroys");
+  server.destroy();
   client.destroy();
   client.destroy();
   await assert.rejects(client.request("add", [1, 2]), { code: lib.ErrorCode.DESTROYED });
