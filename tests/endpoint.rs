@@ -700,6 +700,86 @@ fn jrpc_oo_params_travel_as_args_both_ways_except_to_its_system_methods() {
     assert_eq!(plain.end_turn()[0]["params"], json!([1, 2]), "without the dialect, as they are");
 }
 
+#[test]
+fn jrpc_oo_sides_tell_each_other_their_methods_once_a_turn_while_connected() {
+    let jrpc_oo = Config::new(Roles::PEER).with_dialect(Dialect::JrpcOo);
+    let served = json!({ "echo": true, "fail": true, "later": true, "stream": true });
+    let mut pair = Pair::new(jrpc_oo, jrpc_oo);
+    // Four methods registered in the first turn: one announcement, naming the methods and not the notification.
+    let announced: Vec<&Json> = pair.to_b.iter().collect();
+    assert_eq!(announced.len(), 1, "{announced:?}");
+    assert_eq!(announced[0]["method"], "system.listComponents");
+    assert_eq!(announced[0]["params"], served, "params as they are: a system.* method");
+    let id = announced[0]["id"].clone();
+    pair.run();
+    // Each side answered the other's with its own methods; the answers settle nothing.
+    let answer = pair.b.sent.iter().find(|message| message["id"] == id && message.get("result").is_some());
+    assert_eq!(answer.map(|message| &message["result"]), Some(&served));
+    assert!(pair.a.settled.is_empty() && pair.b.settled.is_empty(), "no call of the host's settled");
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle(), "nothing waits for those answers");
+    // A method registered later is announced again; the other side's calls still get their own ids.
+    pair.turn(To::A, |side, _| side.endpoint.set_method("more", Handler::Echo));
+    let again: Vec<Json> = pair.to_b.iter().cloned().collect();
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0]["params"]["more"], json!(true));
+    assert_ne!(again[0]["id"], id, "a new id each time");
+    pair.run();
+    pair.turn(To::A, |side, now| assert!(side.call(1, "echo", json!([5]), None, now).is_some()));
+    pair.run();
+    assert_eq!(pair.a.result(1), Some(&json!([5])));
+
+    // A handler the host registers under the name answers instead.
+    let mut b = Side::new(jrpc_oo);
+    b.endpoint.set_method("system.listComponents", Handler::Fail);
+    b.end_turn();
+    b.endpoint.receive(&json!({"jsonrpc": "2.0", "method": "system.listComponents", "id": 9}), Framing::Text);
+    assert_eq!(b.end_turn()[0]["error"]["code"], 7);
+
+    // Without the dialect, the name is nobody's; a server-only side answers but never announces.
+    let mut plain = Side::new(Config::new(Roles::PEER));
+    assert!(plain.end_turn().is_empty(), "no announcement");
+    plain.endpoint.receive(&json!({"jsonrpc": "2.0", "method": "system.listComponents", "id": 1}), Framing::Text);
+    assert_eq!(plain.end_turn()[0]["error"]["code"], -32601);
+    let mut server = Side::new(Config::new(Roles::SERVER).with_dialect(Dialect::JrpcOo));
+    assert!(server.end_turn().is_empty(), "a side that makes no calls makes no announcement");
+    server.endpoint.receive(&json!({"jsonrpc": "2.0", "method": "system.listComponents", "id": 1}), Framing::Text);
+    assert_eq!(server.end_turn()[0]["result"], served);
+}
+
+#[test]
+fn jrpc_oo_announcements_wait_for_an_open_connection_and_follow_each_reopening() {
+    let mut side: Endpoint<Json, u32, u32> = Endpoint::new(Config::new(Roles::PEER).with_dialect(Dialect::JrpcOo));
+    side.connecting();
+    side.set_method("Repo.add", 1);
+    let turn = |side: &mut Endpoint<Json, u32, u32>| {
+        let mut sent = Vec::new();
+        let mut flush = true;
+        while std::mem::take(&mut flush) {
+            while let Some(event) = side.poll() {
+                match event {
+                    Event::Transmit(transmit) => sent.push(wire::transmit(&transmit)),
+                    Event::ScheduleFlush => flush = true,
+                    _ => {}
+                }
+            }
+            if flush {
+                side.flush();
+            }
+        }
+        sent
+    };
+    assert!(turn(&mut side).is_empty(), "a WebSocket still connecting: nothing yet");
+    side.connection_opened();
+    let sent = turn(&mut side);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["params"], json!({ "Repo.add": true }));
+    assert!(!side.connection_lost(5), "no session: the connection is closed");
+    side.set_method("Repo.sub", 2);
+    assert!(turn(&mut side).is_empty(), "the connection dropped: nothing");
+    side.connection_opened();
+    assert_eq!(turn(&mut side)[0]["params"], json!({ "Repo.add": true, "Repo.sub": true }), "told again on reopening");
+}
+
 // ---- calls a request/reply transport could not deliver --------------------------------
 
 #[test]

@@ -65,6 +65,13 @@ impl Value for Cloned {
     fn number(value: f64) -> Self {
         Cloned::Number(value)
     }
+    fn string(text: &'static str) -> Self {
+        Cloned::Text(text)
+    }
+    fn flags<'a>(names: impl Iterator<Item = &'a str>) -> Self {
+        // Names outlive the test that made them: leaked, as the type holds only static text.
+        Cloned::Object(names.map(|name| (&*Box::leak(name.to_owned().into_boxed_str()), Cloned::Number(1.0))).collect())
+    }
     fn with_member(&self, name: &'static str, value: Self) -> Self {
         match self {
             Cloned::Object(members) => {

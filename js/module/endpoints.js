@@ -9,7 +9,7 @@
 
 import { contracted, extensions } from "./extensions.js";
 import { kindOf, RPCError, sendCall } from "./glue.js";
-import { addHandler, methodNames } from "./serving.js";
+import { addHandler } from "./serving.js";
 import { transfer } from "./wire.js";
 
 // What the endpoint is told through `hooks.signal` (boundary.rs, `signal`:
@@ -57,10 +57,7 @@ class Endpoint {
     const hooks = current.wiggumOpen(transport, roles, options);
     if (typeof hooks?.signal !== "function") throw hooks;
     this.#state = { wasm: current, hooks, transport };
-    // A plugin's own call to the other side (a protocol's handshake), whatever this class is.
-    const call = (method, params) => Calls.prototype.request.call(this, method, params);
-    const methods = () => methodNames(hooks);
-    const context = { calls: (roles & CALLS) !== 0, serves: (roles & SERVES) !== 0, transport, call, methods };
+    const context = { calls: (roles & CALLS) !== 0, serves: (roles & SERVES) !== 0, transport };
     for (const plugin of extensions.plugins) plugin.opened?.(this, options ?? {}, context);
   }
 

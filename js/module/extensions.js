@@ -12,7 +12,7 @@ export const extensions = {
   // (hooks, contract, params, context, ops) => Promise of a verdict.
   checked: undefined,
   // Each `{ opened?, registered?, destroyed? }`: `opened(endpoint, options,
-  // { calls, serves, transport, call, methods })` as an endpoint opens, `registered(endpoint,
+  // { calls, serves, transport })` as an endpoint opens, `registered(endpoint,
   // name, info, notification)` once a handler is in, `destroyed(endpoint)`.
   plugins: [],
   isSchema,

@@ -155,6 +155,7 @@ const HOLD = 4;
 const ANNOUNCE = 8;
 const SPEAKS_TEXT = 16;
 const EXPOSE_STACK = 32;
+const CONNECTING = 64;
 const SETTLED = 128;
 const IDLE = 256;
 const TRACED = 512;
@@ -171,7 +172,8 @@ export function openOptions(transport, options, memory, at) {
     | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
     | (transport.text === true ? SPEAKS_TEXT : 0) | (given.exposeStack === true ? EXPOSE_STACK : 0)
     | (typeof transport.settled === "function" ? SETTLED : 0) | (typeof transport.idle === "function" ? IDLE : 0)
-    | (given.trace !== undefined ? TRACED : 0) | (typeof transport.presence === "string" ? PRESENCE : 0);
+    | (given.trace !== undefined ? TRACED : 0) | (typeof transport.presence === "string" ? PRESENCE : 0)
+    | (transport.connected === false ? CONNECTING : 0);
   const slots = new Float64Array(memory.buffer, at, 10);
   slots[0] = flags;
   // A transport may know better (a WebSocket's server may be slow: 60 s).

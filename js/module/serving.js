@@ -181,13 +181,6 @@ export function handlerHooks(wasm, endpoint, trace) {
   };
 }
 
-// The names of the methods the endpoint serves (`addHandler`'s keys).
-export function methodNames(hooks) {
-  const names = [];
-  for (const key of hooks.slots.keys()) if (key.startsWith("m:")) names.push(key.slice(2));
-  return names;
-}
-
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).
 export function abortHandlers(hooks, call, reason) {
   for (const [running, controller] of [...hooks.controllers]) {

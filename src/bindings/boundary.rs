@@ -268,13 +268,6 @@ extern "C" {
     fn started(wasm: &JsValue);
 }
 
-// jrpc-oo's handshake: a plugin of every endpoint, plugged in at start.
-#[wasm_bindgen(module = "/js/module/jrpc-oo.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = plugJrpcOo)]
-    fn plug_jrpc_oo();
-}
-
 /// Runs once the module is instantiated: the classes get the module's
 /// exports; in a bundled worker, after the .wasm it waited for and before
 /// the worker's own code (see `moduleStarted`).
@@ -283,7 +276,6 @@ extern "C" {
 #[wasm_bindgen(start, js_name = wiggumStart, skip_typescript)]
 fn start() {
     started(&wasm_bindgen::exports());
-    plug_jrpc_oo();
     module_started();
 }
 
@@ -382,6 +374,18 @@ impl Value for JsValue {
 
     fn number(value: f64) -> Self {
         JsValue::from_f64(value)
+    }
+
+    fn string(text: &'static str) -> Self {
+        JsValue::from_str(text)
+    }
+
+    fn flags<'a>(names: impl Iterator<Item = &'a str>) -> Self {
+        let object = js_sys::Object::new();
+        for name in names {
+            let _ = Reflect::set(&object, &JsValue::from_str(name), &JsValue::TRUE);
+        }
+        object.into()
     }
 
     fn with_member(&self, name: &'static str, value: Self) -> Self {

@@ -133,6 +133,7 @@ const _: () = {
             (b"const ANNOUNCE = ", opening::ANNOUNCE),
             (b"const SPEAKS_TEXT = ", opening::SPEAKS_TEXT),
             (b"const EXPOSE_STACK = ", opening::EXPOSE_STACK),
+            (b"const CONNECTING = ", opening::CONNECTING),
             (b"const SETTLED = ", opening::SETTLED),
             (b"const IDLE = ", opening::IDLE),
             (b"const TRACED = ", opening::TRACED),
@@ -250,6 +251,8 @@ pub mod opening {
     /// The transport carries JSON text.
     pub const SPEAKS_TEXT: u32 = 16;
     pub const EXPOSE_STACK: u32 = 32;
+    /// The transport is not connected yet (`connected === false`: a WebSocket still connecting).
+    pub const CONNECTING: u32 = 64;
     /// The transport has `settled(id)`, `idle()`, a `presence` name.
     pub const SETTLED: u32 = 128;
     pub const IDLE: u32 = 256;

@@ -141,6 +141,9 @@ impl Named {
     }
 }
 
+/// jrpc-oo's handshake method (see [`Dispatcher::set_lists_components`]).
+pub const LIST_COMPONENTS: &str = "system.listComponents";
+
 /// What is registered under one name: a method, a notification handler, or both.
 struct Handlers<H> {
     method: Option<H>,
@@ -165,6 +168,8 @@ pub struct Dispatcher<V, H> {
     null_params_absent: bool,
     cancellation: Cancellation,
     max_in_flight: usize,
+    /// jrpc-oo's handshake: `system.listComponents` is answered here.
+    lists_components: bool,
     handlers: Table<String, Handlers<H>>,
     calls: Table<u32, InFlight<V>>,
     batches: Table<u32, Batch<V>>,
@@ -181,6 +186,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             null_params_absent: false,
             cancellation: Cancellation::Lsp,
             max_in_flight: usize::MAX,
+            lists_components: false,
             handlers: Table::default(),
             calls: Table::default(),
             batches: Table::default(),
@@ -221,6 +227,13 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 
     pub fn cancellation(&self) -> Cancellation {
         self.cancellation
+    }
+
+    /// Answers jrpc-oo's `system.listComponents` (unless a handler is
+    /// registered under that name) with the methods this side serves, each
+    /// `true`: how each side of its handshake tells the other its methods.
+    pub fn set_lists_components(&mut self, lists: bool) {
+        self.lists_components = lists;
     }
 
     /// Classifies a message object, or answers what is not one.
@@ -370,6 +383,9 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         match inbound {
             Inbound::Request(request) if self.roles.server => {
                 let Some(handler) = self.handlers.get(&request.method).and_then(|h| h.method.clone()) else {
+                    if self.lists_components && request.method == LIST_COMPONENTS {
+                        return Some(Response { id: Some(request.id), payload: Ok(V::flags(self.method_names())) });
+                    }
                     let error = ErrorObject::standard(code::METHOD_NOT_FOUND);
                     return Some(Response::error(Some(request.id), error));
                 };

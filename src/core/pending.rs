@@ -65,13 +65,25 @@ impl<W> PendingTable<W> {
     /// [`PendingTable::insert`], with `cap`: a deadline that nothing moves
     /// (see [`PendingTable::set_due`]).
     pub fn insert_capped(&mut self, waiter: W, due: Option<Due>, cap: Option<Due>) -> u64 {
+        let id = self.unused_id();
+        self.calls.insert_new(id, Pending { waiter, due, cap });
+        id
+    }
+
+    /// An id no call holds, taken as a call's would be (the next ones
+    /// follow it): for a request whose answer settles nothing.
+    pub fn unused_id(&mut self) -> u64 {
         let mut id = self.next_id;
         while self.calls.contains_key(&id) {
             id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
         }
         self.next_id = if id >= MAX_SAFE_ID { 1 } else { id + 1 };
-        self.calls.insert_new(id, Pending { waiter, due, cap });
         id
+    }
+
+    /// Whether a call waits under `id`.
+    pub fn contains(&self, id: u64) -> bool {
+        self.calls.contains_key(&id)
     }
 
     /// A call's deadline moved (progress came): `due` replaces it. Its cap stays.

@@ -55,6 +55,11 @@ pub trait Value: Clone {
     fn empty_array() -> Self;
     /// A number.
     fn number(value: f64) -> Self;
+    /// A string (the protocol's own method names).
+    fn string(text: &'static str) -> Self;
+    /// An object with a member `true` for each of `names` (jrpc-oo's map of
+    /// the methods a side serves, `{"Class.method": true}`).
+    fn flags<'a>(names: impl Iterator<Item = &'a str>) -> Self;
     /// A copy of this object with `name` set to `value` (the original is
     /// the caller's: it stays as it was). Anything else comes back as it is.
     fn with_member(&self, name: &'static str, value: Self) -> Self;
@@ -138,6 +143,14 @@ impl Value for serde_json::Value {
             true => serde_json::Value::from(value as i64),
             false => serde_json::Number::from_f64(value).map_or(serde_json::Value::Null, serde_json::Value::Number),
         }
+    }
+
+    fn string(text: &'static str) -> Self {
+        serde_json::Value::from(text)
+    }
+
+    fn flags<'a>(names: impl Iterator<Item = &'a str>) -> Self {
+        serde_json::Value::Object(names.map(|name| (name.to_owned(), serde_json::Value::Bool(true))).collect())
     }
 
     fn with_member(&self, name: &'static str, value: Self) -> Self {

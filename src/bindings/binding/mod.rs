@@ -117,6 +117,10 @@ impl Binding {
             true => Some(JsValue::from(js::tracer(&option(options, keys::TRACE))?)),
         };
         let traced = tracer.clone().unwrap_or(JsValue::UNDEFINED);
+        let mut core = Endpoint::with_session(config, presence, session);
+        if said(opening::CONNECTING) {
+            core.connecting();
+        }
         let binding = Rc::new_cyclic(|weak: &Weak<Binding>| {
             let weak = weak.clone();
             let number = f64::from(ENDPOINTS.enter(weak.clone()));
@@ -129,7 +133,7 @@ impl Binding {
                 jrpc_oo,
                 expose_stack: said(opening::EXPOSE_STACK),
                 default_timeout,
-                core: RefCell::new(Endpoint::with_session(config, presence, session)),
+                core: RefCell::new(core),
                 draining: Cell::new(false),
                 expect: Cell::new(None),
                 handback: Cell::new(Handback::Nothing),

@@ -15,9 +15,13 @@ impl Binding {
     /// are built and sent in one crossing each; the rest are built, then posted.
     pub(super) fn transmit(self: &Rc<Self>, transmit: Transmit<JsValue>) {
         if let Some(tracer) = self.tracer() {
+            // The tracer times this side's calls; a request of the endpoint's own is none.
+            let waiting = |id: u64| self.core().is_some_and(|core| core.is_waiting(id));
             let sent = |message: &Message<JsValue>| {
                 if let Message::Request { id, method, .. } = message {
-                    js::trace_sent(tracer, *id as f64, method);
+                    if waiting(*id) {
+                        js::trace_sent(tracer, *id as f64, method);
+                    }
                 }
             };
             match &transmit {

@@ -16,6 +16,7 @@
 //! used only toward a peer whose `$/ready` offered them, or when forced.
 
 mod config;
+mod dialect;
 mod incoming;
 mod outgoing;
 mod serving;
@@ -94,6 +95,10 @@ pub struct Endpoint<V, H, W> {
     progress_tokens: Vec<(CallId, V)>,
     /// A resumable session, when the host set one up (see [`SessionSetup`]).
     session: Option<Session<V>>,
+    /// A connection is open (see [`Endpoint::connecting`]).
+    connected: bool,
+    /// jrpc-oo: this side's methods are announced at the end of the turn.
+    components_due: bool,
 }
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
@@ -135,7 +140,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             watched: None,
             progress_tokens: Vec::new(),
             session: session.map(Session::new),
+            connected: true,
+            components_due: false,
         };
+        endpoint.dispatcher.set_lists_components(config.dialect == Dialect::JrpcOo);
         if config.handshake != Handshake::Off {
             let hello = endpoint.session.as_mut().and_then(Session::hello);
             endpoint.transmit(Transmit::Single(endpoint.ready(false, hello)));
@@ -171,6 +179,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// Registers (or replaces) the handler of a method.
     pub fn set_method(&mut self, name: &str, handler: H) {
         self.dispatcher.set_method(name, handler);
+        self.components_changed();
     }
 
     /// Registers (or replaces) the handler of a notification.
@@ -185,6 +194,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// Calls of this side's still waiting.
     pub fn pending(&self) -> usize {
         self.calls.len()
+    }
+
+    /// Whether a call of this side's waits under `id` (a request the
+    /// endpoint makes of its own, as jrpc-oo's handshake, is none).
+    pub fn is_waiting(&self, id: u64) -> bool {
+        self.calls.contains(id)
     }
 
     pub fn is_destroyed(&self) -> bool {
@@ -340,31 +355,6 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         Ok(())
     }
 
-    /// The params a call or notification goes out with, in the dialect's shape.
-    fn outgoing_params(&self, method: &V, params: Option<V>) -> Option<V> {
-        if self.config.dialect != Dialect::JrpcOo || method.as_text().is_some_and(|m| m.starts_with("system.")) {
-            return params;
-        }
-        match params {
-            None => Some(V::object_of(JRPC_OO_ARGS, V::empty_array())),
-            Some(array) if array.kind() == Kind::Array => Some(V::object_of(JRPC_OO_ARGS, array)),
-            other => other,
-        }
-    }
-
-    /// The params a handler gets, out of the dialect's shape.
-    fn incoming_params(&self, params: Option<V>) -> Option<V> {
-        match params {
-            Some(wrapped) if self.config.dialect == Dialect::JrpcOo && wrapped.kind() == Kind::Object => {
-                match wrapped.member(JRPC_OO_ARGS) {
-                    Some(args) if args.kind() == Kind::Array => Some(args),
-                    _ => Some(wrapped),
-                }
-            }
-            params => params,
-        }
-    }
-
     /// Cancels a call: it settles with [`Failure::Cancelled`], and the other
     /// side is told (`$/cancelRequest`, or MCP's `notifications/cancelled`)
     /// if the call had reached it.
@@ -404,6 +394,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// Queued notifications stay for a next connection; queued calls fail
     /// too. A session ends with it (see [`Endpoint::connection_lost`]).
     pub fn connection_closed(&mut self) {
+        self.connected = false;
         if let Some(session) = &mut self.session {
             session.end();
         }
@@ -415,6 +406,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// grace runs out ([`Event::SessionEnded`]). Without a session, as
     /// [`Endpoint::connection_closed`]. Returns whether the session goes on.
     pub fn connection_lost(&mut self, now: Deadline) -> bool {
+        self.connected = false;
         if self.destroyed {
             return false;
         }
@@ -443,12 +435,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         });
     }
 
+    /// The connection is not open yet (a WebSocket still connecting): what
+    /// goes out only on an open connection waits for
+    /// [`Endpoint::connection_opened`].
+    pub fn connecting(&mut self) {
+        self.connected = false;
+    }
+
     /// A client's new connection is open: its hello presents the session
     /// (or asks for one), and what waited for a connection follows.
     pub fn connection_opened(&mut self) {
         if self.destroyed {
             return;
         }
+        self.connected = true;
+        self.components_changed();
         let Some(session) = &mut self.session else { return self.peer_present() };
         let Some(then) = session.connection_opened() else { return };
         let hello = session.hello();
@@ -587,9 +588,6 @@ fn with_progress_token<V: Value>(params: Option<V>, id: u64) -> Option<V> {
         None => Some(V::object_of("_meta", V::object_of("progressToken", token))),
     }
 }
-
-/// The member jrpc-oo's params carry positional arguments in.
-const JRPC_OO_ARGS: &str = "args";
 
 /// The spec's rule for the params this side sends: "a Structured value", an
 /// array or an object, or none at all.

@@ -55,6 +55,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if self.destroyed {
             return;
         }
+        self.announce_components();
         self.send_queued();
         for reply in self.dispatcher.take_settled() {
             self.transmit(reply_transmit(reply));
