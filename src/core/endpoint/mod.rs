@@ -160,7 +160,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// it: how a host that carries out the common case itself, rather than
     /// through its general loop, takes it.
     pub fn poll_last_if(&mut self, wanted: impl FnOnce(&Event<V, H, W>) -> bool) -> Option<Event<V, H, W>> {
-        match self.events.len() == 1 && wanted(&self.events[0]) {
+        // `front`, not an index: no bound check and its panic site.
+        match self.events.len() == 1 && self.events.front().is_some_and(wanted) {
             true => self.events.pop_front(),
             false => None,
         }
