@@ -108,6 +108,16 @@ fn weight<V>(transmit: &Transmit<V>) -> usize {
     }
 }
 
+/// How many messages the sends `held` carry, in a plain loop: `map` and
+/// `sum` linked a fold of their own.
+fn weight_of<V>(held: &[Transmit<V>]) -> usize {
+    let mut total = 0;
+    for transmit in held {
+        total += weight(transmit);
+    }
+    total
+}
+
 /// The copy of a sent message the session keeps, to send it again. Not
 /// `Clone`: a `$/ready` belongs to its connection and is never kept, so its
 /// copy leaves out the names a derived clone would copy for nothing.
@@ -456,7 +466,7 @@ impl<V: Clone> Session<V> {
             let held = self.take_held();
             self.end();
             self.phase = Phase::Asking;
-            self.kept = held.iter().map(weight).sum();
+            self.kept = weight_of(&held);
             self.held = held;
         }
     }
@@ -480,7 +490,7 @@ impl<V: Clone> Session<V> {
     /// What was held, no longer kept as such.
     fn take_held(&mut self) -> Vec<Transmit<V>> {
         let held = core::mem::take(&mut self.held);
-        self.kept -= held.iter().map(weight).sum::<usize>();
+        self.kept -= weight_of(&held);
         held
     }
 
