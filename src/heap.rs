@@ -45,14 +45,20 @@ impl SizeClasses {
         (class < usize::BITS - 1).then_some(class)
     }
 
+    /// The class of a layout and its free list. `get`, not an index: every
+    /// class has a list, and this way no bound check and panic site are built.
+    fn list(&self, layout: Layout) -> Option<(u32, &Cell<usize>)> {
+        let class = Self::class(layout)?;
+        Some((class, self.free.get(class as usize)?))
+    }
+
     /// A block for `layout`, or null. `grow(bytes)` extends the memory by
     /// at least `bytes` and returns the new region's start and end.
     ///
     /// # Safety
     /// Addresses from `grow` must be valid, writable and unused.
     pub unsafe fn alloc(&self, layout: Layout, grow: impl FnOnce(usize) -> Option<(usize, usize)>) -> *mut u8 {
-        let Some(class) = Self::class(layout) else { return null_mut() };
-        let list = &self.free[class as usize];
+        let Some((class, list)) = self.list(layout) else { return null_mut() };
         let head = list.get();
         if head != 0 {
             // SAFETY: a freed block of this class holds the next link.
@@ -86,8 +92,7 @@ impl SizeClasses {
     /// # Safety
     /// `block` came from `alloc` with this `layout` and is not used again.
     pub unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
-        let Some(class) = Self::class(layout) else { return };
-        let list = &self.free[class as usize];
+        let Some((_, list)) = self.list(layout) else { return };
         // SAFETY: the block is at least 8 bytes, aligned for a usize, and ours.
         unsafe { *(block as *mut usize) = list.get() };
         list.set(block as usize);
