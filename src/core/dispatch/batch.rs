@@ -121,7 +121,10 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             return Some(Outgoing::Single(response));
         };
         let open = self.batches.get_mut(&key)?;
-        open.replies[slot] = Slot::Settled(response);
+        // `get_mut`, not an index: the slot is there, and no panic site is built.
+        if let Some(reply) = open.replies.get_mut(slot) {
+            *reply = Slot::Settled(response);
+        }
         open.outstanding -= 1;
         if open.outstanding > 0 || self.batch_replies == BatchReplies::AsSettled {
             return None;
