@@ -86,23 +86,29 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// its end: a burst costs the receiver one task, not one per call. Toward
     /// any other peer, each goes out at once, in order.
     pub(super) fn send(&mut self, message: Message<V>, call: Option<u64>) {
-        if self.holding() {
-            self.queue.push(Queued { message, call });
-            return;
-        }
-        if !self.batches_out() {
+        // Decided first, then done in one place: the message is moved once,
+        // not at each of the ways it may go.
+        let at_once = if self.holding() {
+            false
+        } else if !self.batches_out() {
             self.send_queued();
-            self.mark_sent(call);
-            return self.transmit(Transmit::Single(message));
+            true
+        } else {
+            let others_in_flight = self.calls.len() > usize::from(call.is_some());
+            let alone = self.queue.is_empty() && !self.sent_alone && !others_in_flight;
+            match alone {
+                true => self.sent_alone = true,
+                false => self.schedule_flush(),
+            }
+            alone
+        };
+        match at_once {
+            true => {
+                self.mark_sent(call);
+                self.transmit(Transmit::Single(message));
+            }
+            false => self.queue.push(Queued { message, call }),
         }
-        let others_in_flight = self.calls.len() > usize::from(call.is_some());
-        if self.queue.is_empty() && !self.sent_alone && !others_in_flight {
-            self.sent_alone = true;
-            self.mark_sent(call);
-            return self.transmit(Transmit::Single(message));
-        }
-        self.queue.push(Queued { message, call });
-        self.schedule_flush();
     }
 
     pub(super) fn send_queued(&mut self) {
