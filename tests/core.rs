@@ -8,8 +8,8 @@ use std::rc::Rc;
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    classify_envelope, code, json as wire, Action, Backoff, Dispatcher, Due, Envelope, ErrorObject, Framing, Id,
-    IdMember, Inbound, Kind, Outgoing, PendingTable, Response, Roles, TextRefusal,
+    classify_envelope, code, json as wire, Action, Backoff, Capabilities, Dispatcher, Due, Envelope, ErrorObject,
+    Framing, Id, IdMember, Inbound, Kind, Outgoing, PendingTable, Response, Roles, TextRefusal,
 };
 
 type Outcome = Result<Json, ErrorObject<Json>>;
@@ -817,4 +817,18 @@ fn backoff_jitter_only_shortens_and_stays_within_its_share() {
         let delay = nonsense.delay_ms(attempt, f64::NAN).unwrap();
         assert!(delay.is_finite() && delay >= 0.0, "{delay}");
     }
+}
+
+#[test]
+fn a_hellos_max_batch_is_a_positive_whole_count_at_most_u32_max() {
+    let read = |max: Json| Capabilities::read(Some(&json!({ "maxBatch": max }))).1.max_batch;
+    assert_eq!(read(json!(0)), 0);
+    assert_eq!(read(json!(-3)), 0);
+    assert_eq!(read(json!(0.5)), 0);
+    assert_eq!(read(json!("9")), 0);
+    assert_eq!(read(json!(1)), 1);
+    assert_eq!(read(json!(2.7)), 2, "rounded down");
+    assert_eq!(read(json!(4_294_967_295u64)), u32::MAX as usize);
+    assert_eq!(read(json!(1e20)), u32::MAX as usize, "past the most, the most");
+    assert_eq!(Capabilities::read::<Json>(None).1.max_batch, 0);
 }

@@ -269,7 +269,8 @@ impl Capabilities {
             batches: flag("batches"),
             split_batch_answers: flag("splitBatchAnswers"),
             // A positive whole number; anything else says nothing.
-            max_batch: max_batch.filter(|n| *n >= 1.0).map_or(0, |n| n.min(u32::MAX as f64) as usize),
+            // `as u32` saturates at u32::MAX: no float `min` (a call in wasm) needed.
+            max_batch: max_batch.filter(|n| *n >= 1.0).map_or(0, |n| n as u32 as usize),
             stream_credit: flag("streamCredit"),
             progress: flag("progress"),
         };
