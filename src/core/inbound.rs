@@ -46,7 +46,10 @@ pub enum IdMember<V> {
 
 impl<V> From<Option<Id<V>>> for IdMember<V> {
     fn from(id: Option<Id<V>>) -> Self {
-        id.map_or(IdMember::Invalid, IdMember::Valid)
+        match id {
+            Some(id) => IdMember::Valid(id),
+            None => IdMember::Invalid,
+        }
     }
 }
 
