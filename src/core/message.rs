@@ -43,7 +43,10 @@ impl<V: Value> Id<V> {
             Kind::Number => {
                 // Asked once; a host may hold exactly what no double does (serde_json's u64).
                 let number = value.as_number();
-                (number.is_some_and(exact_double) || value.is_exact_number()).then_some(Id(value, number))
+                match number.is_some_and(exact_double) || value.is_exact_number() {
+                    true => Some(Id(value, number)),
+                    false => None,
+                }
             }
             _ => None,
         }
@@ -54,7 +57,10 @@ impl<V> Id<V> {
     /// A numeric id whose number the host read along with it (the wasm
     /// layer's envelope reader does), so the value need not be asked.
     pub fn number(value: V, number: f64) -> Option<Self> {
-        exact_double(number).then_some(Id(value, Some(number)))
+        match exact_double(number) {
+            true => Some(Id(value, Some(number))),
+            false => None,
+        }
     }
 
     /// The id's number, if it is a number.
