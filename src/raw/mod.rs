@@ -392,17 +392,19 @@ pub extern "C" fn open(
     }
     .with_dialect(dialect);
     let sid_len = sid_len.max(0) as usize;
-    let text = scratch_str(sid_len + presence_len.max(0) as usize);
+    let text = scratch_str(sid_len + presence_len.max(0) as usize).as_bytes();
+    // Slices of bytes: a `str` slice links the char-boundary panic's formatting.
+    let owned = |bytes: &[u8]| String::from(unsafe { core::str::from_utf8_unchecked(bytes) });
     let session = match session {
         1 => Some(SessionSetup::Client { max_kept: DEFAULT_MAX_KEPT }),
         2 => Some(SessionSetup::Server {
-            id: text[..sid_len].into(),
+            id: owned(text.get(..sid_len).unwrap_or_default()),
             grace_ms: if grace >= 0.0 { grace as u64 } else { DEFAULT_GRACE_MS },
             max_kept: if max_kept >= 1.0 { max_kept as usize } else { DEFAULT_MAX_KEPT },
         }),
         _ => None,
     };
-    let presence = (presence_len >= 0).then(|| text[sid_len..].into());
+    let presence = (presence_len >= 0).then(|| owned(text.get(sid_len..).unwrap_or_default()));
     let mut core = Endpoint::with_session(config, presence, session);
     if flags & CONNECTING != 0 {
         core.connecting();
