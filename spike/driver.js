@@ -62,8 +62,10 @@ let U32;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+// A grown memory detaches the old buffer (its views' length becomes 0):
+// cheaper to ask than `memory.buffer`.
 const views = () => {
-  if (U8 === undefined || U8.buffer !== memory.buffer) {
+  if (H === undefined || H.length === 0) {
     U8 = new Uint8Array(memory.buffer);
     F64 = new Float64Array(memory.buffer);
     U32 = new Uint32Array(memory.buffer);
@@ -188,7 +190,8 @@ function run() {
 }
 
 const JSONRPC = "2.0";
-// One message of an E_SEND at word `w`: [next word, message].
+// One message of an E_SEND at word `w`; `after` is then the word after it.
+let after = 0;
 function message(w) {
   const v = (i) => vals[F64[w + i]];
   switch (F64[w]) {
@@ -196,31 +199,40 @@ function message(w) {
       const params = v(3);
       const method = v(2);
       const id = F64[w + 1];
-      return [w + 4, params === undefined ? { jsonrpc: JSONRPC, method, id } : { jsonrpc: JSONRPC, method, params, id }];
+      after = w + 4;
+      return params === undefined ? { jsonrpc: JSONRPC, method, id } : { jsonrpc: JSONRPC, method, params, id };
     }
     case 2: {
       const params = v(2);
       const method = v(1);
-      return [w + 3, params === undefined ? { jsonrpc: JSONRPC, method } : { jsonrpc: JSONRPC, method, params }];
+      after = w + 3;
+      return params === undefined ? { jsonrpc: JSONRPC, method } : { jsonrpc: JSONRPC, method, params };
     }
     case 3: {
       const result = v(2);
-      return [w + 3, { jsonrpc: JSONRPC, result: result === undefined ? null : result, id: F64[w + 1] === 0 ? null : v(1) }];
+      after = w + 3;
+      return { jsonrpc: JSONRPC, result: result === undefined ? null : result, id: F64[w + 1] === 0 ? null : v(1) };
     }
     case 4: {
       const data = v(5);
       const error = { code: F64[w + 2], message: str(F64[w + 3], F64[w + 4]) };
       if (data !== undefined) error.data = data;
-      return [w + 6, { jsonrpc: JSONRPC, error, id: F64[w + 1] === 0 ? null : v(1) }];
+      after = w + 6;
+      return { jsonrpc: JSONRPC, error, id: F64[w + 1] === 0 ? null : v(1) };
     }
     case 5: {
       const mcp = F64[w + 2] === 1;
-      return [w + 3, { jsonrpc: JSONRPC, method: mcp ? "notifications/cancelled" : "$/cancelRequest", params: { [mcp ? "requestId" : "id"]: F64[w + 1] } }];
+      after = w + 3;
+      return { jsonrpc: JSONRPC, method: mcp ? "notifications/cancelled" : "$/cancelRequest", params: { [mcp ? "requestId" : "id"]: F64[w + 1] } };
     }
-    case 6: return [w + 3, { jsonrpc: JSONRPC, method: "stream.chunk", params: { id: v(1), chunk: v(2) } }];
-    case 7: return [w + 2, { jsonrpc: JSONRPC, method: "stream.end", params: { id: v(1) } }];
-    case 8: return [w + 3, { jsonrpc: JSONRPC, method: "stream.credit", params: { id: F64[w + 1], credit: F64[w + 2] } }];
-    case 9: return [w + 3, { jsonrpc: JSONRPC, method: F64[w + 2] === 1 ? "notifications/progress" : "$/progress", params: v(1) }];
+    case 6: after = w + 3;
+      return { jsonrpc: JSONRPC, method: "stream.chunk", params: { id: v(1), chunk: v(2) } };
+    case 7: after = w + 2;
+      return { jsonrpc: JSONRPC, method: "stream.end", params: { id: v(1) } };
+    case 8: after = w + 3;
+      return { jsonrpc: JSONRPC, method: "stream.credit", params: { id: F64[w + 1], credit: F64[w + 2] } };
+    case 9: after = w + 3;
+      return { jsonrpc: JSONRPC, method: F64[w + 2] === 1 ? "notifications/progress" : "$/progress", params: v(1) };
     case 10: {
       const b = (i) => F64[w + i] === 1;
       const params = { ack: b(1), batches: b(2), splitBatchAnswers: b(3), maxBatch: F64[w + 4], streamCredit: b(5), progress: b(6) };
@@ -231,9 +243,11 @@ function message(w) {
         if (F64[w + 14] >= 0) session.grace = F64[w + 14];
         params.session = session;
       }
-      return [w + 15, { jsonrpc: JSONRPC, method: "$/ready", params }];
+      after = w + 15;
+      return { jsonrpc: JSONRPC, method: "$/ready", params };
     }
-    default: return [w + 2, { jsonrpc: JSONRPC, method: "$/ack", params: { received: F64[w + 1] } }];
+    default: after = w + 2;
+      return { jsonrpc: JSONRPC, method: "$/ack", params: { received: F64[w + 1] } };
   }
 }
 
@@ -252,17 +266,14 @@ function carryOut(w) {
     case 1: {
       const sent = F64[w + 2];
       const n = F64[w + 3];
-      let next = w + 4;
       let out;
-      if (n === 1) [next, out] = message(next);
+      after = w + 4;
+      if (n === 1) out = message(after);
       else {
         out = [];
-        for (let i = 0; i < n; i++) {
-          let one;
-          [next, one] = message(next);
-          out.push(one);
-        }
+        for (let i = 0; i < n; i++) out.push(message(after));
       }
+      const next = after;
       try {
         endpoint.port.postMessage(out);
       } catch (failure) {
@@ -365,7 +376,9 @@ const METHOD = 1 << 7;
 const RESULT = 1 << 11;
 const ERROR = 1 << 12;
 
-function envelope(message) {
+// Hands a message object (or a batch's member, `member`) over with its
+// envelope read: the members classification looks at, and their kinds.
+function readObject(ep, message, member) {
   const { id, method, params, result, error } = message;
   let flags = 5;
   if (message.jsonrpc === "2.0") flags |= VERSION_2;
@@ -374,7 +387,7 @@ function envelope(message) {
   if (params !== undefined) flags |= (kindOf(params) + 1) << 8;
   if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
   if (error !== undefined) flags |= ERROR;
-  return [flags, opt(id), opt(method), opt(params), opt(result), opt(error), typeof id === "number" ? id : 0];
+  (member ? x.member : x.recv)(ep, flags, opt(id), opt(method), opt(params), opt(result), opt(error), typeof id === "number" ? id : 0);
 }
 
 function read(ep, message) {
@@ -382,12 +395,12 @@ function read(ep, message) {
     if (x.batch_begin(ep, message.length) === 1) {
       for (const one of message) {
         if (one === null || typeof one !== "object" || Array.isArray(one)) x.member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
-        else x.member(ep, ...envelope(one));
+        else readObject(ep, one, true);
       }
       x.members_end(ep);
     } else x.recv_value(ep, put(message), 0);
   } else if (message === null || typeof message !== "object") x.recv_value(ep, put(message), 0);
-  else x.recv(ep, ...envelope(message));
+  else readObject(ep, message, false);
   run();
 }
 
