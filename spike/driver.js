@@ -29,6 +29,8 @@ const put = (value) => {
   }
   return vals.push(value) - 1;
 };
+/** Values the table holds now (a leak check). */
+export const liveHandles = () => vals.length - 1 - free.length;
 const opt = (value) => (value === undefined ? 0 : put(value));
 
 const kindOf = (value) => {
@@ -152,6 +154,7 @@ export async function init(source) {
   memory = x.memory;
   heapBase = x.__heap_base?.value ?? 0;
   hdrAt = x.hdr();
+  x.scratch(256);
   views();
 }
 
@@ -387,7 +390,17 @@ function readObject(ep, message, member) {
   if (params !== undefined) flags |= (kindOf(params) + 1) << 8;
   if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
   if (error !== undefined) flags |= ERROR;
-  (member ? x.member : x.recv)(ep, flags, opt(id), opt(method), opt(params), opt(result), opt(error), typeof id === "number" ? id : 0);
+  const number = typeof id === "number" ? id : 0;
+  if (member) x.member(ep, flags, opt(id), opt(method), opt(params), opt(result), opt(error), number);
+  else {
+    // A method's name goes along in the scratch buffer (256 bytes at least): the core asks no import for it.
+    let name = -1;
+    if (typeof method === "string" && method.length <= 85) {
+      views();
+      name = encoder.encodeInto(method, U8.subarray(H[7], H[7] + 256)).written;
+    }
+    x.recv(ep, flags, opt(id), opt(method), opt(params), opt(result), opt(error), number, name);
+  }
 }
 
 function read(ep, message) {

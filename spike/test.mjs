@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import assert from "node:assert/strict";
 
 const driverPath = process.argv[2] ?? new URL("./driver.js", import.meta.url).pathname;
-const { init, Peer, RPCError } = await import(driverPath);
+const { init, Peer, RPCError, liveHandles } = await import(driverPath);
 await init(readFileSync(new URL("./build/raw.wasm", import.meta.url)));
 
 const pair = (options) => {
@@ -72,12 +72,20 @@ const rejection = async (promise) => {
   await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(got, { k: 1 });
   assert.equal(a.pending, 0);
+  // Every handle is given back once the module drops it: none left but what endpoints hold.
+  const live = liveHandles();
+  await Promise.all(Array.from({ length: 1000 }, (_, i) => a.request("add", [i, 1])));
+  for (let i = 0; i < 100; i++) await a.request("echo", { i });
+  assert.equal(liveHandles(), live, "handles leak");
+  console.log(`live handles between calls: ${live}, the same after 1,100 more`);
   // Destroy rejects what waits.
   const waiting = a.request("never");
   a.destroy();
   const gone = await rejection(waiting);
   assert.equal(gone.code, -32098);
   b.destroy();
+  await new Promise((r) => setTimeout(r, 10));
+  console.log(`live handles once both are destroyed: ${liveHandles()}`);
   console.log("calls, errors, timeout, 1000 in flight (sync and async handlers), notify, destroy: ok");
 }
 

@@ -27,7 +27,7 @@ use crate::core::{
     TextRefusal, Transmit, Undelivered, Value, DEFAULT_GRACE_MS, TICK_MS,
 };
 pub use value::Handle;
-use value::{kind_of_index, raw, text_of, FREED};
+use value::{kind_of_index, raw, text_of, FREED, NAME};
 
 /// A global of the single-threaded module.
 pub(crate) struct Global<T>(UnsafeCell<T>);
@@ -468,13 +468,26 @@ fn framing(flags: u32) -> Framing {
 }
 
 /// A message object: its envelope as the reader read it. Handles 0: absent.
+/// `name`: the bytes of its method's name in the scratch buffer (-1: not there).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn recv(ep: u32, flags: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) {
+pub extern "C" fn recv(
+    ep: u32,
+    flags: u32,
+    id: u32,
+    method: u32,
+    params: u32,
+    result: u32,
+    error: u32,
+    number: f64,
+    name: i32,
+) {
     enter();
+    *NAME.get() = (name >= 0).then(|| (method, String::from(scratch_str(name as usize))));
     let envelope = envelope(flags, id, method, params, result, error, number);
     if let Some(slot) = slot(ep) {
         slot.core.receive_envelope(envelope, framing(flags));
+        *NAME.get() = None;
         drain(ep, slot);
     }
     leave();

@@ -43,6 +43,9 @@ extern "C" {
 /// Reference counts by handle, and the handles whose count reached zero.
 pub(super) static COUNTS: Global<Vec<u32>> = Global::new(Vec::new());
 pub(super) static FREED: Global<Vec<u32>> = Global::new(Vec::new());
+/// The text of one handle, written by JS along with it (a message's method):
+/// asked for, it costs no crossing.
+pub(super) static NAME: Global<Option<(u32, String)>> = Global::new(None);
 
 /// A JS value (never handle 0: that is `undefined`, "none", on the ABI).
 #[derive(Debug)]
@@ -148,6 +151,14 @@ impl Value for Handle {
 
     fn as_text(&self) -> Option<String> {
         text_of(self.0)
+    }
+
+    /// The method's name the reader wrote along with the message, when this is it.
+    fn as_name(&self) -> Option<String> {
+        match NAME.get().take() {
+            Some((h, name)) if h == self.0 => Some(name),
+            _ => text_of(self.0),
+        }
     }
 
     fn as_number(&self) -> Option<f64> {
