@@ -65,6 +65,16 @@ const rejection = async (promise) => {
   assert.equal(many.reduce((s, n) => s + n, 0), 500500);
   const slow = Array.from({ length: 1000 }, (_, i) => a.request("later", { n: i }));
   assert.equal((await Promise.all(slow)).reduce((s, n) => s + n, 0), 999000);
+  // Re-entrant: a handler that calls back (its export runs while the first one's events are carried out).
+  a.method("add", ([x, y]) => x + y);
+  let told;
+  a.onNotify("told", (p) => (told = p));
+  b.method("relay", async (p) => {
+    b.notify("told", { from: "relay" });
+    return (await b.request("add", p)) * 10;
+  });
+  assert.equal(await a.request("relay", [4, 5]), 90);
+  assert.deepEqual(told, { from: "relay" });
   // A notification, both ways.
   let got;
   b.onNotify("note", (p) => (got = p));
@@ -86,7 +96,7 @@ const rejection = async (promise) => {
   b.destroy();
   await new Promise((r) => setTimeout(r, 10));
   console.log(`live handles once both are destroyed: ${liveHandles()}`);
-  console.log("calls, errors, timeout, 1000 in flight (sync and async handlers), notify, destroy: ok");
+  console.log("calls, errors, timeout, 1000 in flight (sync and async handlers), re-entrant calls, notify, destroy: ok");
 }
 
 // A stranger: plain JSON-RPC objects posted by hand get the spec's answers.
