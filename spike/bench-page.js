@@ -70,4 +70,10 @@ window.runBench = async (n, batches) => {
   }
   return results;
 };
+// One measure alone (a profiler's run).
+let single;
+window.runOne = async (which, n) => {
+  single ??= await open(which);
+  return sequential(single, n);
+};
 window.ready = true;

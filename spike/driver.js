@@ -154,7 +154,6 @@ export async function init(source) {
   memory = x.memory;
   heapBase = x.__heap_base?.value ?? 0;
   hdrAt = x.hdr();
-  x.scratch(256);
   views();
 }
 
@@ -381,6 +380,7 @@ const ERROR = 1 << 12;
 
 // Hands a message object (or a batch's member, `member`) over with its
 // envelope read: the members classification looks at, and their kinds.
+const methodNames = new Map();
 function readObject(ep, message, member) {
   const { id, method, params, result, error } = message;
   let flags = 5;
@@ -393,13 +393,10 @@ function readObject(ep, message, member) {
   const number = typeof id === "number" ? id : 0;
   if (member) x.member(ep, flags, opt(id), opt(method), opt(params), opt(result), opt(error), number);
   else {
-    // A method's name goes along in the scratch buffer (256 bytes at least): the core asks no import for it.
-    let name = -1;
-    if (typeof method === "string" && method.length <= 85) {
-      views();
-      name = encoder.encodeInto(method, U8.subarray(H[7], H[7] + 256)).written;
-    }
-    x.recv(ep, flags, opt(id), opt(method), opt(params), opt(result), opt(error), number, name);
+    // A method's name the module has seen goes as its number: the core asks no import for it.
+    const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
+    const numbered = x.recv(ep, flags, opt(id), opt(method), opt(params), opt(result), opt(error), number, name);
+    if (numbered !== 0) methodNames.set(method, numbered - 1);
   }
 }
 

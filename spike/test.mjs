@@ -58,6 +58,12 @@ const rejection = async (promise) => {
   assert.equal(late.code, -32099);
   assert.equal(late.message, "Request timed out: never");
   assert.ok(performance.now() - started >= 49);
+  // A timeout of a second or more is measured from the next tick's clock reading (the coarse clock).
+  const coarse = performance.now();
+  const slowly = await rejection(a.request("never", [], { timeout: 1200 }));
+  assert.equal(slowly.code, -32099);
+  const took = performance.now() - coarse;
+  assert.ok(took >= 1199 && took < 1500, `coarse timeout took ${took} ms`);
   const bad = await rejection(a.request("echo", 5));
   assert.equal(bad.code, -32602);
   // 1000 in flight, summed.

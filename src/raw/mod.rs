@@ -467,8 +467,13 @@ fn framing(flags: u32) -> Framing {
     }
 }
 
+/// Method names the reader has seen, by number (a peer may not grow it past `MAX_NAMES`).
+static NAMES: Global<Vec<String>> = Global::new(Vec::new());
+const MAX_NAMES: usize = 1024;
+
 /// A message object: its envelope as the reader read it. Handles 0: absent.
-/// `name`: the bytes of its method's name in the scratch buffer (-1: not there).
+/// `name`: the number of its method's name (`NAMES`), or -1 when the reader
+/// has none for it: then, for a string, returns its new number + 1 (0: none).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn recv(
@@ -481,9 +486,20 @@ pub extern "C" fn recv(
     error: u32,
     number: f64,
     name: i32,
-) {
+) -> u32 {
     enter();
-    *NAME.get() = (name >= 0).then(|| (method, String::from(scratch_str(name as usize))));
+    let names = NAMES.get();
+    let mut numbered = 0;
+    let known = match name {
+        -1 if flags & METHOD != 0 => text_of(method).inspect(|text| {
+            if names.len() < MAX_NAMES {
+                names.push(text.clone());
+                numbered = names.len() as u32;
+            }
+        }),
+        _ => names.get(name as usize).cloned(),
+    };
+    *NAME.get() = known.map(|text| (method, text));
     let envelope = envelope(flags, id, method, params, result, error, number);
     if let Some(slot) = slot(ep) {
         slot.core.receive_envelope(envelope, framing(flags));
@@ -491,6 +507,7 @@ pub extern "C" fn recv(
         drain(ep, slot);
     }
     leave();
+    numbered
 }
 
 /// Any other value (a batch read whole, a string, a number): the core asks it.
