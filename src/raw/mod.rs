@@ -80,8 +80,9 @@ struct Slot {
 static SLOTS: Global<Vec<Option<Slot>>> = Global::new(Vec::new());
 static OUT: Global<Vec<f64>> = Global::new(Vec::new());
 static STR: Global<Vec<u8>> = Global::new(Vec::new());
-/// What went out this turn, by index, for `transmit_failed`.
-static SENT: Global<Vec<Option<(u32, Transmit<Handle>)>>> = Global::new(Vec::new());
+/// What went out this turn, by index (its endpoint and itself), for `transmit_failed`.
+type Sent = Option<(u32, Transmit<Handle>)>;
+static SENT: Global<Vec<Sent>> = Global::new(Vec::new());
 static SCRATCH: Global<Vec<u8>> = Global::new(Vec::new());
 static HDR: Global<[u32; 8]> = Global::new([0; 8]);
 

@@ -163,7 +163,7 @@ impl Value for Handle {
 
     fn as_number(&self) -> Option<f64> {
         let n = unsafe { num(self.0) };
-        (n == n).then_some(n)
+        (!n.is_nan()).then_some(n)
     }
 
     fn as_bool(&self) -> Option<bool> {
