@@ -23,8 +23,8 @@ use core::cell::UnsafeCell;
 
 use crate::core::{
     thrown_error, BatchPolicy, Batching, CallId, CallOptions, Config, Deadline, Dialect, Endpoint, Envelope, Event,
-    Failure, Framing, Handshake, Id, IdMember, Limits, Message, Outcome, Response, Roles, SessionSetup,
-    TextRefusal, Transmit, Undelivered, Value, DEFAULT_GRACE_MS, TICK_MS,
+    Failure, Framing, Handshake, Id, IdMember, Limits, Message, Outcome, Response, Roles, SessionSetup, TextRefusal,
+    Transmit, Undelivered, Value, DEFAULT_GRACE_MS, TICK_MS,
 };
 pub use value::Handle;
 use value::{kind_of_index, raw, text_of, FREED, NAME};
@@ -359,7 +359,8 @@ pub extern "C" fn open(
 ) -> u32 {
     enter();
     let roles = Roles { client: roles & 1 != 0, server: roles & 2 != 0 };
-    let at_least_one = |slot: f64, default: usize| if slot >= 1.0 { slot.min(u32::MAX as f64) as usize } else { default };
+    let at_least_one =
+        |slot: f64, default: usize| if slot >= 1.0 { slot.min(u32::MAX as f64) as usize } else { default };
     let limits = Limits {
         max_in_flight: at_least_one(max_in_flight, Limits::DEFAULT.max_in_flight),
         max_message_bytes: at_least_one(max_bytes, Limits::DEFAULT.max_message_bytes),
@@ -818,7 +819,16 @@ pub extern "C" fn transmit_failed(sent: u32, reason: u32) -> f64 {
 /// Which of this side's calls a message answers (a tracer's question): its id, or 0.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn answers(ep: u32, flags: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) -> f64 {
+pub extern "C" fn answers(
+    ep: u32,
+    flags: u32,
+    id: u32,
+    method: u32,
+    params: u32,
+    result: u32,
+    error: u32,
+    number: f64,
+) -> f64 {
     let envelope = envelope(flags, id, method, params, result, error, number);
     let found = slot(ep).and_then(|slot| slot.core.answers(envelope, framing(flags)));
     leave();
