@@ -15,12 +15,15 @@
 
 extern crate alloc;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(wiggum_raw)))]
 pub mod bindings;
 pub mod core;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub mod heap;
 mod prelude;
+// SPIKE: the core behind a plain numeric ABI, without wasm-bindgen (`--cfg wiggum_raw`).
+#[cfg(all(target_arch = "wasm32", wiggum_raw))]
+pub mod raw;
 
 #[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test), not(feature = "allocator")))]
 compile_error!("the no_std build needs an allocator: enable the `allocator` feature");
