@@ -1,7 +1,8 @@
 //! wiggum-rpc: JSON-RPC 2.0 for every message boundary of a browser app.
 //!
 //! - [`core`]: the protocol, pure Rust, sans-IO, tested natively.
-//! - `bindings` (wasm32 only): the JS API over the core, built with wasm-bindgen.
+//! - `bindings` (wasm32 only): the core for JS behind a plain numeric ABI
+//!   (`extern "C"` exports and imports of numbers; no wasm-bindgen).
 //!
 //! The package's wasm build (`scripts/build.sh` sets `--cfg wiggum_no_std`)
 //! is `no_std` with `alloc`, [`heap`] its allocator, and a panic there traps:
@@ -15,15 +16,12 @@
 
 extern crate alloc;
 
-#[cfg(all(target_arch = "wasm32", not(wiggum_raw)))]
+#[cfg(target_arch = "wasm32")]
 pub mod bindings;
 pub mod core;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub mod heap;
 mod prelude;
-// SPIKE: the core behind a plain numeric ABI, without wasm-bindgen (`--cfg wiggum_raw`).
-#[cfg(all(target_arch = "wasm32", wiggum_raw))]
-pub mod raw;
 
 #[cfg(all(target_arch = "wasm32", wiggum_no_std, not(test), not(feature = "allocator")))]
 compile_error!("the no_std build needs an allocator: enable the `allocator` feature");

@@ -1,5 +1,5 @@
-//! SPIKE: a JS value named by a `u32` handle into one JS-side table, with
-//! `Value` answered through numeric imports. Reference counts live here, in
+//! A JS value, named by a `u32` handle into one JS table (abi.js, `vals`),
+//! with the core's `Value` answered through numeric imports. Reference counts live here, in
 //! linear memory: `Clone` and `Drop` cost no crossing. A handle whose count
 //! reaches zero is listed in `FREED`; JS clears those slots once it has
 //! carried out the turn's events (so a handle written into an event is still
@@ -10,7 +10,7 @@ use crate::prelude::*;
 use super::Global;
 use crate::core::{Kind, Value};
 
-#[link(wasm_import_module = "w")]
+#[link(wasm_import_module = "./wiggum_rpc_bg.js")]
 extern "C" {
     /// The kind of value `h` (the core's `Kind` order).
     fn kind(h: u32) -> u32;
@@ -38,6 +38,11 @@ extern "C" {
     /// Sets `h[name] = true` (an object this side just made).
     fn set_true(h: u32, name: *const u8, len: usize);
     fn same(a: u32, b: u32) -> u32;
+    fn new_null() -> u32;
+    /// A thrown error, whole, as plain data (abi.js, `describeError`): a new handle, or 0.
+    fn describe(h: u32, stack: u32) -> u32;
+    /// Whether `h` survives the transport (a structured clone, or JSON text).
+    fn encodable(h: u32) -> u32;
 }
 
 /// Reference counts by handle, and the handles whose count reached zero.
@@ -217,5 +222,22 @@ impl Value for Handle {
 
     fn with_member(&self, name: &'static str, value: Self) -> Self {
         Handle::made(unsafe { with_member(self.0, name.as_ptr(), name.len(), value.0) })
+    }
+}
+
+impl Handle {
+    /// `null`.
+    pub fn null() -> Handle {
+        Handle::made(unsafe { new_null() })
+    }
+
+    /// A thrown value read whole (`describeError`), if it can be.
+    pub fn described(&self, stack: bool) -> Option<Handle> {
+        Handle::adopt(unsafe { describe(self.0, u32::from(stack)) })
+    }
+
+    /// Whether the value survives the transport's encoding.
+    pub fn encodable(&self) -> bool {
+        unsafe { encodable(self.0) != 0 }
     }
 }

@@ -1,0 +1,643 @@
+// The JS side of the module's plain numeric ABI (src/bindings): the one
+// table of JS values the module names by handle, the functions it imports
+// (each exported here under the name the .wasm imports it by), the views
+// of its memory, the event loop that carries out what each export call
+// leaves in its memory (`run`), and each endpoint's message reader. The
+// numbers below are abi.rs's, declared in its order: the build checks them.
+
+import { RPCError, chunk, describeError, encodable as encodableAs, progress, receivedError, rejectCall, resolveCall } from "./glue.js";
+import { abortHandlers, arm, invoke, mayStream, notifyHandler, sessionEnded, takeThrown } from "./serving.js";
+import { Transfer, post } from "./wire.js";
+
+// Events (the first word of each; the second, the endpoint's number).
+const E_SEND = 1;
+const E_INVOKE = 2;
+const E_NOTIFY = 3;
+const E_SETTLED = 4;
+const E_PROGRESS = 5;
+const E_CHUNK = 6;
+const E_CANCELLED = 7;
+const E_CHECK_EXPIRED = 8;
+const E_MAY_STREAM = 9;
+const E_WATCH = 10;
+const E_SESSION_ENDED = 11;
+const E_FLUSH = 12;
+const E_UNHANDLED = 13;
+const E_IDLE = 14;
+const E_ARM = 15;
+// The messages of an E_SEND.
+const M_REQUEST = 1;
+const M_NOTIFICATION = 2;
+const M_RESULT = 3;
+const M_ERROR = 4;
+const M_CANCEL = 5;
+const M_CHUNK = 6;
+const M_END = 7;
+const M_CREDIT = 8;
+const M_PROGRESS = 9;
+const M_READY = 10;
+const M_ACK = 11;
+// Envelope flags: the kind in bits 0-2, VERSION_2, the id's kind + 1 from
+// ID_SHIFT, METHOD, the params' kind + 1 from PARAMS_SHIFT, RESULT, ERROR, TEXT.
+const OBJECT = 5;
+const VERSION_2 = 1 << 3;
+const ID_SHIFT = 4;
+const METHOD = 1 << 7;
+const PARAMS_SHIFT = 8;
+const RESULT = 1 << 11;
+const ERROR = 1 << 12;
+const TEXT = 1 << 13;
+// `open`'s flags.
+export const JRPC_OO = 1;
+export const MCP = 2;
+export const HOLD = 4;
+export const ANNOUNCE = 8;
+export const EXPOSE_STACK = 32;
+export const CONNECTING = 64;
+export const IDLE = 256;
+
+// ---- the table of JS values ----
+// Handle 0 is undefined ("none"); the module counts its references in its
+// own memory and lists the handles it let go (`FREED`), which are cleared
+// here once the events naming them have been carried out.
+const vals = [undefined];
+const free = [];
+export function put(value) {
+  if (free.length !== 0) {
+    const h = free.pop();
+    vals[h] = value;
+    return h;
+  }
+  return vals.push(value) - 1;
+}
+// A handle, or 0 for undefined (absent).
+export const opt = (value) => (value === undefined ? 0 : put(value));
+/** Values the table holds now (a leak check). */
+export const liveHandles = () => vals.length - 1 - free.length;
+
+// Kinds, in the order of the core's `Kind`. A transfer() marker is the kind
+// of what it carries (what goes on the wire).
+export function kindOf(value) {
+  if (value === null) return 0;
+  switch (typeof value) {
+    case "boolean": return 1;
+    case "number": return 2;
+    case "string": return 3;
+    case "object": return Array.isArray(value) ? 4 : value instanceof Transfer ? kindOf(value.value) : 5;
+    default: return 6;
+  }
+}
+
+// ---- the module and its memory ----
+export let x; // its exports
+let memory;
+let heapBase = 0;
+let H; // the header (src/bindings/mod.rs)
+let F64;
+let U8;
+let U32;
+let hdrAt = 0;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+// A grown memory detaches the old buffer (its views' length becomes 0):
+// cheaper to ask than `memory.buffer`.
+function views() {
+  if (H === undefined || H.length === 0) {
+    U8 = new Uint8Array(memory.buffer);
+    F64 = new Float64Array(memory.buffer);
+    U32 = new Uint32Array(memory.buffer);
+    H = new Uint32Array(memory.buffer, hdrAt, 11);
+  }
+}
+
+// Text of `len` bytes at `at` (short ASCII without a decoder call).
+function utf8(at, len) {
+  views();
+  if (len < 32) {
+    let s = "";
+    for (let i = at; i < at + len; i++) {
+      const c = U8[i];
+      if (c >= 0x80) return decoder.decode(U8.subarray(at, at + len));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decoder.decode(U8.subarray(at, at + len));
+}
+// The core's own names (members, methods) are static data: decoded once.
+const names = new Map();
+function name(at, len) {
+  if (at >= heapBase) return utf8(at, len);
+  const key = at * 65536 + len;
+  let s = names.get(key);
+  if (s === undefined) names.set(key, (s = utf8(at, len)));
+  return s;
+}
+// A string of the events (its offset in `STR`), or the scratch buffer's first `len` bytes.
+const str = (at, len) => utf8(H[6] + at, len);
+export const scratchText = (len) => utf8(H[7], len);
+/** The refusal a `request` or `notify` returned (`code`), its message in the scratch buffer. */
+export const refusal = (code) => receivedError(code, scratchText(H[8]));
+/** The limits of the endpoint `open` just opened: [message bytes, depth]. */
+export const openedLimits = () => [H[9], H[10]];
+
+/** Writes texts one after another into the module's scratch buffer: their lengths in bytes. */
+export function scratch(texts) {
+  const bytes = texts.map((text) => encoder.encode(text));
+  const at = x.scratch(bytes.reduce((sum, one) => sum + one.length, 0));
+  views();
+  let offset = at;
+  for (const one of bytes) {
+    U8.set(one, offset);
+    offset += one.length;
+  }
+  return bytes.map((one) => one.length);
+}
+
+/** Writes numbers as f64s at the scratch buffer's start, then `text`: the text's length in bytes. */
+export function scratchNumbers(numbers, text) {
+  const bytes = encoder.encode(text);
+  const at = x.scratch(numbers.length * 8 + bytes.length);
+  views();
+  new Float64Array(memory.buffer, at, numbers.length).set(numbers);
+  U8.set(bytes, at + numbers.length * 8);
+  return bytes.length;
+}
+
+/** `n` f64s at the scratch buffer's start. */
+export function scratchRead(n) {
+  views();
+  return Array.from(new Float64Array(memory.buffer, H[7], n));
+}
+
+// Whether values are encoded as JSON text for the endpoint being served
+// (the module's `describe` and `encodable` ask; set before each call that may).
+let asText = false;
+export function speaking(text) {
+  asText = text;
+}
+
+// ---- what the module imports (module "./wiggum_rpc_bg.js") ----
+export const now = () => performance.now();
+export const kind = (h) => kindOf(vals[h]);
+export function member(h, at, len) {
+  const v = vals[h];
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return 0;
+  const m = v[name(at, len)];
+  return m === undefined ? 0 : put(m);
+}
+export function text(h, at, cap) {
+  const v = vals[h];
+  if (typeof v !== "string") return -1;
+  views();
+  const { read, written } = encoder.encodeInto(v, U8.subarray(at, at + cap));
+  return read < v.length ? -2 - v.length * 3 : written;
+}
+export const num = (h) => (typeof vals[h] === "number" ? vals[h] : NaN);
+export const boolean = (h) => (typeof vals[h] === "boolean" ? +vals[h] : -1);
+export const count = (h) => (Array.isArray(vals[h]) ? vals[h].length : -1);
+export function elements(h, at) {
+  const hs = vals[h].map(put);
+  views();
+  U32.set(hs, at >>> 2);
+}
+export const is_v2 = (h) => +(vals[h] === "2.0");
+export const object_of = (at, len, h) => put({ [name(at, len)]: vals[h] });
+export const empty_array = () => put([]);
+export const new_number = (n) => put(n);
+export const new_string = (at, len) => put(name(at, len));
+export const new_object = () => put({});
+export const new_null = () => put(null);
+export function with_member(h, at, len, m) {
+  const v = vals[h];
+  return put(v !== null && typeof v === "object" && !Array.isArray(v) ? { ...v, [name(at, len)]: vals[m] } : v);
+}
+export function set_true(h, at, len) {
+  vals[h][name(at, len)] = true;
+}
+export const same = (a, b) => +Object.is(vals[a], vals[b]);
+export const describe = (h, stack) => opt(describeError(vals[h], stack !== 0, asText));
+export const encodable = (h) => +encodableAs(vals[h], asText);
+
+/** The imports object, for `WebAssembly.instantiate`. */
+export const imports = {
+  "./wiggum_rpc_bg.js": {
+    now, kind, member, text, num, boolean, count, elements, is_v2, object_of, empty_array, new_number, new_string,
+    new_object, new_null, with_member, set_true, same, describe, encodable,
+  },
+};
+
+/** Takes the instantiated module's exports (each build's entry calls it once). */
+export function start(exports) {
+  x = exports;
+  memory = x.memory;
+  heapBase = x.__heap_base?.value ?? 0;
+  hdrAt = x.hdr();
+  views();
+}
+
+// ---- what the endpoints asked for ----
+// Each endpoint's JS state by its number (endpoints.js makes it), and the
+// numbers of those destroyed, forgotten once their last events are done.
+export const endpoints = [];
+const closing = [];
+let running = false;
+
+/** Forgets endpoint `ep` once the events in hand are carried out. */
+export function closeLater(ep) {
+  closing.push(ep);
+  if (!running) run();
+}
+
+/**
+ * Carries out the events the exports left, in order; a handler that runs
+ * here and calls an export appends to them, and the outermost call loops
+ * (a batch of 10,000 synchronous handlers costs one stack frame).
+ */
+export function run() {
+  if (running) return;
+  running = true;
+  try {
+    views();
+    while (H[4] < H[1]) {
+      // The buffer may move while an event is carried out (a handler that calls an export).
+      const base = H[0] / 8;
+      const next = carryOut(base + H[4]) - base;
+      views();
+      H[4] = next;
+    }
+  } finally {
+    running = false;
+    views();
+    const at = H[2] >>> 2;
+    for (let i = H[5]; i < H[3]; i++) {
+      const h = U32[at + i];
+      vals[h] = undefined;
+      free.push(h);
+    }
+    H[5] = H[3];
+    for (const ep of closing.splice(0)) {
+      x.close(ep);
+      endpoints[ep] = undefined;
+    }
+  }
+}
+
+const JSONRPC = "2.0";
+// The message of an E_SEND at word `w`; `after` is then the word after it.
+let after = 0;
+// The ids of the requests among the messages built (for `settled` and the tracer).
+let requestIds = [];
+let answering = false;
+function message(w) {
+  const v = (i) => vals[F64[w + i]];
+  switch (F64[w]) {
+    case M_REQUEST: {
+      const [id, method, params] = [F64[w + 1], v(2), v(3)];
+      after = w + 4;
+      requestIds.push(id, method);
+      return params === undefined ? { jsonrpc: JSONRPC, method, id } : { jsonrpc: JSONRPC, method, params, id };
+    }
+    case M_NOTIFICATION: {
+      const [method, params] = [v(1), v(2)];
+      after = w + 3;
+      return params === undefined ? { jsonrpc: JSONRPC, method } : { jsonrpc: JSONRPC, method, params };
+    }
+    case M_RESULT: {
+      const result = v(2);
+      after = w + 3;
+      answering = true;
+      return { jsonrpc: JSONRPC, result: result === undefined ? null : result, id: F64[w + 1] === 0 ? null : v(1) };
+    }
+    case M_ERROR: {
+      const data = v(5);
+      const error = data === undefined ? { code: F64[w + 2], message: str(F64[w + 3], F64[w + 4]) }
+        : { code: F64[w + 2], message: str(F64[w + 3], F64[w + 4]), data };
+      after = w + 6;
+      answering = true;
+      return { jsonrpc: JSONRPC, error, id: F64[w + 1] === 0 ? null : v(1) };
+    }
+    case M_CANCEL: {
+      const mcp = F64[w + 2] === 1;
+      after = w + 3;
+      return { jsonrpc: JSONRPC, method: mcp ? "notifications/cancelled" : "$/cancelRequest", params: { [mcp ? "requestId" : "id"]: F64[w + 1] } };
+    }
+    case M_CHUNK:
+      after = w + 3;
+      return { jsonrpc: JSONRPC, method: "stream.chunk", params: { id: v(1), chunk: v(2) } };
+    case M_END:
+      after = w + 2;
+      return { jsonrpc: JSONRPC, method: "stream.end", params: { id: v(1) } };
+    case M_CREDIT:
+      after = w + 3;
+      return { jsonrpc: JSONRPC, method: "stream.credit", params: { id: F64[w + 1], credit: F64[w + 2] } };
+    case M_PROGRESS:
+      after = w + 3;
+      return { jsonrpc: JSONRPC, method: F64[w + 2] === 1 ? "notifications/progress" : "$/progress", params: v(1) };
+    case M_READY: {
+      const b = (i) => F64[w + i] === 1;
+      const params = { ack: b(1), batches: b(2), splitBatchAnswers: b(3), maxBatch: F64[w + 4], streamCredit: b(5), progress: b(6) };
+      if (F64[w + 8] >= 0) params.presence = str(F64[w + 7], F64[w + 8]);
+      if (F64[w + 9] === 1) {
+        const session = F64[w + 11] >= 0 ? { id: str(F64[w + 10], F64[w + 11]), received: F64[w + 12] } : { received: F64[w + 12] };
+        if (F64[w + 13] >= 0) session.resumed = b(13);
+        if (F64[w + 14] >= 0) session.grace = F64[w + 14];
+        params.session = session;
+      }
+      after = w + 15;
+      return { jsonrpc: JSONRPC, method: "$/ready", params };
+    }
+    case M_ACK:
+    default:
+      after = w + 2;
+      return { jsonrpc: JSONRPC, method: "$/ack", params: { received: F64[w + 1] } };
+  }
+}
+
+// How a call of this side's failed (E_SETTLED's kind 2-6): its trace event and error.
+const TIMED_OUT = [-32099, "Request timed out"];
+const FAILED = [
+  undefined,
+  undefined,
+  ["timeout", TIMED_OUT],
+  ["timeout", [-32099, "Request timed out before it could be sent: the frame never loaded (or, with { handshake: \"wait\" }, never said hello)"]],
+  ["cancel", [-32800, "Request aborted"]],
+  ["destroyed"],
+  ["connection-closed"],
+];
+export const destroyedError = () => new RPCError(-32098, "The endpoint was destroyed");
+
+// Settles call `id` of this side's (its record is in `hooks.calls`).
+function settle(hooks, id, w) {
+  const kind = F64[w];
+  if (kind === 0) return resolveCall(hooks, id, vals[F64[w + 1]]);
+  if (kind === 1) return rejectCall(hooks, id, receivedError(F64[w + 1], str(F64[w + 2], F64[w + 3]), vals[F64[w + 4]]));
+  const [event, failure] = FAILED[kind];
+  hooks.trace?.failed(event, id, hooks, undefined);
+  if (kind === 5) return rejectCall(hooks, id, destroyedError());
+  if (kind === 6) return rejectCall(hooks, id, new RPCError(-32095, "Connection closed"));
+  const call = hooks.calls.get(id);
+  if (call !== undefined) rejectCall(hooks, id, new RPCError(failure[0], `${failure[1]}: ${call.method}`, call.abortReason));
+}
+
+// Carries out the event at word `w` (for an endpoint forgotten: skips it); returns the word after it.
+function carryOut(w) {
+  const ep = F64[w + 1];
+  const hooks = endpoints[ep];
+  switch (F64[w]) {
+    case E_SEND: {
+      const [sent, n] = [F64[w + 2], F64[w + 3]];
+      after = w + 4;
+      requestIds = [];
+      answering = false;
+      let out;
+      if (n === 1) out = message(after);
+      else {
+        out = [];
+        for (let i = 0; i < n; i++) out.push(message(after));
+      }
+      const next = after;
+      if (hooks !== undefined) send(hooks, out, sent, requestIds, answering);
+      return next;
+    }
+    case E_INVOKE: {
+      if (hooks !== undefined) serve(hooks, F64[w + 2], F64[w + 3], vals[F64[w + 4]]);
+      return w + 5;
+    }
+    case E_NOTIFY:
+      if (hooks !== undefined) notifyHandler(hooks, F64[w + 2], vals[F64[w + 3]]);
+      return w + 4;
+    case E_SETTLED: {
+      const id = F64[w + 2];
+      if (hooks !== undefined) {
+        if (id !== 0) hooks.settled?.call(hooks.transport, id);
+        settle(hooks, id, w + 4);
+      }
+      return w + 9;
+    }
+    case E_PROGRESS:
+      if (hooks !== undefined) progress(hooks, F64[w + 2], vals[F64[w + 4]]);
+      return w + 5;
+    case E_CHUNK:
+      if (hooks !== undefined) chunk(hooks, F64[w + 2], vals[F64[w + 4]]);
+      return w + 5;
+    case E_CANCELLED:
+      if (hooks !== undefined) abortHandlers(hooks, F64[w + 2], new RPCError(-32800, "Request cancelled"));
+      return w + 3;
+    case E_CHECK_EXPIRED:
+      if (hooks !== undefined) {
+        hooks.trace?.local("check-timeout", undefined, undefined, undefined);
+        abortHandlers(hooks, F64[w + 2], new RPCError(-32603, "Params validation timed out"));
+      }
+      return w + 3;
+    case E_MAY_STREAM:
+      if (hooks !== undefined) mayStream(hooks, F64[w + 2]);
+      return w + 3;
+    case E_WATCH:
+      // The transport watches the other side's presence and emits `close` when it goes.
+      if (hooks !== undefined && typeof hooks.transport.watch === "function") hooks.transport.watch(str(F64[w + 2], F64[w + 3]));
+      return w + 4;
+    case E_SESSION_ENDED:
+      // A listener may destroy this endpoint (a hub forgets the client): told after this task's work.
+      if (hooks !== undefined) sessionEnded(hooks.transport);
+      return w + 2;
+    case E_FLUSH:
+      if (hooks !== undefined) queueMicrotask(() => hooks.signal(FLUSH_SIGNAL, 0));
+      return w + 2;
+    case E_UNHANDLED:
+      hooks?.trace?.local("unhandled-notification", undefined, str(F64[w + 2], F64[w + 3]), undefined);
+      return w + 4;
+    case E_IDLE:
+      hooks?.transport.idle?.();
+      return w + 2;
+    case E_ARM:
+      if (hooks !== undefined) arm(hooks, F64[w + 2], F64[w + 3]);
+      return w + 4;
+    default:
+      // Unknown: the layout differs from this file's; stop rather than misread.
+      return H[0] / 8 + H[1];
+  }
+}
+// serving.js's FLUSH signal (endpoints.js's `signal` carries it out).
+const FLUSH_SIGNAL = 2;
+
+// Posts what went out (event `sent`): the tracer sees the calls this side
+// times; a transport that follows calls is told their ids; a refusal (a
+// DataCloneError, a closed socket) goes back to the core, which decides.
+function send(hooks, out, sent, ids, answers) {
+  const { trace, transport } = hooks;
+  if (trace !== undefined) {
+    for (let i = 0; i < ids.length; i += 2) if (x.waiting(hooks.endpoint, ids[i]) !== 0) trace.sent(ids[i], ids[i + 1]);
+  }
+  let calls;
+  if (hooks.settled !== undefined) {
+    calls = [];
+    for (let i = 0; i < ids.length; i += 2) calls.push(ids[i]);
+  }
+  try {
+    post(transport, hooks.text, out, trace, calls);
+  } catch (failure) {
+    if (answers) trace?.local("unsendable-answer", undefined, undefined, failure);
+    const reason = failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure);
+    speaking(hooks.text);
+    const unsent = x.transmit_failed(sent, put(reason));
+    if (unsent !== 0) {
+      trace?.failed("send-failed", unsent, hooks, failure);
+      rejectCall(hooks, unsent, new RPCError(-32096, `Request could not be sent: ${reason}`, failure));
+    }
+  }
+}
+
+// Runs a handler for call `call`: its outcome goes back with `complete` now,
+// or later through `hooks.signal` (a promise).
+function serve(hooks, call, handler, params) {
+  const result = invoke(hooks, handler, params, call);
+  speaking(hooks.text);
+  if (result !== undefined) x.complete(hooks.endpoint, call, 1, put(result));
+  else if (hooks.threw) {
+    hooks.threw = false;
+    x.complete(hooks.endpoint, call, 0, put(takeThrown(hooks)));
+  }
+}
+
+// ---- the reader: a message's envelope read here, handed over in one call ----
+
+// Method names the module has numbered (`recv`'s `name`).
+const methodNames = new Map();
+
+// A message object (or a batch's member, `member`) with its envelope read:
+// the members classification looks at, and their kinds. `text`: TEXT or 0.
+function envelopeOf(message, text) {
+  const { id, method, params, result, error } = message;
+  let flags = OBJECT | text;
+  if (message.jsonrpc === "2.0") flags |= VERSION_2;
+  if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
+  if (method !== undefined) flags |= METHOD;
+  if (params !== undefined) flags |= (kindOf(params) + 1) << PARAMS_SHIFT;
+  // A structured clone keeps a member whose value is undefined: the Wiggum
+  // spec's reference server answers a handler that returns nothing with
+  // `{ result: undefined }`, and that is an answer (the caller gets undefined).
+  if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
+  if (error !== undefined) flags |= ERROR;
+  return flags;
+}
+
+// The envelope's handles and the id's number, after its flags.
+const handles = (message, flags) => [opt(message.id), opt(message.method), opt(message.params),
+  flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0];
+
+function readObject(ep, message, text) {
+  const flags = envelopeOf(message, text);
+  const { method } = message;
+  // A method's name the module has seen goes as its number: the core asks no import for it.
+  const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
+  const numbered = x.recv(ep, flags, ...handles(message, flags), name);
+  if (numbered !== 0) methodNames.set(method, numbered - 1);
+}
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * An endpoint's message handler: parses JSON text once (text past the
+ * endpoint's limits, `maxBytes` of UTF-8 and `maxDepth` of nesting, is not
+ * parsed, and neither are bytes on a text transport), reads a message
+ * object's envelope and hands it over in one call; a batch member by
+ * member when the endpoint asks for them. A tracer sees every message.
+ */
+export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
+  const ep = hooks.endpoint;
+  return (message) => {
+    if (hooks.retired) return;
+    let text = 0;
+    if (textTransport && (message instanceof ArrayBuffer || ArrayBuffer.isView(message))) {
+      refused(hooks, 3);
+      return;
+    }
+    if (typeof message === "string") {
+      const why = textRefused(message, maxBytes, maxDepth);
+      if (why !== 0) {
+        refused(hooks, why);
+        return;
+      }
+      try {
+        message = JSON.parse(message);
+      } catch {
+        refused(hooks, 0);
+        return;
+      }
+      text = TEXT;
+      hooks.text = true;
+    }
+    if (hooks.trace !== undefined) traceIn(hooks, message, text);
+    if (Array.isArray(message)) {
+      if (x.batch_begin(ep, message.length) === 1) {
+        for (const one of message) {
+          if (!isObject(one)) x.member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
+          else {
+            const flags = envelopeOf(one, text);
+            x.member(ep, flags, ...handles(one, flags));
+          }
+        }
+        x.members_end(ep);
+      } else x.recv_value(ep, put(message), text);
+    } else if (!isObject(message)) x.recv_value(ep, opt(message), text);
+    else readObject(ep, message, text);
+    run();
+  };
+}
+
+// Text not read: 0 not JSON, 1 too large, 2 too deep, 3 not text.
+function refused(hooks, why) {
+  hooks.trace?.local("parse-error", undefined, undefined, undefined);
+  x.recv_refused(hooks.endpoint, why);
+  run();
+}
+
+// The tracer sees what came in, if it is ours, with the calls of this
+// side's it answers as the core reads it (for their round-trip times).
+function traceIn(hooks, message, text) {
+  const answers = (one, framing) => {
+    const flags = envelopeOf(one, framing);
+    const id = x.answers(hooks.endpoint, flags, ...handles(one, flags));
+    return id === 0 ? undefined : id;
+  };
+  if (Array.isArray(message)) {
+    // Every member of a batch is ours, whatever the framing.
+    hooks.trace.received(message, message.map((one) => (isObject(one) ? answers(one, TEXT) : undefined)));
+  } else if (isObject(message) && (text !== 0 || message.jsonrpc === "2.0")) {
+    hooks.trace.received(message, answers(message, text));
+  } else if (text !== 0) hooks.trace.received(message, undefined);
+}
+
+// 1 too large, 2 too deep, or 0. Each UTF-16 unit is 1 to 3 bytes of UTF-8,
+// so only text between maxBytes / 3 and maxBytes units is counted; and text
+// of fewer than 2 × maxDepth units cannot nest that deep, so most is never scanned.
+function textRefused(text, maxBytes, maxDepth) {
+  const units = text.length;
+  if (units > maxBytes) return 1;
+  if (units * 3 > maxBytes && utf8Length(text) > maxBytes) return 1;
+  if (units <= 2 * maxDepth) return 0;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < units; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // a backslash: skip what it escapes
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) return 2;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return 0;
+}
+
+function utf8Length(text) {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? (i++, 4) : 3;
+  }
+  return bytes;
+}
