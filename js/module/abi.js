@@ -160,7 +160,8 @@ export function scratchNumbers(numbers, text) {
   const bytes = encoder.encode(text);
   const at = x.scratch(numbers.length * 8 + bytes.length);
   views();
-  new Float64Array(memory.buffer, at, numbers.length).set(numbers);
+  // Bytes: the scratch buffer need not be aligned for a Float64Array.
+  U8.set(new Uint8Array(Float64Array.from(numbers).buffer), at);
   U8.set(bytes, at + numbers.length * 8);
   return bytes.length;
 }
@@ -168,7 +169,7 @@ export function scratchNumbers(numbers, text) {
 /** `n` f64s at the scratch buffer's start. */
 export function scratchRead(n) {
   views();
-  return Array.from(new Float64Array(memory.buffer, H[7], n));
+  return Array.from(new Float64Array(U8.slice(H[7], H[7] + n * 8).buffer));
 }
 
 // Whether values are encoded as JSON text for the endpoint being served
@@ -392,7 +393,7 @@ function carryOut(w) {
       requestIds = [];
       answering = false;
       let out;
-      if (n === 1) out = message(after);
+      if (n === 0) out = message(after);
       else {
         out = [];
         for (let i = 0; i < n; i++) out.push(message(after));

@@ -6,7 +6,7 @@
 
 /// Events: the first word of each; the second is the endpoint's number.
 pub mod event {
-    /// `[SEND, ep, sent, n, ...n messages]`: post them (one, or a batch of n).
+    /// `[SEND, ep, sent, n, ...messages]`: post them: one message alone (n 0), or a batch of n.
     pub const SEND: f64 = 1.0;
     /// `[INVOKE, ep, call, handler, params]`.
     pub const INVOKE: f64 = 2.0;

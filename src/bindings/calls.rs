@@ -100,14 +100,18 @@ pub extern "C" fn complete(ep: u32, call: u32, ok: u32, h: u32) {
 }
 
 /// Handler number `handler` serves the method (or, `notification` 1, the
-/// notification) named by the scratch buffer's first `len` bytes.
+/// notification) named by the scratch buffer's first `len` bytes. Nothing
+/// is drained: what the core asks for then waits for its next input (a
+/// transport's `idle()` is not told of each registration).
 #[no_mangle]
 pub extern "C" fn set_method(ep: u32, len: usize, handler: u32, notification: u32) {
     let name = owned(scratch_bytes(len));
-    with(ep, |slot| match notification {
-        0 => slot.core.set_method(&name, handler),
-        _ => slot.core.set_notification(&name, handler),
-    });
+    if let Some(slot) = slot(ep) {
+        match notification {
+            0 => slot.core.set_method(&name, handler),
+            _ => slot.core.set_notification(&name, handler),
+        }
+    }
 }
 
 /// The end of the turn: what the endpoint held back goes.

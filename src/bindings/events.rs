@@ -5,7 +5,7 @@
 use super::abi::{event as e, message as m};
 use super::value::raw;
 use super::{clock, Handle, Slot, OUT, SENT, STR};
-use crate::core::{Cancellation, Event, Failure, Id, Message, Outcome, Response, TICK_MS};
+use crate::core::{Cancellation, Event, Failure, Id, Message, Outcome, Response, Transmit, TICK_MS};
 
 pub(super) fn words(w: &[f64]) {
     OUT.get().extend_from_slice(w);
@@ -49,7 +49,12 @@ pub(super) fn drain(ep: u32, slot: &mut Slot) {
         match event {
             Event::Transmit(transmit) => {
                 let sent = SENT.get();
-                words(&[e::SEND, ep_word, sent.len() as f64, transmit.messages().len() as f64]);
+                // A batch of one is still an array: 0 says "one message, alone".
+                let n = match &transmit {
+                    Transmit::Single(_) => 0.0,
+                    Transmit::Batch(messages) => messages.len() as f64,
+                };
+                words(&[e::SEND, ep_word, sent.len() as f64, n]);
                 for message in transmit.messages() {
                     encode(message);
                 }

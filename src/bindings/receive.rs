@@ -125,7 +125,8 @@ pub extern "C" fn batch_begin(ep: u32, len: u32) -> u32 {
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn member(ep: u32, bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) {
-    let envelope = (bits & flags::KIND == flags::OBJECT).then(|| envelope(bits, id, method, params, result, error, number));
+    let envelope =
+        (bits & flags::KIND == flags::OBJECT).then(|| envelope(bits, id, method, params, result, error, number));
     if let Some(batch) = slot(ep).and_then(|slot| slot.batch.as_mut()) {
         batch.push(envelope);
     }
