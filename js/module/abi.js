@@ -3,58 +3,17 @@
 // (each exported here under the name the .wasm imports it by), the views
 // of its memory, the event loop that carries out what each export call
 // leaves in its memory (`run`), and each endpoint's message reader. The
-// numbers below are abi.rs's, declared in its order: the build checks them.
+// numbers are numbers.js's.
 
 import { RPCError, chunk, describeError, encodable as encodableAs, progress, receivedError, rejectCall, resolveCall } from "./glue.js";
 import { abortHandlers, arm, invoke, mayStream, notifyHandler, sessionEnded, takeThrown } from "./serving.js";
 import { Transfer, post } from "./wire.js";
-
-// Events (the first word of each; the second, the endpoint's number).
-const E_SEND = 1;
-const E_INVOKE = 2;
-const E_NOTIFY = 3;
-const E_SETTLED = 4;
-const E_PROGRESS = 5;
-const E_CHUNK = 6;
-const E_CANCELLED = 7;
-const E_CHECK_EXPIRED = 8;
-const E_MAY_STREAM = 9;
-const E_WATCH = 10;
-const E_SESSION_ENDED = 11;
-const E_FLUSH = 12;
-const E_UNHANDLED = 13;
-const E_IDLE = 14;
-const E_ARM = 15;
-// The messages of an E_SEND.
-const M_REQUEST = 1;
-const M_NOTIFICATION = 2;
-const M_RESULT = 3;
-const M_ERROR = 4;
-const M_CANCEL = 5;
-const M_CHUNK = 6;
-const M_END = 7;
-const M_CREDIT = 8;
-const M_PROGRESS = 9;
-const M_READY = 10;
-const M_ACK = 11;
-// Envelope flags: the kind in bits 0-2, VERSION_2, the id's kind + 1 from
-// ID_SHIFT, METHOD, the params' kind + 1 from PARAMS_SHIFT, RESULT, ERROR, TEXT.
-const OBJECT = 5;
-const VERSION_2 = 1 << 3;
-const ID_SHIFT = 4;
-const METHOD = 1 << 7;
-const PARAMS_SHIFT = 8;
-const RESULT = 1 << 11;
-const ERROR = 1 << 12;
-const TEXT = 1 << 13;
-// `open`'s flags.
-export const JRPC_OO = 1;
-export const MCP = 2;
-export const HOLD = 4;
-export const ANNOUNCE = 8;
-export const EXPOSE_STACK = 32;
-export const CONNECTING = 64;
-export const IDLE = 256;
+import {
+  E_SEND, E_INVOKE, E_NOTIFY, E_SETTLED, E_PROGRESS, E_CHUNK, E_CANCELLED, E_CHECK_EXPIRED, E_MAY_STREAM, E_WATCH,
+  E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, M_REQUEST, M_NOTIFICATION, M_RESULT, M_ERROR, M_CANCEL,
+  M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, OBJECT, VERSION_2, ID_SHIFT, METHOD, PARAMS_SHIFT, RESULT,
+  ERROR, TEXT, FLUSH,
+} from "./numbers.js";
 
 // ---- the table of JS values ----
 // Handle 0 is undefined ("none"); the module counts its references in its
@@ -444,7 +403,7 @@ function carryOut(w) {
       if (hooks !== undefined) sessionEnded(hooks.transport);
       return w + 2;
     case E_FLUSH:
-      if (hooks !== undefined) queueMicrotask(() => hooks.signal(FLUSH_SIGNAL, 0));
+      if (hooks !== undefined) queueMicrotask(() => hooks.signal(FLUSH, 0));
       return w + 2;
     case E_UNHANDLED:
       hooks?.trace?.local("unhandled-notification", undefined, str(F64[w + 2], F64[w + 3]), undefined);
@@ -460,8 +419,6 @@ function carryOut(w) {
       return H[0] / 8 + H[1];
   }
 }
-// serving.js's FLUSH signal (endpoints.js's `signal` carries it out).
-const FLUSH_SIGNAL = 2;
 
 // Posts what went out (event `sent`): the tracer sees the calls this side
 // times; a transport that follows calls is told their ids; a refusal (a

@@ -9,36 +9,17 @@
 // plugs into every endpoint comes through extensions.js (`plugins`).
 
 import {
-  ANNOUNCE, CONNECTING, EXPOSE_STACK, HOLD, IDLE, JRPC_OO, MCP, closeLater, destroyedError, endpoints, envelopeReader,
+  ABORT, ANNOUNCE, CALL_NO_RESET, CALL_PROGRESS, CHECKED, CHECKING, CHUNK, CLOSED, CONNECTING, CONSUMED, DEADLINE, EXPOSE_STACK, FLUSH, HOLD, IDLE, INVALID_PARAMS,
+  INVALID_RESULT, JRPC_OO, MCP, OPENED, PROGRESS, REJECTED, RESOLVED, TICK, UNDELIVERED,
+} from "./numbers.js";
+import {
+  closeLater, destroyedError, endpoints, envelopeReader,
   kindOf, openedLimits, opt, put, refusal, run, scratch, scratchNumbers, scratchRead, scratchText, speaking, x,
 } from "./abi.js";
 import { contracted, extensions, tracer } from "./extensions.js";
 import { RPCError, countConsumed, openCall, watchAbort } from "./glue.js";
 import { abortHandlers, addHandler, detach, retireHooks } from "./serving.js";
 import { transfer } from "./wire.js";
-
-// What the endpoint is told through `hooks.signal` (serving.js and glue.js
-// number them alike).
-const TICK = 0;
-const DEADLINE = 1;
-const FLUSH = 2;
-const ABORT = 3;
-const RESOLVED = 4;
-const REJECTED = 5;
-const CHUNK = 6;
-const CLOSED = 7;
-const OPENED = 10;
-const CHECKING = 11;
-const CHECKED = 12;
-const INVALID_PARAMS = 13;
-const INVALID_RESULT = 14;
-const UNDELIVERED = 15;
-const CONSUMED = 16;
-const PROGRESS = 17;
-
-// A request's options bits (calls.rs).
-const PROGRESS_BIT = 1;
-const NO_RESET = 2;
 
 const CALLS = 1;
 const SERVES = 2;
@@ -274,7 +255,7 @@ class Calls {
       if (Array.isArray(options.transfer) && params !== undefined) params = transfer(params, options.transfer);
       // A timeout given as NaN is none (0), as before.
       if (typeof options.timeout === "number") timeout = options.timeout === options.timeout ? options.timeout : 0;
-      bits = (onProgress !== undefined ? PROGRESS_BIT : 0) | (options.resetTimeoutOnProgress === false ? NO_RESET : 0);
+      bits = (onProgress !== undefined ? CALL_PROGRESS : 0) | (options.resetTimeoutOnProgress === false ? CALL_NO_RESET : 0);
       // Only a call that takes chunks has a window.
       if (onChunk !== undefined && typeof options.window === "number" && options.window >= 1) window = Math.min(options.window, 0xffffffff);
       if (typeof options.maxTotalTimeout === "number") maxTotal = options.maxTotalTimeout;

@@ -6,6 +6,7 @@
 
 import { isThenable } from "./serving.js";
 import { Transfer } from "./wire.js";
+import { ABORT, CONSUMED } from "./numbers.js";
 
 // The error every failed call rejects with, and that handlers may throw.
 export class RPCError extends Error {
@@ -145,10 +146,6 @@ export const ErrorCode = Object.freeze({
 // The module names each call by its id; its record (the promise's resolve
 // and reject, its callbacks) lives in its endpoint's `hooks.calls` until it
 // settles, and crosses no boundary.
-
-// What the endpoint is told through `hooks.signal` (endpoints.js carries them out).
-const ABORT = 3;
-const CONSUMED = 16;
 
 // Opens call `id`: its promise.
 export function openCall(hooks, id, method, onChunk, onProgress) {

@@ -6,19 +6,7 @@
 import { extensions } from "./extensions.js";
 import { Transfer } from "./wire.js";
 
-// What the endpoint is told through its one callback, `signal(what, n, value)`
-// (endpoints.js, `signalled`).
-const TICK = 0;
-const DEADLINE = 1;
-const FLUSH = 2;
-const RESOLVED = 4;
-const REJECTED = 5;
-const CHUNK = 6;
-const CHECKING = 11;
-const CHECKED = 12;
-const INVALID_PARAMS = 13;
-const INVALID_RESULT = 14;
-const PROGRESS = 17;
+import { CHECKED, CHECKING, CHUNK, DEADLINE, INVALID_PARAMS, INVALID_RESULT, PROGRESS, REJECTED, RESOLVED, TICK } from "./numbers.js";
 
 // The endpoint's timers: the clock's tick (`TICK`) or its earliest
 // deadline (`DEADLINE`), one of each at most, told to the endpoint when it

@@ -1,7 +1,7 @@
-//! The numbers the binding and its JS (`js/module/abi.js`) share: the
+//! The numbers the binding and its JS (`js/module/numbers.js`) share: the
 //! events a drain writes and the messages a `Transmit` carries, the envelope
 //! flags the reader packs, and the bits of `open`. Each is declared in
-//! abi.js as `const NAME = value;`, in this order: the build fails where the
+//! numbers.js as `const NAME = value;`, in this order: the build fails where the
 //! two differ.
 
 /// Events: the first word of each; the second is the endpoint's number.
@@ -64,7 +64,7 @@ pub mod message {
     pub const ACK: f64 = 11.0;
 }
 
-/// The envelope flags the reader packs (`readObject` in abi.js).
+/// The envelope flags the reader packs (`envelopeOf` in abi.js).
 pub mod flags {
     /// Bits 0-2: the message's kind (the core's `Kind` order).
     pub const KIND: u32 = 7;
@@ -81,7 +81,7 @@ pub mod flags {
     pub const TEXT: u32 = 1 << 13;
 }
 
-/// The bits of `open`'s `flags` (`openFlags` in abi.js).
+/// The bits of `open`'s `flags` (`open` in endpoints.js).
 pub mod opening {
     /// jrpc-oo's dialect.
     pub const JRPC_OO: u32 = 1;
@@ -97,10 +97,18 @@ pub mod opening {
     pub const IDLE: u32 = 256;
 }
 
-// abi.js declares each number as this file does, in this order.
+/// The options bits of `request`.
+pub mod call {
+    /// `onProgress` given.
+    pub const PROGRESS: u32 = 1;
+    /// `resetTimeoutOnProgress: false`.
+    pub const NO_RESET: u32 = 2;
+}
+
+// numbers.js declares each number as this file does, in this order.
 #[allow(long_running_const_eval)]
 const _: () = {
-    let js = include_str!("../../js/module/abi.js").as_bytes();
+    let js = include_str!("../../js/module/numbers.js").as_bytes();
     let numbered: &[(&[u8], f64)] = &[
         (b"const E_SEND = ", event::SEND),
         (b"const E_INVOKE = ", event::INVOKE),
@@ -143,13 +151,15 @@ const _: () = {
         (b"const EXPOSE_STACK = ", opening::EXPOSE_STACK as f64),
         (b"const CONNECTING = ", opening::CONNECTING as f64),
         (b"const IDLE = ", opening::IDLE as f64),
+        (b"const CALL_PROGRESS = ", call::PROGRESS as f64),
+        (b"const CALL_NO_RESET = ", call::NO_RESET as f64),
     ];
     let (mut at, mut from) = (0, 0);
     while at < numbered.len() {
         let (declaration, value) = numbered[at];
         match super::types::defines(js, declaration, value as u32, from) {
             Some(end) => from = end,
-            None => panic!("js/module/abi.js numbers an event, a message, an envelope flag or an open flag differently from abi.rs"),
+            None => panic!("js/module/numbers.js numbers an event, a message, an envelope flag or an open flag differently from abi.rs"),
         }
         at += 1;
     }

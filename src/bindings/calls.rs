@@ -2,13 +2,10 @@
 //! numbers) and serves (a handler's outcome, its chunks and progress, its
 //! contract's verdict), the handlers registered, and the endpoint's clock.
 
+use super::abi::call;
 use super::value::kind_of_index;
 use super::{clock, enter, events, leave, owned, scratch_bytes, slot, whole_ms, with, Handle, HDR, SCRATCH};
 use crate::core::{thrown_error, CallId, CallOptions, Deadline, ErrorObject, Outcome};
-
-/// The options bits of `request`.
-const PROGRESS: u32 = 1;
-const NO_RESET: u32 = 2;
 
 /// A refusal's code, its message written at the scratch buffer's address
 /// (its length in the header's word 8).
@@ -44,8 +41,8 @@ pub extern "C" fn request(
         let options = CallOptions {
             timeout_ms: whole_ms(if timeout.is_nan() { slot.default_timeout } else { timeout }),
             window: (window > 0).then_some(window),
-            progress: bits & PROGRESS != 0,
-            reset_on_progress: bits & NO_RESET == 0,
+            progress: bits & call::PROGRESS != 0,
+            reset_on_progress: bits & call::NO_RESET == 0,
             max_total_ms: whole_ms(max_total),
         };
         let kind = kind.checked_sub(1).map(kind_of_index);

@@ -6,7 +6,7 @@
 use crate::prelude::*;
 
 use super::value::text_of;
-use super::{leave, slot, to_scratch, with, Handle, SCRATCH, SENT};
+use super::{leave, scratch_bytes, slot, to_scratch, with, Handle, SCRATCH, SENT};
 use crate::core::{Backoff, Deadline, Undelivered, Value};
 
 /// The other side is there (a frame that loaded, a socket that opened: a
@@ -36,8 +36,9 @@ pub extern "C" fn connection_lost(ep: u32, last: u32, now: f64) -> u32 {
 #[no_mangle]
 pub extern "C" fn undelivered(ep: u32, n: usize, len: usize, reply: u32, why: u32, data: u32) -> u32 {
     let (reply, data) = (Handle::adopt(reply), Handle::adopt(data));
-    let s = SCRATCH.get();
-    let ids: Vec<u64> = s
+    // What JS wrote there (the buffer's own length says nothing of it).
+    let written = scratch_bytes(n * 8 + len);
+    let ids: Vec<u64> = written
         .get(..n * 8)
         .unwrap_or_default()
         .chunks_exact(8)
@@ -47,7 +48,7 @@ pub extern "C" fn undelivered(ep: u32, n: usize, len: usize, reply: u32, why: u3
             f64::from_le_bytes(b) as u64
         })
         .collect();
-    let message = super::owned(s.get(n * 8..n * 8 + len).unwrap_or_default());
+    let message = super::owned(written.get(n * 8..).unwrap_or_default());
     let reply = reply.map(|r| r.elements()).unwrap_or_default();
     let why = match why {
         1 => Undelivered::NotJson,

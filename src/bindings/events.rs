@@ -1,6 +1,6 @@
 //! The drain: what an endpoint asks its host to do, written as `f64` words
 //! into `OUT` once per export call (abi.rs names each event and message;
-//! abi.js carries them out in order).
+//! js/module/abi.js carries them out in order).
 
 use super::abi::{event as e, message as m};
 use super::value::raw;

@@ -6,7 +6,7 @@
 //! `js/module/abi.js` after the export returns. Every import comes from that
 //! one JS module, `./wiggum_rpc_bg.js` as the package lays it out.
 //!
-//! - `abi`: the numbers both sides share (checked against abi.js at build time).
+//! - `abi`: the numbers both sides share (checked against js/module/numbers.js at build time).
 //! - `value`: `Handle`, a JS value, and the core's `Value` through imports.
 //! - `events`: the drain: events and messages written as words.
 //! - `open`: endpoints opened, destroyed, forgotten.
