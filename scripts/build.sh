@@ -46,10 +46,11 @@ fi
 # The npm package serves Node and browsers without a bundler too (see
 # package-entries.mjs).
 module pkg
-node scripts/glue.mjs bundler pkg
-module target/pkg-node framing
-node scripts/glue.mjs node target/pkg-node
+# The same module for browsers without a bundler (glue.mjs renames its exports, alike in both).
 rm -rf target/pkg-web-nobundler && mkdir -p target/pkg-web-nobundler
 cp pkg/wiggum_rpc_bg.wasm target/pkg-web-nobundler/
+node scripts/glue.mjs bundler pkg
 node scripts/glue.mjs web target/pkg-web-nobundler
+module target/pkg-node framing
+node scripts/glue.mjs node target/pkg-node
 node scripts/package-entries.mjs pkg target/pkg-node target/pkg-web-nobundler

@@ -38,9 +38,106 @@ const PUBLIC = [
   "presentedSession", "reconnectDelay", "selfTransport", "transfer", "windowTransport", "workerTransport",
 ];
 
-async function bundle(source, out, format) {
+// Short names for the module's exports (`memory` keeps its own) and
+// imports: the JS names each as `$name` (`x.$recv`, the imports object's
+// `$kind`: js/module/abi.js), which esbuild renames (`mangleProps`) as this
+// table says, and the .wasm's export and import sections are rewritten to
+// match. Every build of one .wasm gets the same table.
+function shortNames(module) {
+  const names = [...new Set([...WebAssembly.Module.exports(module), ...WebAssembly.Module.imports(module)].map((e) => e.name))]
+    .filter((name) => name !== "memory")
+    .sort();
+  const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  const short = (i) => (i < letters.length ? letters[i] : short(Math.floor(i / letters.length) - 1) + letters[i % letters.length]);
+  return Object.fromEntries(names.map((name, i) => [`$${name}`, short(i)]));
+}
+
+// The .wasm with its exports and imports renamed (`table`: `$name` → short name).
+function renameExports(bytes, table) {
+  const out = [bytes.subarray(0, 8)];
+  let at = 8;
+  const uleb = () => {
+    let value = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return value;
+  };
+  const encode = (value) => {
+    const out = [];
+    do {
+      let byte = value % 128;
+      value = Math.floor(value / 128);
+      if (value > 0) byte |= 0x80;
+      out.push(byte);
+    } while (value > 0);
+    return out;
+  };
+  while (at < bytes.length) {
+    const start = at;
+    const id = bytes[at++];
+    const size = uleb();
+    const end = at + size;
+    if (id !== 7 && id !== 2) {
+      out.push(bytes.subarray(start, end));
+      at = end;
+      continue;
+    }
+    const section = [];
+    const renamed = (name) => {
+      const short = name === "memory" ? name : table[`$${name}`];
+      if (short === undefined) fail(`no short name for ${name}`);
+      const bytes = Buffer.from(short, "utf8");
+      return [...encode(bytes.length), ...bytes];
+    };
+    const nameAt = () => {
+      const length = uleb();
+      const name = Buffer.from(bytes.subarray(at, at + length)).toString("utf8");
+      at += length;
+      return name;
+    };
+    if (id === 2) {
+      const count = uleb();
+      section.push(...encode(count));
+      for (let i = 0; i < count; i++) {
+        const moduleStart = at;
+        nameAt();
+        const moduleName = bytes.subarray(moduleStart, at);
+        const name = nameAt();
+        const kind = bytes[at++];
+        if (kind !== 0) fail(`an import that is not a function: ${name}`);
+        const typeStart = at;
+        uleb();
+        section.push(...moduleName, ...renamed(name), kind, ...bytes.subarray(typeStart, at));
+      }
+      out.push(Uint8Array.of(2, ...encode(section.length), ...section));
+      at = end;
+      continue;
+    }
+    const count = uleb();
+    section.push(...encode(count));
+    for (let i = 0; i < count; i++) {
+      const name = nameAt();
+      const kind = bytes[at++];
+      const indexStart = at;
+      uleb();
+      section.push(...renamed(name), kind, ...bytes.subarray(indexStart, at));
+    }
+    out.push(Uint8Array.of(7, ...encode(section.length), ...section));
+    at = end;
+  }
+  return Buffer.concat(out);
+}
+
+async function bundle(source, out, format, more = "") {
   const result = await build({
-    entryPoints: [join(root, source)],
+    mangleProps: /^\$/,
+    mangleCache: { ...table },
+    stdin: { contents: `export * from "./${source.split("/").pop()}";\n${more}`, resolveDir: join(root, "js/module"), sourcefile: out, loader: "js" },
     bundle: true,
     format,
     minify: true,
@@ -49,14 +146,24 @@ async function bundle(source, out, format) {
     write: false,
     ...(format === "cjs" ? { platform: "node", target: "node20" } : { platform: "neutral", target: "es2022" }),
     logLevel: "silent",
+    metafile: false,
   });
+  const extra = Object.keys(result.mangleCache).filter((name) => !(name in table));
+  if (extra.length) fail(`${source} names ${extra.join(", ")}, which the module does not export`);
   const files = {};
   for (const file of result.outputFiles) files[file.path.endsWith(".map") ? "map" : "code"] = file.text;
   return files;
 }
 
 const write = (name, text) => writeFileSync(join(dir, name), text);
-const wasm = readFileSync(join(dir, "wiggum_rpc_bg.wasm"));
+// The .wasm as cargo and wasm-opt left it (a build run again starts from there: build.sh writes it anew).
+let wasm = readFileSync(join(dir, "wiggum_rpc_bg.wasm"));
+const table = shortNames(new WebAssembly.Module(wasm));
+if (Object.values(table).length === 0 || WebAssembly.Module.exports(new WebAssembly.Module(wasm)).some((e) => e.name.length <= 2 && e.name !== "memory")) {
+  fail("the .wasm's exports are short already: build it anew (scripts/build.sh)");
+}
+wasm = renameExports(wasm, table);
+writeFileSync(join(dir, "wiggum_rpc_bg.wasm"), wasm);
 const types = readFileSync(join(root, "js/types/wiggum_rpc.d.ts"), "utf8");
 const compiledModuleTypes = (web) => `
 /**
@@ -110,15 +217,14 @@ function manifest(main, extra) {
 for (const file of ["README.md", "LICENSE-APACHE", "LICENSE-MIT"]) copyFileSync(join(root, file), join(dir, file));
 
 if (target === "bundler") {
-  const glue = await bundle("js/module/bundler.js", "wiggum_rpc_bg.js", "esm");
+  // The functions the .wasm imports from this glue, exported by their short names.
+  const imported = WebAssembly.Module.imports(new WebAssembly.Module(wasm));
+  for (const { module } of imported) if (module !== "./wiggum_rpc_bg.js") fail(`the .wasm imports from ${module}: not its glue`);
+  const shortened = Object.fromEntries(Object.entries(table).map(([name, short]) => [short, name.slice(1)]));
+  const exported = imported.map(({ name }) => `${shortened[name]} as ${name}`).join(", ");
+  const glue = await bundle("js/module/bundler.js", "wiggum_rpc_bg.js", "esm", `export { ${exported} } from "./abi.js";\n`);
   write("wiggum_rpc_bg.js", `${glue.code.trimEnd()}\n//# sourceMappingURL=wiggum_rpc_bg.js.map\n`);
   write("wiggum_rpc_bg.js.map", glue.map);
-  const imported = new Set(WebAssembly.Module.imports(new WebAssembly.Module(wasm)).map((i) => `${i.module}:${i.name}`));
-  for (const one of imported) {
-    const [module, name] = one.split(":");
-    if (module !== "./wiggum_rpc_bg.js") fail(`the .wasm imports ${one}: not from its glue`);
-    if (!new RegExp(`\\b${name}\\b`).test(glue.code)) fail(`the glue does not export ${name}, which the .wasm imports`);
-  }
   mkdirSync(join(dir, "snippets"), { recursive: true });
   copyFileSync(join(root, "js/module/wasm-refused.js"), join(dir, "snippets/wasm-refused.js"));
   write(

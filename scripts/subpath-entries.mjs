@@ -96,8 +96,8 @@ async function entryCode(name, format) {
     bundle: true,
     write: false,
     format,
-    // Minified, names kept (`WebSocketTransport.name`), with a source map beside each ES module.
-    ...(format === "esm" ? { minify: true, keepNames: true, sourcemap: "external", outfile: `${name}.js` } : {}),
+    // Minified, with a source map beside each ES module.
+    ...(format === "esm" ? { minify: true, sourcemap: "external", outfile: `${name}.js` } : {}),
     // esbuild marks the export names for Node's ES-module importers of the CommonJS build.
     ...(format === "cjs" ? { platform: "node", target: "node20" } : { platform: "neutral" }),
     plugins: [packageLayout(format)],

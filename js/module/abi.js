@@ -48,7 +48,10 @@ export function kindOf(value) {
 }
 
 // ---- the module and its memory ----
-export let x; // its exports
+// Its exports. Each is named here with a `$` before the module's name for
+// it (`x.$recv`): the build gives each a short name, in the .wasm and in
+// this JS alike (scripts/glue.mjs, `shortNames`), and `$` marks what it renames.
+export let x;
 let memory;
 let heapBase = 0;
 let H; // the header (src/bindings/mod.rs)
@@ -104,7 +107,7 @@ export const openedLimits = () => [H[9], H[10]];
 /** Writes texts one after another into the module's scratch buffer: their lengths in bytes. */
 export function scratch(texts) {
   const bytes = texts.map((text) => encoder.encode(text));
-  const at = x.scratch(bytes.reduce((sum, one) => sum + one.length, 0));
+  const at = x.$scratch(bytes.reduce((sum, one) => sum + one.length, 0));
   views();
   let offset = at;
   for (const one of bytes) {
@@ -117,7 +120,7 @@ export function scratch(texts) {
 /** Writes numbers as f64s at the scratch buffer's start, then `text`: the text's length in bytes. */
 export function scratchNumbers(numbers, text) {
   const bytes = encoder.encode(text);
-  const at = x.scratch(numbers.length * 8 + bytes.length);
+  const at = x.$scratch(numbers.length * 8 + bytes.length);
   views();
   // Bytes: the scratch buffer need not be aligned for a Float64Array.
   U8.set(new Uint8Array(Float64Array.from(numbers).buffer), at);
@@ -180,11 +183,17 @@ export const same = (a, b) => +Object.is(vals[a], vals[b]);
 export const describe = (h, stack) => opt(describeError(vals[h], stack !== 0, asText));
 export const encodable = (h) => +encodableAs(vals[h], asText);
 
-/** The imports object, for `WebAssembly.instantiate`. */
+/**
+ * The imports object, for `WebAssembly.instantiate`: each under its name
+ * with a `$` before it, which the build shortens as it shortens the .wasm's
+ * (see `x`). The bundler build exports them by those short names instead.
+ */
 export const imports = {
   "./wiggum_rpc_bg.js": {
-    now, kind, member, text, num, boolean, count, elements, is_v2, object_of, empty_array, new_number, new_string,
-    new_object, new_null, with_member, set_true, same, describe, encodable,
+    $now: now, $kind: kind, $member: member, $text: text, $num: num, $boolean: boolean, $count: count, $elements: elements,
+    $is_v2: is_v2, $object_of: object_of, $empty_array: empty_array, $new_number: new_number, $new_string: new_string,
+    $new_object: new_object, $new_null: new_null, $with_member: with_member, $set_true: set_true, $same: same,
+    $describe: describe, $encodable: encodable,
   },
 };
 
@@ -192,8 +201,8 @@ export const imports = {
 export function start(exports) {
   x = exports;
   memory = x.memory;
-  heapBase = x.__heap_base?.value ?? 0;
-  hdrAt = x.hdr();
+  heapBase = x.$__heap_base?.value ?? 0;
+  hdrAt = x.$hdr();
   views();
 }
 
@@ -238,7 +247,7 @@ export function run() {
     }
     H[5] = H[3];
     for (const ep of closing.splice(0)) {
-      x.close(ep);
+      x.$close(ep);
       endpoints[ep] = undefined;
     }
   }
@@ -426,7 +435,7 @@ function carryOut(w) {
 function send(hooks, out, sent, ids, answers) {
   const { trace, transport } = hooks;
   if (trace !== undefined) {
-    for (let i = 0; i < ids.length; i += 2) if (x.waiting(hooks.endpoint, ids[i]) !== 0) trace.sent(ids[i], ids[i + 1]);
+    for (let i = 0; i < ids.length; i += 2) if (x.$waiting(hooks.endpoint, ids[i]) !== 0) trace.sent(ids[i], ids[i + 1]);
   }
   let calls;
   if (hooks.settled !== undefined) {
@@ -439,7 +448,7 @@ function send(hooks, out, sent, ids, answers) {
     if (answers) trace?.local("unsendable-answer", undefined, undefined, failure);
     const reason = failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure);
     speaking(hooks.text);
-    const unsent = x.transmit_failed(sent, put(reason));
+    const unsent = x.$transmit_failed(sent, put(reason));
     if (unsent !== 0) {
       trace?.failed("send-failed", unsent, hooks, failure);
       rejectCall(hooks, unsent, new RPCError(-32096, `Request could not be sent: ${reason}`, failure));
@@ -452,10 +461,10 @@ function send(hooks, out, sent, ids, answers) {
 function serve(hooks, call, handler, params) {
   const result = invoke(hooks, handler, params, call);
   speaking(hooks.text);
-  if (result !== undefined) x.complete(hooks.endpoint, call, 1, put(result));
+  if (result !== undefined) x.$complete(hooks.endpoint, call, 1, put(result));
   else if (hooks.threw) {
     hooks.threw = false;
-    x.complete(hooks.endpoint, call, 0, put(takeThrown(hooks)));
+    x.$complete(hooks.endpoint, call, 0, put(takeThrown(hooks)));
   }
 }
 
@@ -490,7 +499,7 @@ function readObject(ep, message, text) {
   const { method } = message;
   // A method's name the module has seen goes as its number: the core asks no import for it.
   const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
-  const numbered = x.recv(ep, flags, ...handles(message, flags), name);
+  const numbered = x.$recv(ep, flags, ...handles(message, flags), name);
   if (numbered !== 0) methodNames.set(method, numbered - 1);
 }
 
@@ -529,17 +538,17 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
     }
     if (hooks.trace !== undefined) traceIn(hooks, message, text);
     if (Array.isArray(message)) {
-      if (x.batch_begin(ep, message.length) === 1) {
+      if (x.$batch_begin(ep, message.length) === 1) {
         for (const one of message) {
-          if (!isObject(one)) x.member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
+          if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
           else {
             const flags = envelopeOf(one, text);
-            x.member(ep, flags, ...handles(one, flags));
+            x.$member(ep, flags, ...handles(one, flags));
           }
         }
-        x.members_end(ep);
-      } else x.recv_value(ep, put(message), text);
-    } else if (!isObject(message)) x.recv_value(ep, opt(message), text);
+        x.$members_end(ep);
+      } else x.$recv_value(ep, put(message), text);
+    } else if (!isObject(message)) x.$recv_value(ep, opt(message), text);
     else readObject(ep, message, text);
     run();
   };
@@ -548,7 +557,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
 // Text not read: 0 not JSON, 1 too large, 2 too deep, 3 not text.
 function refused(hooks, why) {
   hooks.trace?.local("parse-error", undefined, undefined, undefined);
-  x.recv_refused(hooks.endpoint, why);
+  x.$recv_refused(hooks.endpoint, why);
   run();
 }
 
@@ -557,7 +566,7 @@ function refused(hooks, why) {
 function traceIn(hooks, message, text) {
   const answers = (one, framing) => {
     const flags = envelopeOf(one, framing);
-    const id = x.answers(hooks.endpoint, flags, ...handles(one, flags));
+    const id = x.$answers(hooks.endpoint, flags, ...handles(one, flags));
     return id === 0 ? undefined : id;
   };
   if (Array.isArray(message)) {

@@ -35,55 +35,55 @@ function signalled(hooks, what, n, value) {
   switch (what) {
     case TICK:
     case DEADLINE:
-      x.timer(ep, what, performance.now());
+      x.$timer(ep, what, performance.now());
       break;
     case FLUSH:
-      x.flush(ep);
+      x.$flush(ep);
       break;
     case ABORT:
-      x.cancel(ep, n);
+      x.$cancel(ep, n);
       break;
     case RESOLVED:
-      x.complete(ep, n, 1, opt(value));
+      x.$complete(ep, n, 1, opt(value));
       break;
     case REJECTED:
       speaking(hooks.text);
-      x.complete(ep, n, 0, put(value));
+      x.$complete(ep, n, 0, put(value));
       break;
     case CHUNK:
-      answer = x.emit(ep, n, put(value)) !== 0;
+      answer = x.$emit(ep, n, put(value)) !== 0;
       break;
     case CLOSED: {
       // A session goes on without its connection, unless the transport will open no other.
-      const goesOn = x.connection_lost(ep, isObject(value) && value.final === true ? 1 : 0, performance.now()) !== 0;
+      const goesOn = x.$connection_lost(ep, isObject(value) && value.final === true ? 1 : 0, performance.now()) !== 0;
       run();
       // Nobody is left to answer: running handlers may stop.
       if (!goesOn) abortHandlers(hooks, undefined, new RPCError(-32095, "Connection closed"));
       return undefined;
     }
     case OPENED:
-      x.connection_opened(ep);
+      x.$connection_opened(ep);
       break;
     case CHECKING:
-      x.checking(ep, n, performance.now());
+      x.$checking(ep, n, performance.now());
       break;
     case CHECKED:
-      x.checked(ep, n);
+      x.$checked(ep, n);
       break;
     case INVALID_PARAMS:
-      x.reject_params(ep, n, put(value));
+      x.$reject_params(ep, n, put(value));
       break;
     case INVALID_RESULT:
-      x.reject_result(ep, n);
+      x.$reject_result(ep, n);
       break;
     case UNDELIVERED:
       undelivered(hooks, value);
       return undefined;
     case CONSUMED:
-      x.consumed(ep, n, 1);
+      x.$consumed(ep, n, 1);
       break;
     case PROGRESS:
-      x.progress(ep, n, put(value));
+      x.$progress(ep, n, put(value));
       break;
     default:
   }
@@ -99,7 +99,7 @@ function undelivered(hooks, detail) {
   const len = scratchNumbers(ids, typeof given.message === "string" ? given.message : "");
   const why = given.reason === "not-json" ? 1 : given.reason === "session-expired" ? 2 : 0;
   const reply = Array.isArray(given.reply) ? put(given.reply) : 0;
-  const failed = scratchRead(x.undelivered(hooks.endpoint, ids.length, len, reply, why, opt(given.data)));
+  const failed = scratchRead(x.$undelivered(hooks.endpoint, ids.length, len, reply, why, opt(given.data)));
   run();
   if (hooks.trace !== undefined) for (const id of failed) hooks.trace.local("undelivered", id, undefined, detail);
 }
@@ -149,7 +149,7 @@ function open(transport, options, roles) {
   const served = isObject(session) && typeof session.id === "string";
   const presence = typeof transport.presence === "string" ? transport.presence : undefined;
   const [sidLen, presenceLen] = scratch([served ? session.id : "", presence ?? ""]);
-  const ep = x.open(
+  const ep = x.$open(
     roles, flags, timeout, given.batch === true ? 1 : given.batch === false ? 2 : 0,
     typeof batches === "number" ? Math.max(0, batches) || 0 : batches === "reject" ? -2 : batches === "allow" ? -3 : -1,
     number(limits?.maxInFlight, 1), number(limits?.maxMessageBytes, 1), number(limits?.maxDepth, 1),
@@ -202,7 +202,7 @@ class Endpoint {
   get session() {
     const hooks = this.#state;
     if (hooks.retired) return undefined;
-    const len = x.session_id(hooks.endpoint);
+    const len = x.$session_id(hooks.endpoint);
     return len < 0 ? undefined : scratchText(len);
   }
 
@@ -216,7 +216,7 @@ class Endpoint {
       hooks.transport.destroy?.();
     } finally {
       abortHandlers(hooks, undefined, destroyedError());
-      x.destroy(hooks.endpoint);
+      x.$destroy(hooks.endpoint);
       run();
       // From now on nothing reaches the module for this endpoint: its number may be another's.
       retireHooks(hooks);
@@ -261,7 +261,7 @@ class Calls {
       if (typeof options.maxTotalTimeout === "number") maxTotal = options.maxTotalTimeout;
     }
     const kind = params === undefined ? 0 : kindOf(params) + 1;
-    const id = x.request(hooks.endpoint, put(method), opt(params), kind, timeout, bits, window, maxTotal);
+    const id = x.$request(hooks.endpoint, put(method), opt(params), kind, timeout, bits, window, maxTotal);
     if (id <= 0) {
       const error = id === -1 ? destroyedError() : refusal(id);
       run();
@@ -281,7 +281,7 @@ class Calls {
     if (typeof method !== "string") throw new TypeError("method must be a string");
     if (Array.isArray(options?.transfer) && params !== undefined) params = transfer(params, options.transfer);
     if (hooks.retired) throw destroyedError();
-    const refused = x.notify(hooks.endpoint, put(method), opt(params));
+    const refused = x.$notify(hooks.endpoint, put(method), opt(params));
     const error = refused === 0 ? undefined : refused === -1 ? destroyedError() : refusal(refused);
     run();
     if (error !== undefined) throw error;
@@ -290,7 +290,7 @@ class Calls {
   /** Calls still waiting for a response. */
   get pending() {
     const hooks = stateOf(this);
-    return hooks.retired ? 0 : x.pending(hooks.endpoint);
+    return hooks.retired ? 0 : x.$pending(hooks.endpoint);
   }
 }
 
@@ -315,7 +315,7 @@ function register(endpoint, name, handler, info, notification) {
   const number = addHandler(hooks, `${notification ? "n" : "m"}:${name}`, served);
   if (!hooks.retired) {
     const [len] = scratch([name]);
-    x.set_method(hooks.endpoint, len, number, notification ? 1 : 0);
+    x.$set_method(hooks.endpoint, len, number, notification ? 1 : 0);
     run();
   }
   for (const plugin of extensions.plugins) plugin.registered?.(endpoint, name, info, notification);
@@ -366,7 +366,7 @@ export function presentedSession(message) {
       return undefined;
     }
   }
-  const len = x.presented_session(opt(message));
+  const len = x.$presented_session(opt(message));
   const id = len < 0 ? undefined : scratchText(len);
   run();
   return id;
@@ -378,5 +378,5 @@ export function presentedSession(message) {
  * attempt, with the settings of its `reconnect` option, each NaN where not given.
  */
 export function reconnectDelay(initial, max, factor, jitter, attempts, attempt, random) {
-  return x.reconnect_delay(initial, max, factor, jitter, attempts, attempt, random);
+  return x.$reconnect_delay(initial, max, factor, jitter, attempts, attempt, random);
 }
