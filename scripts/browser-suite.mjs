@@ -102,13 +102,24 @@ if (browser === "chromium") {
   };
 }
 
-const scenario = async (name) => (await import("/tests/browser/harness.js")).scenario(name);
-const errorCodes = async (names) => {
-  const { errorCode } = await import("/tests/browser/harness.js");
+// A scenario runs in the page's own realm, from a module script the page
+// runs (a WebDriver script in Firefox runs in a sandbox of its own, whose
+// Uint8Array is not the page's); its outcome comes back as an event.
+const inPage = async (code) =>
+  new Promise((resolve, reject) => {
+    const id = `suite-${Math.random()}`;
+    document.addEventListener(id, ({ detail }) => (detail.error === undefined ? resolve(detail.value) : reject(new Error(detail.error))), { once: true });
+    const script = document.createElement("script");
+    script.type = "module";
+    script.textContent = `const done = (detail) => document.dispatchEvent(new CustomEvent(${JSON.stringify(id)}, { detail }));
+      (async () => { ${code} })().then((value) => done({ value }), (error) => done({ error: String(error?.stack ?? error) }));`;
+    document.head.append(script);
+  });
+const scenario = (name) => `await (await import("/tests/browser/harness.js")).scenario(${JSON.stringify(name)});`;
+const errorCodes = (names) => `const { errorCode } = await import("/tests/browser/harness.js");
   const found = {};
-  for (const name of names) found[name] = await errorCode(name);
-  return found;
-};
+  for (const name of ${JSON.stringify(names)}) found[name] = await errorCode(name);
+  return JSON.stringify(found);`;
 
 let failed = 0;
 let ran = 0;
@@ -119,11 +130,11 @@ for (const name of [...SCENARIOS, "js_error_codes_match_the_core"]) {
   const at = Date.now();
   try {
     if (name === "js_error_codes_match_the_core") {
-      const found = await evaluate(errorCodes, Object.keys(codes));
+      const found = JSON.parse(await evaluate(inPage, errorCodes(Object.keys(codes))));
       for (const [code, value] of Object.entries(codes)) {
         if (found[code] !== value) throw new Error(`ErrorCode.${code}: expected ${value}, got ${found[code]}`);
       }
-    } else await evaluate(scenario, name);
+    } else await evaluate(inPage, scenario(name));
     console.log(`ok ${name} (${Date.now() - at} ms)`);
   } catch (error) {
     failed += 1;

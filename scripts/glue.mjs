@@ -134,10 +134,13 @@ function renameExports(bytes, table) {
 }
 
 async function bundle(source, out, format, more = "") {
+  const file = `./${source.split("/").pop()}`;
+  const hasDefault = /^export default /m.test(readFileSync(join(root, source), "utf8"));
+  const contents = `export * from "${file}";\n${hasDefault ? `export { default } from "${file}";\n` : ""}${more}`;
   const result = await build({
     mangleProps: /^\$/,
     mangleCache: { ...table },
-    stdin: { contents: `export * from "./${source.split("/").pop()}";\n${more}`, resolveDir: join(root, "js/module"), sourcefile: out, loader: "js" },
+    stdin: { contents, resolveDir: join(root, "js/module"), sourcefile: out, loader: "js" },
     bundle: true,
     format,
     minify: true,
