@@ -120,13 +120,18 @@ function renameExports(bytes, table) {
     }
     const count = uleb();
     section.push(...encode(count));
+    let kept = 0;
     for (let i = 0; i < count; i++) {
       const name = nameAt();
       const kind = bytes[at++];
       const indexStart = at;
       uleb();
+      // The linker's own globals: nothing reads where the data ends.
+      if (name === "__data_end") continue;
       section.push(...renamed(name), kind, ...bytes.subarray(indexStart, at));
+      kept += 1;
     }
+    section.splice(0, encode(count).length, ...encode(kept));
     out.push(Uint8Array.of(7, ...encode(section.length), ...section));
     at = end;
   }

@@ -12,8 +12,9 @@ import {
   ABORT, ANNOUNCE, CALL_NO_RESET, CALL_PROGRESS, CHECKED, CHECKING, CHUNK, CLOSED, CONNECTING, CONSUMED, DEADLINE, EXPOSE_STACK, FLUSH, HOLD, IDLE, INVALID_PARAMS,
   INVALID_RESULT, JRPC_OO, MCP, OPENED, PROGRESS, REJECTED, RESOLVED, TICK, UNDELIVERED,
 } from "./numbers.js";
+import { envelopeReader } from "./reader.js";
 import {
-  closeLater, destroyedError, endpoints, envelopeReader,
+  closeLater, destroyedError, endpoints,
   kindOf, openedLimits, opt, put, refusal, run, scratch, scratchNumbers, scratchRead, scratchText, speaking, x,
 } from "./abi.js";
 import { contracted, extensions, tracer } from "./extensions.js";
