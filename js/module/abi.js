@@ -236,7 +236,8 @@ export function run() {
       free.push(h);
     }
     H[5] = H[3];
-    for (const ep of closing.splice(0)) {
+    while (closing.length !== 0) {
+      const ep = closing.pop();
       x.$close(ep);
       endpoints[ep] = undefined;
     }
@@ -246,20 +247,25 @@ export function run() {
 const JSONRPC = "2.0";
 // The message of an E_SEND at word `w`; `after` is then the word after it.
 let after = 0;
-// The ids of the requests among the messages built (for `settled` and the tracer).
-let requestIds = [];
+// The ids and methods of the requests among the messages built, when a
+// tracer or a transport that follows calls (`settled`) wants them.
+const requestIds = [];
+let following = false;
 let answering = false;
 function message(w) {
   const v = (i) => vals[F64[w + i]];
   switch (F64[w]) {
     case M_REQUEST: {
-      const [id, method, params] = [F64[w + 1], v(2), v(3)];
+      const id = F64[w + 1];
+      const method = v(2);
+      const params = v(3);
       after = w + 4;
-      requestIds.push(id, method);
+      if (following) requestIds.push(id, method);
       return params === undefined ? { jsonrpc: JSONRPC, method, id } : { jsonrpc: JSONRPC, method, params, id };
     }
     case M_NOTIFICATION: {
-      const [method, params] = [v(1), v(2)];
+      const method = v(1);
+      const params = v(2);
       after = w + 3;
       return params === undefined ? { jsonrpc: JSONRPC, method } : { jsonrpc: JSONRPC, method, params };
     }
@@ -346,9 +352,11 @@ function carryOut(w) {
   const hooks = endpoints[ep];
   switch (F64[w]) {
     case E_SEND: {
-      const [sent, n] = [F64[w + 2], F64[w + 3]];
+      const sent = F64[w + 2];
+      const n = F64[w + 3];
       after = w + 4;
-      requestIds = [];
+      requestIds.length = 0;
+      following = hooks !== undefined && (hooks.trace !== undefined || hooks.settled !== undefined);
       answering = false;
       let out;
       if (n === 0) out = message(after);

@@ -26,16 +26,17 @@ function envelopeOf(message, text) {
   return flags;
 }
 
-// The envelope's handles and the id's number, after its flags.
-const handles = (message, flags) => [opt(message.id), opt(message.method), opt(message.params),
-  flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0];
+// Hands a message's envelope to export `to`: its flags, a handle for each
+// member, the id's number (and `name`, for `recv`), in one call.
+const handOver = (to, ep, message, flags, name) => to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
+  flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0, name);
 
 function readObject(ep, message, text) {
   const flags = envelopeOf(message, text);
   const { method } = message;
   // A method's name the module has seen goes as its number: the core asks no import for it.
   const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
-  const numbered = x.$recv(ep, flags, ...handles(message, flags), name);
+  const numbered = handOver(x.$recv, ep, message, flags, name);
   if (numbered !== 0) methodNames.set(method, numbered - 1);
 }
 
@@ -79,7 +80,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
           if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
           else {
             const flags = envelopeOf(one, text);
-            x.$member(ep, flags, ...handles(one, flags));
+            handOver(x.$member, ep, one, flags);
           }
         }
         x.$members_end(ep);
@@ -102,7 +103,7 @@ function refused(hooks, why) {
 function traceIn(hooks, message, text) {
   const answers = (one, framing) => {
     const flags = envelopeOf(one, framing);
-    const id = x.$answers(hooks.endpoint, flags, ...handles(one, flags));
+    const id = handOver(x.$answers, hooks.endpoint, one, flags);
     return id === 0 ? undefined : id;
   };
   if (Array.isArray(message)) {
