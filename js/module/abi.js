@@ -338,8 +338,7 @@ function settle(hooks, id, w) {
   const kind = F64[w];
   if (kind === 0) return resolveCall(hooks, id, vals[F64[w + 1]]);
   if (kind === 1) return rejectCall(hooks, id, receivedError(F64[w + 1], str(F64[w + 2], F64[w + 3]), vals[F64[w + 4]]));
-  const [event, failure] = FAILED[kind];
-  hooks.trace?.failed(event, id, hooks, undefined);
+  const failure = FAILED[kind][1];
   if (kind === 5) return rejectCall(hooks, id, destroyedError());
   if (kind === 6) return rejectCall(hooks, id, new RPCError(-32095, "Connection closed"));
   const call = hooks.calls.get(id);
@@ -378,6 +377,8 @@ function carryOut(w) {
     case E_SETTLED: {
       const id = F64[w + 2];
       if (hooks !== undefined) {
+        // The tracer hears of a call that ended without an answer, then the transport that follows calls.
+        if (F64[w + 4] >= 2) hooks.trace?.failed(FAILED[F64[w + 4]][0], id, hooks, undefined);
         if (id !== 0) hooks.settled?.call(hooks.transport, id);
         settle(hooks, id, w + 4);
       }
