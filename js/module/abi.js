@@ -137,7 +137,12 @@ export const kind = (h) => kindOf(vals[h]);
 export function member(h, at, len) {
   const v = vals[h];
   if (v === null || typeof v !== "object" || Array.isArray(v)) return 0;
-  const m = v[name(at, len)];
+  let m;
+  try {
+    m = v[name(at, len)];
+  } catch {
+    // A getter that throws (a custom transport's object) reads as absent: nothing may unwind through the module.
+  }
   return m === undefined ? 0 : put(m);
 }
 export function text(h, at, cap) {
@@ -345,6 +350,16 @@ function settle(hooks, id, w) {
   if (call !== undefined) rejectCall(hooks, id, new RPCError(failure[0], `${failure[1]}: ${call.method}`, call.abortReason));
 }
 
+// Tells the transport something through one of its hooks (`settled`,
+// `idle`, `watch`): what a hook throws is not the endpoint's to handle.
+function tell(hook) {
+  try {
+    hook();
+  } catch {
+    // Ignored, as the transport's own failure.
+  }
+}
+
 // Carries out the event at word `w` (for an endpoint forgotten: skips it); returns the word after it.
 function carryOut(w) {
   const ep = F64[w + 1];
@@ -379,7 +394,7 @@ function carryOut(w) {
       if (hooks !== undefined) {
         // The tracer hears of a call that ended without an answer, then the transport that follows calls.
         if (F64[w + 4] >= 2) hooks.trace?.failed(FAILED[F64[w + 4]][0], id, hooks, undefined);
-        if (id !== 0) hooks.settled?.call(hooks.transport, id);
+        if (id !== 0 && hooks.settled !== undefined) tell(() => hooks.settled.call(hooks.transport, id));
         settle(hooks, id, w + 4);
       }
       return w + 9;
@@ -404,7 +419,10 @@ function carryOut(w) {
       return w + 3;
     case E_WATCH:
       // The transport watches the other side's presence and emits `close` when it goes.
-      if (hooks !== undefined && typeof hooks.transport.watch === "function") hooks.transport.watch(str(F64[w + 2], F64[w + 3]));
+      if (hooks !== undefined && typeof hooks.transport.watch === "function") {
+        const presence = str(F64[w + 2], F64[w + 3]);
+        tell(() => hooks.transport.watch(presence));
+      }
       return w + 4;
     case E_SESSION_ENDED:
       // A listener may destroy this endpoint (a hub forgets the client): told after this task's work.
@@ -417,7 +435,7 @@ function carryOut(w) {
       hooks?.trace?.local("unhandled-notification", undefined, str(F64[w + 2], F64[w + 3]), undefined);
       return w + 4;
     case E_IDLE:
-      hooks?.transport.idle?.();
+      if (typeof hooks?.transport.idle === "function") tell(() => hooks.transport.idle());
       return w + 2;
     case E_ARM:
       if (hooks !== undefined) arm(hooks, F64[w + 2], F64[w + 3]);
