@@ -10,7 +10,7 @@ import { abortHandlers, arm, invoke, mayStream, notifyHandler, sessionEnded, tak
 import { Transfer, post } from "./wire.js";
 import {
   E_SEND, E_INVOKE, E_NOTIFY, E_SETTLED, E_PROGRESS, E_CHUNK, E_CANCELLED, E_CHECK_EXPIRED, E_MAY_STREAM, E_WATCH,
-  E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, M_REQUEST, M_NOTIFICATION, M_RESULT, M_ERROR, M_CANCEL,
+  E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, E_UNDELIVERED, M_REQUEST, M_NOTIFICATION, M_RESULT, M_ERROR, M_CANCEL,
   M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH,
 } from "./numbers.js";
 
@@ -105,23 +105,6 @@ export function scratch(texts) {
     offset += one.length;
   }
   return bytes.map((one) => one.length);
-}
-
-/** Writes numbers as f64s at the scratch buffer's start, then `text`: the text's length in bytes. */
-export function scratchNumbers(numbers, text) {
-  const bytes = encoder.encode(text);
-  const at = x.$scratch(numbers.length * 8 + bytes.length);
-  views();
-  // Bytes: the scratch buffer need not be aligned for a Float64Array.
-  U8.set(new Uint8Array(Float64Array.from(numbers).buffer), at);
-  U8.set(bytes, at + numbers.length * 8);
-  return bytes.length;
-}
-
-/** `n` f64s at the scratch buffer's start. */
-export function scratchRead(n) {
-  views();
-  return Array.from(new Float64Array(U8.slice(H[7], H[7] + n * 8).buffer));
 }
 
 // Whether values are encoded as JSON text for the endpoint being served
@@ -351,10 +334,10 @@ function settle(hooks, id, w) {
 }
 
 // Tells the transport something through one of its hooks (`settled`,
-// `idle`, `watch`): what a hook throws is not the endpoint's to handle.
-function tell(hook) {
+// `idle`, `watch`), if it has it: what a hook throws is not the endpoint's to handle.
+function tell(hook, transport, value) {
   try {
-    hook();
+    if (typeof hook === "function") hook.call(transport, value);
   } catch {
     // Ignored, as the transport's own failure.
   }
@@ -394,7 +377,7 @@ function carryOut(w) {
       if (hooks !== undefined) {
         // The tracer hears of a call that ended without an answer, then the transport that follows calls.
         if (F64[w + 4] >= 2) hooks.trace?.failed(FAILED[F64[w + 4]][0], id, hooks, undefined);
-        if (id !== 0 && hooks.settled !== undefined) tell(() => hooks.settled.call(hooks.transport, id));
+        if (id !== 0) tell(hooks.settled, hooks.transport, id);
         settle(hooks, id, w + 4);
       }
       return w + 9;
@@ -419,10 +402,7 @@ function carryOut(w) {
       return w + 3;
     case E_WATCH:
       // The transport watches the other side's presence and emits `close` when it goes.
-      if (hooks !== undefined && typeof hooks.transport.watch === "function") {
-        const presence = str(F64[w + 2], F64[w + 3]);
-        tell(() => hooks.transport.watch(presence));
-      }
+      if (hooks !== undefined) tell(hooks.transport.watch, hooks.transport, str(F64[w + 2], F64[w + 3]));
       return w + 4;
     case E_SESSION_ENDED:
       // A listener may destroy this endpoint (a hub forgets the client): told after this task's work.
@@ -435,11 +415,15 @@ function carryOut(w) {
       hooks?.trace?.local("unhandled-notification", undefined, str(F64[w + 2], F64[w + 3]), undefined);
       return w + 4;
     case E_IDLE:
-      if (typeof hooks?.transport.idle === "function") tell(() => hooks.transport.idle());
+      if (hooks !== undefined) tell(hooks.transport.idle, hooks.transport);
       return w + 2;
     case E_ARM:
       if (hooks !== undefined) arm(hooks, F64[w + 2], F64[w + 3]);
       return w + 4;
+    case E_UNDELIVERED:
+      // `hooks.undelivered`: the transport's event that said so (endpoints.js keeps it for this).
+      hooks?.trace?.local("undelivered", F64[w + 2], undefined, hooks.undelivered);
+      return w + 3;
     default:
       // Unknown: the layout differs from this file's; stop rather than misread.
       return H[0] / 8 + H[1];

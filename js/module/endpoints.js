@@ -15,7 +15,7 @@ import {
 import { envelopeReader } from "./reader.js";
 import {
   closeLater, destroyedError, endpoints,
-  kindOf, openedLimits, opt, put, refusal, run, scratch, scratchNumbers, scratchRead, scratchText, speaking, x,
+  kindOf, openedLimits, opt, put, refusal, run, scratch, scratchText, speaking, x,
 } from "./abi.js";
 import { contracted, extensions, tracer } from "./extensions.js";
 import { RPCError, countConsumed, openCall, watchAbort } from "./glue.js";
@@ -93,16 +93,14 @@ function signalled(hooks, what, n, value) {
 }
 
 // The transport's `undelivered` event, `{ calls, reply?, reason, message,
-// data? }`: the core decides what each call gets.
+// data? }`: the core decides what each call gets (the tracer hears of each
+// call failed so, with the event: `hooks.undelivered`).
 function undelivered(hooks, detail) {
   const given = isObject(detail) ? detail : {};
-  const ids = Array.isArray(given.calls) ? given.calls.filter((id) => typeof id === "number") : [];
-  const len = scratchNumbers(ids, typeof given.message === "string" ? given.message : "");
   const why = given.reason === "not-json" ? 1 : given.reason === "session-expired" ? 2 : 0;
-  const reply = Array.isArray(given.reply) ? put(given.reply) : 0;
-  const failed = scratchRead(x.$undelivered(hooks.endpoint, ids.length, len, reply, why, opt(given.data)));
+  hooks.undelivered = detail;
+  x.$undelivered(hooks.endpoint, opt(given.calls), opt(given.message), opt(given.reply), why, opt(given.data));
   run();
-  if (hooks.trace !== undefined) for (const id of failed) hooks.trace.local("undelivered", id, undefined, detail);
 }
 
 // Subscribes the endpoint to its transport: each message to its reader,
@@ -162,7 +160,7 @@ function open(transport, options, roles) {
   const hooks = {
     endpoint: ep, transport, text, trace, settled: typeof transport.settled === "function" ? transport.settled : undefined,
     calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), streaming: new Map(), timers: [], listening: [],
-    threw: false, thrown: undefined, retired: false, signal: undefined,
+    threw: false, thrown: undefined, retired: false, undelivered: undefined, signal: undefined,
   };
   hooks.signal = (what, n, value) => signalled(hooks, what, n, value);
   endpoints[ep] = hooks;

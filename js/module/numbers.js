@@ -18,6 +18,7 @@ export const E_FLUSH = 12;
 export const E_UNHANDLED = 13;
 export const E_IDLE = 14;
 export const E_ARM = 15;
+export const E_UNDELIVERED = 16;
 // The messages of an E_SEND.
 export const M_REQUEST = 1;
 export const M_NOTIFICATION = 2;

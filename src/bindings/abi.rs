@@ -36,6 +36,8 @@ pub mod event {
     pub const IDLE: f64 = 14.0;
     /// `[ARM, ep, which, delay]`: arm timer `which` (0 the tick, 1 the deadline).
     pub const ARM: f64 = 15.0;
+    /// `[UNDELIVERED, ep, id]`: call `id` failed as the transport reported (for the tracer).
+    pub const UNDELIVERED: f64 = 16.0;
 }
 
 /// The messages of a `SEND` event, each an opcode then its words.
@@ -125,6 +127,7 @@ const _: () = {
         (b"const E_UNHANDLED = ", event::UNHANDLED),
         (b"const E_IDLE = ", event::IDLE),
         (b"const E_ARM = ", event::ARM),
+        (b"const E_UNDELIVERED = ", event::UNDELIVERED),
         (b"const M_REQUEST = ", message::REQUEST),
         (b"const M_NOTIFICATION = ", message::NOTIFICATION),
         (b"const M_RESULT = ", message::RESULT),

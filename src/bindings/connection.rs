@@ -5,8 +5,10 @@
 
 use crate::prelude::*;
 
+use super::abi::event;
+use super::events::words;
 use super::value::text_of;
-use super::{leave, scratch_bytes, slot, to_scratch, with, Handle, SCRATCH, SENT};
+use super::{leave, slot, to_scratch, with, Handle, SENT};
 use crate::core::{Backoff, Deadline, Undelivered, Value};
 
 /// The other side is there (a frame that loaded, a socket that opened: a
@@ -28,27 +30,23 @@ pub extern "C" fn connection_lost(ep: u32, last: u32, now: f64) -> u32 {
     u32::from(goes_on)
 }
 
-/// The transport got no response to `n` calls (their ids as `f64`s in the
-/// scratch buffer, then `len` bytes of its message): `reply` an array of
-/// what its reply held (0: none), `why` 0 failed, 1 not JSON, 2 session
-/// expired, `data` (0: none). Returns how many calls failed so, their ids
-/// written as `f64`s at the scratch buffer's address (for the tracer).
+/// The transport got no response to the calls `calls` (an array of their
+/// ids), `message` saying why: `reply` an array of what its reply held (0:
+/// none), `why` 0 failed, 1 not JSON, 2 session expired, `data` (0: none).
+/// The core decides what each call gets; each call failed so is an
+/// `UNDELIVERED` event after those (for the tracer).
 #[no_mangle]
-pub extern "C" fn undelivered(ep: u32, n: usize, len: usize, reply: u32, why: u32, data: u32) -> u32 {
-    let (reply, data) = (Handle::adopt(reply), Handle::adopt(data));
-    // What JS wrote there (the buffer's own length says nothing of it).
-    let written = scratch_bytes(n * 8 + len);
-    let ids: Vec<u64> = written
-        .get(..n * 8)
+pub extern "C" fn undelivered(ep: u32, calls: u32, message: u32, reply: u32, why: u32, data: u32) {
+    let (calls, message, reply, data) =
+        (Handle::adopt(calls), Handle::adopt(message), Handle::adopt(reply), Handle::adopt(data));
+    let ids: Vec<u64> = calls
+        .map(|c| c.elements())
         .unwrap_or_default()
-        .chunks_exact(8)
-        .map(|word| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(word);
-            f64::from_le_bytes(b) as u64
-        })
+        .iter()
+        .filter_map(Value::as_number)
+        .map(|id| id as u64)
         .collect();
-    let message = super::owned(written.get(n * 8..).unwrap_or_default());
+    let message = message.and_then(|m| m.as_text()).unwrap_or_default();
     let reply = reply.map(|r| r.elements()).unwrap_or_default();
     let why = match why {
         1 => Undelivered::NotJson,
@@ -57,13 +55,10 @@ pub extern "C" fn undelivered(ep: u32, n: usize, len: usize, reply: u32, why: u3
     };
     let mut failed = Vec::new();
     with(ep, |slot| failed = slot.core.undelivered(&ids, &reply, why, &message, data));
-    let s = SCRATCH.get();
-    s.clear();
-    for id in &failed {
-        s.extend_from_slice(&(*id as f64).to_le_bytes());
+    for id in failed {
+        words(&[event::UNDELIVERED, ep as f64, id as f64]);
     }
     leave();
-    failed.len() as u32
 }
 
 /// The transport refused what went out as event `sent` (its third word),
