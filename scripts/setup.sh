@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the demo, the tests and the benchmark need, idempotently:
-# the wasm target, Chromium and its driver, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
+# the wasm target, Chromium, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
 # and the npm tools (wasm-opt and vscode-jsonrpc among them).
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
@@ -18,7 +18,6 @@ fi
 
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
-command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v firefox-esr >/dev/null || missing+=(firefox-esr)
 command -v emacs >/dev/null || missing+=(emacs-nox)
 if [ "${#missing[@]}" -gt 0 ]; then
