@@ -1,92 +1,147 @@
-// Runs the wasm-bindgen-test browser suite in headless Chromium or Firefox:
-//   node scripts/browser-suite.mjs chromium|firefox [test filter]
+// Runs the browser suite (every scenario of tests/browser/harness.js) in
+// headless Chromium or Firefox, on the web build (pkg-web/, built first:
+// `bash scripts/build.sh`) served with the repository:
 //
-// The browser reaches the test runner's server through a small HTTP proxy
-// started here, which asks that server to close each connection after one
-// response. The runner's server (tiny_http 0.12) hands every connection to a
-// worker thread for as long as the browser keeps it alive, and two
-// connections accepted at the same moment can leave the second queued
-// without a worker (a lost wake-up in its thread pool). A browser that keeps
-// its other connections alive then waits minutes for a module script, and
-// the run fails with a page that never loaded. With one request per
-// connection every worker is free again at once, and picks up what is queued.
-// The proxy forwards loopback requests only and refuses everything else, so
-// the browser's own background requests fail fast on this closed network.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { createServer, request } from "node:http";
+//   node scripts/browser-suite.mjs chromium|firefox [name filter]
+//
+// Each scenario runs by name in a fresh page of its own (a real
+// MessageChannel, Worker, iframe, sandboxed iframe); a failure prints its
+// stack. Exits non-zero if any failed.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startServer } from "./serve.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const [browser, ...filter] = process.argv.slice(2);
+const [browser, filter = ""] = process.argv.slice(2);
 if (browser !== "chromium" && browser !== "firefox") {
-  console.error("usage: node scripts/browser-suite.mjs chromium|firefox [test filter]");
+  console.error("usage: node scripts/browser-suite.mjs chromium|firefox [name filter]");
   process.exit(2);
 }
 
-const loopback = new Set(["127.0.0.1", "localhost", "[::1]"]);
-const proxy = createServer((incoming, outgoing) => {
-  let target;
-  try {
-    target = new URL(incoming.url);
-  } catch {
-    outgoing.writeHead(400).end();
-    return;
-  }
-  if (target.protocol !== "http:" || !loopback.has(target.hostname)) {
-    outgoing.writeHead(502).end();
-    return;
-  }
-  const headers = { ...incoming.headers, connection: "close" };
-  delete headers["proxy-connection"];
-  const upstream = request(
-    { host: target.hostname, port: target.port || 80, method: incoming.method, path: target.pathname + target.search, headers, agent: false },
-    (answer) => {
-      const { connection, "keep-alive": _, ...kept } = answer.headers;
-      outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, kept);
-      answer.pipe(outgoing);
-    },
-  );
-  upstream.on("error", () => outgoing.headersSent ? outgoing.destroy() : outgoing.writeHead(502).end());
-  incoming.pipe(upstream);
-});
-// HTTPS (the browser's background traffic) is refused outright.
-proxy.on("connect", (_, socket) => socket.end("HTTP/1.1 403 Forbidden\r\n\r\n"));
-proxy.listen(0, "127.0.0.1");
-await once(proxy, "listening");
-const { port } = proxy.address();
+/** The scenarios, in the order they run. */
+export const SCENARIOS = [
+  "port_round_trip_results_and_errors",
+  "port_notifications",
+  "port_invalid_messages_get_spec_answers",
+  "port_foreign_traffic_is_left_alone",
+  "peer_both_directions_and_shared_transport",
+  "burst_of_calls_goes_out_as_one_batch",
+  "a_slow_handler_does_not_hold_back_its_batch",
+  "server_batch_policy",
+  "timeouts",
+  "destroy_rejects_pending_and_removes_listeners",
+  "abort",
+  "handler_signal_fires_on_cancel_and_destroy",
+  "remote_proxy_and_exposed_objects",
+  "streamed_results_chunks_then_answer",
+  "streamed_results_on_the_wire",
+  "introspection_lists_and_describes_methods",
+  "a_schema_checks_params_in_the_browser",
+  "port_structured_clone_passthrough_and_transfer",
+  "uncloneable_result_fails_that_call_only",
+  "text_transport_gets_json_text",
+  "worker_round_trip_passthrough_transfer",
+  "worker_startup_race_loses_nothing",
+  "progress_keeps_a_long_call_alive",
+  "errors_arrive_whole",
+  "iframe_same_origin",
+  "iframe_sandboxed_opaque_origin",
+  "window_origin_and_source_checks_refuse_others",
+  "reference_server_on_a_port_answers_several_calls_per_turn",
+  "reference_client_on_a_port_calls_our_server",
+  "reference_worker_both_directions",
+  "reference_frame_both_directions",
+  "odd_ids_are_refused_and_thrown_codes_kept",
+];
 
-const base = JSON.parse(await readFile(join(root, "webdriver.json"), "utf8"));
+// The core's error codes (`code::ALL` in src/core/error.rs), which the JS `ErrorCode` must list alike.
+const errors = readFileSync(join(root, "src/core/error.rs"), "utf8");
+const all = errors.slice(errors.indexOf("pub const ALL: &[(&str, i64)] = &["));
+const codes = Object.fromEntries(
+  [...all.slice(0, all.indexOf("];")).matchAll(/\("([A-Z_]+)", (\w+)\)/g)].map(([, name, constant]) => {
+    const value = errors.match(new RegExp(`pub const ${constant}: i64 = (-?\\d+);`))?.[1];
+    return [name, Number(value)];
+  }),
+);
+
+const server = await startServer({ mounts: [["/pkg/", join(root, "pkg-web")], ["/", root]] });
+const page = `${server.url}tests/browser/suite.html`;
+
+// Runs `fn(...args)` (an async function) in a fresh page; resolves with its result.
+let evaluate;
+let close;
 if (browser === "chromium") {
-  // `<-loopback>` takes loopback off Chromium's implicit bypass list.
-  base["goog:chromeOptions"].args.push(`--proxy-server=http://127.0.0.1:${port}`, "--proxy-bypass-list=<-loopback>");
+  const { launchChromium } = await import("../tests/js/browser.mjs");
+  const chromium = await launchChromium();
+  evaluate = async (fn, ...args) => {
+    const tab = await chromium.newPage();
+    try {
+      await tab.goto(page);
+      return await tab.evaluate(([source, args]) => (0, eval)(source)(...args), [String(fn), args]);
+    } finally {
+      await tab.close();
+    }
+  };
+  close = () => chromium.close();
 } else {
-  Object.assign(base["moz:firefoxOptions"].prefs, {
-    "network.proxy.type": 1,
-    "network.proxy.http": "127.0.0.1",
-    "network.proxy.http_port": port,
-    "network.proxy.no_proxies_on": "",
-    "network.proxy.allow_hijacking_localhost": true,
+  const { launchFirefox } = await import("../tests/js/firefox.mjs");
+  const firefox = await launchFirefox();
+  const first = await firefox.open(page);
+  evaluate = async (fn, ...args) => {
+    const tab = await firefox.newTab(page);
+    try {
+      return await firefox.evaluate(tab, fn, ...args);
+    } finally {
+      await firefox.closeTab(tab);
+    }
+  };
+  close = async () => {
+    await firefox.closeTab(first).catch(() => {});
+    await firefox.close();
+  };
+}
+
+// A scenario runs in the page's own realm, from a module script the page
+// runs (a WebDriver script in Firefox runs in a sandbox of its own, whose
+// Uint8Array is not the page's); its outcome comes back as an event.
+const inPage = async (code) =>
+  new Promise((resolve, reject) => {
+    const id = `suite-${Math.random()}`;
+    document.addEventListener(id, ({ detail }) => (detail.error === undefined ? resolve(detail.value) : reject(new Error(detail.error))), { once: true });
+    const script = document.createElement("script");
+    script.type = "module";
+    script.textContent = `const done = (detail) => document.dispatchEvent(new CustomEvent(${JSON.stringify(id)}, { detail }));
+      (async () => { ${code} })().then((value) => done({ value }), (error) => done({ error: String(error?.stack ?? error) }));`;
+    document.head.append(script);
   });
-}
-await mkdir(join(root, "target"), { recursive: true });
-const capabilities = join(root, "target", `webdriver-${browser}.json`);
-await writeFile(capabilities, JSON.stringify(base, null, 2));
+const scenario = (name) => `await (await import("/tests/browser/harness.js")).scenario(${JSON.stringify(name)});`;
+const errorCodes = (names) => `const { errorCode } = await import("/tests/browser/harness.js");
+  const found = {};
+  for (const name of ${JSON.stringify(names)}) found[name] = await errorCode(name);
+  return JSON.stringify(found);`;
 
-const env = { ...process.env, WASM_BINDGEN_TEST_WEBDRIVER_JSON: capabilities };
-if (browser === "chromium") {
-  env.CHROMEDRIVER = "/usr/bin/chromedriver";
-  delete env.GECKODRIVER;
-} else {
-  env.GECKODRIVER = join(process.env.HOME ?? "/root", ".cargo/bin/geckodriver");
-  delete env.CHROMEDRIVER;
+let failed = 0;
+let ran = 0;
+const started = Date.now();
+for (const name of [...SCENARIOS, "js_error_codes_match_the_core"]) {
+  if (!name.includes(filter)) continue;
+  ran += 1;
+  const at = Date.now();
+  try {
+    if (name === "js_error_codes_match_the_core") {
+      const found = JSON.parse(await evaluate(inPage, errorCodes(Object.keys(codes))));
+      for (const [code, value] of Object.entries(codes)) {
+        if (found[code] !== value) throw new Error(`ErrorCode.${code}: expected ${value}, got ${found[code]}`);
+      }
+    } else await evaluate(inPage, scenario(name));
+    console.log(`ok ${name} (${Date.now() - at} ms)`);
+  } catch (error) {
+    failed += 1;
+    console.log(`FAILED ${name} (${Date.now() - at} ms)\n  ${String(error?.message ?? error).replaceAll("\n", "\n  ")}`);
+  }
 }
-const args = ["test", "--target", "wasm32-unknown-unknown", "--lib", "--all-features"];
-if (filter.length) args.push("--", ...filter);
-const cargo = spawn("cargo", args, { cwd: root, env, stdio: "inherit" });
-const [code] = await once(cargo, "exit");
-proxy.close();
-// A cargo killed by a signal has no exit code: a failure.
-process.exit(code ?? 1);
+await close();
+await server.close();
+console.log(`${browser}: ${ran - failed} of ${ran} scenarios passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(failed === 0 && ran > 0 ? 0 : 1);

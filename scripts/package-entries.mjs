@@ -50,9 +50,8 @@ const fresh = (name) => {
   return out;
 };
 
-needs(nodeBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", "snippets"]);
+needs(nodeBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm"]);
 const node = fresh("node");
-cpSync(join(nodeBuild, "snippets"), join(node, "snippets"), { recursive: true });
 cpSync(join(nodeBuild, "wiggum_rpc_bg.wasm"), join(node, "wiggum_rpc_bg.wasm"));
 const glue = readFileSync(join(nodeBuild, "wiggum_rpc.js"), "utf8");
 if (!glue.includes("require(")) fail("the Node glue is not CommonJS");
@@ -91,7 +90,7 @@ for (const file of readdirSync(node).filter((name) => name.endsWith(".d.cts"))) 
   writeFileSync(path, `${types}\n// Names only a browser has, for a program without the DOM's types (with them, the DOM's own).\n${local}\nexport {};\n`);
 }
 const framingExports = ["FrameDecoder", "encodeFrame", "streamTransport"];
-for (const name of framingExports) if (!glue.includes(`exports.${name} = `)) fail(`the Node glue has no ${name}`);
+for (const name of framingExports) if (!new RegExp(`\\b${name}:`).test(glue)) fail(`the Node glue has no ${name}`);
 writeFileSync(
   join(node, "framing.cjs"),
   `// \`wiggum-rpc/framing\`: Content-Length framing of JSON-RPC over a child process's stdio.\nconst { ${framingExports.join(", ")} } = require("./wiggum_rpc.cjs");\nmodule.exports = { ${framingExports.join(", ")} };\n`,
@@ -102,7 +101,6 @@ const browserFraming = `// \`wiggum-rpc/framing\` outside Node: there is no stdi
 const browserFramingTypes = `// \`wiggum-rpc/framing\` is for Node: outside Node it exports nothing.\nexport {};\n`;
 
 const entryFiles = SUBPATHS.flatMap((name) => [`${name}.js`, `${name}.js.map`, `${name}.d.ts`]);
-// The web build's glue has its snippets in it (slim-package.mjs).
 needs(webBuild, ["wiggum_rpc.js", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", ...entryFiles]);
 const web = fresh("web");
 for (const file of ["wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc.d.ts", "wiggum_rpc_bg.wasm", ...entryFiles]) {

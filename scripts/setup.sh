@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything the demo, the tests and the benchmark need, idempotently:
-# the wasm target, the pinned wasm-bindgen CLI, wasm-pack, Chromium and its
-# driver, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
+# the wasm target, Chromium, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
 # and the npm tools (wasm-opt and vscode-jsonrpc among them).
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WASM_BINDGEN_VERSION=0.2.129   # must equal the `wasm-bindgen = "=…"` pin in Cargo.toml
-WASM_PACK_VERSION=0.15.1
 GECKODRIVER_VERSION=0.37.1
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -21,7 +18,6 @@ fi
 
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
-command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v firefox-esr >/dev/null || missing+=(firefox-esr)
 command -v emacs >/dev/null || missing+=(emacs-nox)
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -32,14 +28,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 installed() { "$1" --version 2>/dev/null | grep -q "$2"; }
-if ! installed wasm-bindgen "$WASM_BINDGEN_VERSION"; then
-  step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes)"
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force
-fi
-if ! installed wasm-pack "$WASM_PACK_VERSION"; then
-  step "cargo install wasm-pack $WASM_PACK_VERSION (a few minutes)"
-  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --force
-fi
+# The package builds without wasm-pack or wasm-bindgen (scripts/build.sh:
+# cargo, npm's wasm-opt, our own glue).
 if ! installed geckodriver "$GECKODRIVER_VERSION"; then
   step "cargo install geckodriver $GECKODRIVER_VERSION (a few minutes)"
   cargo install geckodriver --version "$GECKODRIVER_VERSION" --locked --force

@@ -7,27 +7,23 @@
 // a row of their own. The `name` section is counted apart: the package ships
 // without it, so shares are of the bytes that ship.
 //
-// The package's build strips names (wasm-opt -Oz). A build with the same
-// bytes and its names kept: the release build (scripts/build.sh's RUSTFLAGS,
-// a target dir of its own so the package's build is untouched), wasm-opt
-// run again on wasm-bindgen's output with --debuginfo, then build.sh's steps
-// after wasm-pack, so that imports and exports have the package's short names:
+// The package's build strips names. A build with the same bytes and its
+// names kept: the release build (scripts/build.sh's RUSTFLAGS, a target dir
+// of its own so the package's build is untouched), then wasm-opt with
+// Cargo.toml's flags and --debuginfo:
 //
-//   D=target/size-study/named
-//   RUSTFLAGS=" --cfg wiggum_no_std" CARGO_TARGET_DIR=target/size-study/cargo \
-//     wasm-pack build --release --target web --out-dir $D
-//   wasm-bindgen target/size-study/cargo/wasm32-unknown-unknown/release/wiggum_rpc.wasm \
-//     --out-dir $D --typescript --target web
-//   wasm-opt $D/wiggum_rpc_bg.wasm -o $D/wiggum_rpc_bg.wasm -Oz --converge --debuginfo
-//   node scripts/share-module.mjs $D && node scripts/wasm-refused.mjs web $D &&
-//     node scripts/subpath-entries.mjs $D esm && node scripts/slim-package.mjs $D
+//   D=target/size-study/named && mkdir -p $D
+//   RUSTFLAGS=" --cfg wiggum_no_std" cargo build --lib --release --target wasm32-unknown-unknown \
+//     --target-dir target/size-study/cargo
+//   wasm-opt -Os --converge --low-memory-unused --debuginfo \
+//     target/size-study/cargo/wasm32-unknown-unknown/release/wiggum_rpc.wasm -o $D/wiggum_rpc_bg.wasm
 //   twiggy top -n 100000 --format json $D/wiggum_rpc_bg.wasm > target/size-study/top.json
 //   node scripts/size-by-module.mjs target/size-study/top.json [--depth N] [--items]
 //
-// (twiggy: `cargo install twiggy --locked`, 0.8.0 here; wasm-opt's flags are
-// those of Cargo.toml's wasm-pack profile.) Without its
-// name section that module is byte for byte the package's .wasm; the table's
-// "shipped" line is its size.
+// (twiggy: `cargo install twiggy --locked`, 0.8.0 here.) Without its name
+// section that module is the package's .wasm before scripts/glue.mjs
+// shortens its export and import names. (The rows for wasm-bindgen's
+// runtime and shims date from before the plain ABI: they stay empty now.)
 //
 // --depth N: wiggum_rpc's modules N levels deep (default 2; 3 splits
 // core::endpoint into endpoint, endpoint::outgoing, endpoint::session).
@@ -147,12 +143,12 @@ export function row(name, depth = 2) {
   if (shim) {
     return shim[1].includes("::") || shim[1].includes(" -> ")
       ? "wasm-bindgen shims of imports"
-      : "bindings: exported functions (wasm-bindgen exports, bodies inlined)";
+      : "bindings: exported functions (the ABI's exports, bodies inlined)";
   }
   if (/^__wbindgen_|^__externref_|^__wbg_\w+_free$/.test(name)) return "wasm-bindgen runtime";
   if (/^(memcmp|memcpy|memmove|memset|fmin|fmax|fminf|fmaxf)$/.test(name)) return "[crate] compiler_builtins";
   if (!name.includes("::") && /^[A-Za-z_$][\w$]*$/.test(name)) {
-    return "bindings: exported functions (wasm-bindgen exports, bodies inlined)";
+    return "bindings: exported functions (the ABI's exports, bodies inlined)";
   }
   const modules = modulePath(owner(name));
   if (modules[0] === "wiggum_rpc") return ownModule(modules.slice(1), depth);

@@ -96,20 +96,25 @@ async function entryCode(name, format) {
     bundle: true,
     write: false,
     format,
+    // Minified, with a source map beside each ES module.
+    ...(format === "esm" ? { minify: true, sourcemap: "external", outfile: `${name}.js` } : {}),
     // esbuild marks the export names for Node's ES-module importers of the CommonJS build.
     ...(format === "cjs" ? { platform: "node", target: "node20" } : { platform: "neutral" }),
     plugins: [packageLayout(format)],
     logLevel: "silent",
   });
-  return result.outputFiles[0].text;
+  const files = {};
+  for (const file of result.outputFiles) files[file.path.endsWith(".map") ? "map" : "code"] = file.text;
+  return files;
 }
 
 /** Writes every entry into `dir`, as ES modules or as CommonJS on `wiggum_rpc.cjs`. */
 export async function writeSubpathEntries(dir, format) {
   for (const name of SUBPATHS) {
     let code;
+    let map;
     try {
-      code = await entryCode(name, format);
+      ({ code, map } = await entryCode(name, format));
     } catch (error) {
       fail(`${name}: ${error.message}`);
     }
@@ -121,7 +126,8 @@ export async function writeSubpathEntries(dir, format) {
       writeFileSync(join(dir, `${name}.cjs`), code);
       writeFileSync(join(dir, `${name}.d.cts`), types);
     } else {
-      writeFileSync(join(dir, `${name}.js`), code);
+      writeFileSync(join(dir, `${name}.js`), `${code.trimEnd()}\n//# sourceMappingURL=${name}.js.map\n`);
+      writeFileSync(join(dir, `${name}.js.map`), map);
       writeFileSync(join(dir, `${name}.d.ts`), types);
     }
   }

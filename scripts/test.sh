@@ -12,7 +12,6 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh || { echo "set-up failed"; exit 1; }
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-export WASM_BINDGEN_TEST_TIMEOUT=180
 
 # Every bound a test holds must hold on a loaded machine, as a newcomer's
 # laptop is: LOAD=N runs N processes that spin for as long as the suite does.
@@ -52,16 +51,16 @@ run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
   emacs --batch -Q -l tests/emacs/duet-rpc-test.el
 run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
-run "browser suite in headless Chromium" node scripts/browser-suite.mjs chromium
-run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
+run "browser suite in headless Chromium (every scenario of tests/browser/harness.js on pkg-web/)" node scripts/browser-suite.mjs chromium
+run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "a pool of workers in Chromium and Firefox: four workers, one terminated mid-call, a crash, all at once, cancel, notify all or one, a retried call, a factory that throws, a worker that never loads, 32 workers; calls waiting for the first worker free (aborted or timed out while waiting: never sent), a worker stuck in a loop ended and replaced, workers terminated while they load" \
   node --test tests/js/pool.test.mjs
 run "the other side's end noticed in Chromium and Firefox: a worker terminated, a port's other side destroyed, the worker's own Peer destroyed, an iframe removed or navigated away (CONNECTION_CLOSED within a second); a port closed by hand instead tells nothing (its call ends at its timeout)" \
   node --test tests/js/peer-gone.test.mjs
 run "the module hand-off in Chromium and Firefox: a worker loading the package takes its page's compiled module, or fetches its own from a page that is not wiggum-rpc; another build's question goes unanswered" \
   node --test tests/js/module-handoff.test.mjs
-run "instances of the module side by side in one page, in Chromium and Firefox: 24 imports of the entry under other URLs, each running the method a call names (wasm-pack's output and the package's build)" \
+run "instances of the module side by side in one page, in Chromium and Firefox: 24 imports of the entry under other URLs, each running the method a call names" \
   node --test tests/js/instances.test.mjs
 run "release build in Chromium: the demo page (esbuild-wasm in the build worker, the preview running its bundle, ZenFS beside the RPC)" node --test tests/js/demo.test.mjs
 run "release build in Firefox: the demo's real stack (esbuild-wasm build from ZenFS, the preview running it, ZenFS on Ralph's port)" \

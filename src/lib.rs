@@ -1,7 +1,8 @@
 //! wiggum-rpc: JSON-RPC 2.0 for every message boundary of a browser app.
 //!
 //! - [`core`]: the protocol, pure Rust, sans-IO, tested natively.
-//! - `bindings` (wasm32 only): the JS API over the core, built with wasm-bindgen.
+//! - `bindings` (wasm32 only): the core for JS behind a plain numeric ABI
+//!   (`extern "C"` exports and imports of numbers; no wasm-bindgen).
 //!
 //! The package's wasm build (`scripts/build.sh` sets `--cfg wiggum_no_std`)
 //! is `no_std` with `alloc`, [`heap`] its allocator, and a panic there traps:

@@ -1,47 +1,176 @@
 // The classes users see: `JSONRPCClient` (calls), `JSONRPCServer` (serves)
-// and `Peer` (both). Each holds its endpoint's JS state (`handlerHooks`,
-// serving.js), which names the endpoint by the number the module knows it
-// by: the module's exports open it and carry its calls (`classes.rs`), and
-// everything else crosses as a signal through `hooks.signal`. What an entry
-// adds to the classes (`remote()`, `stream()`, `expose()`) it adds to these
-// prototypes; what plugs into every endpoint comes through the hooks of
-// extensions.js (`plugins`).
+// and `Peer` (both). Each holds its endpoint's JS state (`hooks`), which
+// names the endpoint by the number the module knows it by: its options are
+// read here and cross as numbers (`open`), its transport's messages and
+// events are subscribed here (`listen`), and what JS tells the endpoint
+// later (a timer, a handler's outcome, an abort) goes through the state's
+// one callback (`signalled`). What an entry adds to the classes
+// (`remote()`, `stream()`, `expose()`) it adds to these prototypes; what
+// plugs into every endpoint comes through extensions.js (`plugins`).
 
-import { contracted, extensions } from "./extensions.js";
-import { kindOf, RPCError, sendCall } from "./glue.js";
-import { addHandler } from "./serving.js";
+import {
+  ABORT, ANNOUNCE, CALL_NO_RESET, CALL_PROGRESS, CHECKED, CHECKING, CHUNK, CLOSED, CONNECTING, CONSUMED, DEADLINE, EXPOSE_STACK, FLUSH, HOLD, IDLE, INVALID_PARAMS,
+  INVALID_RESULT, JRPC_OO, MCP, OPENED, PROGRESS, REJECTED, RESOLVED, TICK, UNDELIVERED,
+} from "./numbers.js";
+import { envelopeReader } from "./reader.js";
+import {
+  closeLater, destroyedError, endpoints,
+  kindOf, openedLimits, opt, put, refusal, run, scratch, scratchText, speaking, x,
+} from "./abi.js";
+import { contracted, extensions, tracer } from "./extensions.js";
+import { RPCError, countConsumed, openCall, watchAbort } from "./glue.js";
+import { abortHandlers, addHandler, detach, retireHooks } from "./serving.js";
 import { transfer } from "./wire.js";
-
-// What the endpoint is told through `hooks.signal` (boundary.rs, `signal`:
-// the build checks that these match).
-const METHOD = 8;
-const NOTIFICATION = 9;
-const PENDING = 20;
-const SESSION = 21;
-const DESTROY = 22;
-
-// A request's options, as the module's `wiggumRequestWith` takes them
-// (calls.rs, `call_options`: the build checks that these match).
-const PROGRESS = 1;
-const NO_RESET = 2;
-const TIMEOUT = 4;
 
 const CALLS = 1;
 const SERVES = 2;
-
-// The module's exports, once it is instantiated. Every instance of the
-// module in a realm that shares this file says so (two imports of the
-// entry under other URLs); an endpoint keeps the one that opened it.
-let current;
-
-export function started(wasm) {
-  current = wasm;
-}
-
-const destroyedError = () => new RPCError(-32098, "The endpoint was destroyed");
 const REQUEST_CANCELLED = -32800;
 
-// An endpoint's module, JS state and transport (the classes' private state).
+const isObject = (value) => value !== null && typeof value === "object";
+
+// Carries out what JS tells endpoint `hooks` (see the numbers above); what
+// it answers (CHUNK: whether the handler may go on), or undefined.
+function signalled(hooks, what, n, value) {
+  const ep = hooks.endpoint;
+  let answer;
+  switch (what) {
+    case TICK:
+    case DEADLINE:
+      x.$timer(ep, what, performance.now());
+      break;
+    case FLUSH:
+      x.$flush(ep);
+      break;
+    case ABORT:
+      x.$cancel(ep, n);
+      break;
+    case RESOLVED:
+      x.$complete(ep, n, 1, opt(value));
+      break;
+    case REJECTED:
+      speaking(hooks.text);
+      x.$complete(ep, n, 0, put(value));
+      break;
+    case CHUNK:
+      answer = x.$emit(ep, n, put(value)) !== 0;
+      break;
+    case CLOSED: {
+      // A session goes on without its connection, unless the transport will open no other.
+      const goesOn = x.$connection_lost(ep, isObject(value) && value.final === true ? 1 : 0, performance.now()) !== 0;
+      run();
+      // Nobody is left to answer: running handlers may stop.
+      if (!goesOn) abortHandlers(hooks, undefined, new RPCError(-32095, "Connection closed"));
+      return undefined;
+    }
+    case OPENED:
+      x.$connection_opened(ep);
+      break;
+    case CHECKING:
+      x.$checking(ep, n, performance.now());
+      break;
+    case CHECKED:
+      x.$checked(ep, n);
+      break;
+    case INVALID_PARAMS:
+      x.$reject_params(ep, n, put(value));
+      break;
+    case INVALID_RESULT:
+      x.$reject_result(ep, n);
+      break;
+    case UNDELIVERED:
+      undelivered(hooks, value);
+      return undefined;
+    case CONSUMED:
+      x.$consumed(ep, n, 1);
+      break;
+    case PROGRESS:
+      x.$progress(ep, n, put(value));
+      break;
+    default:
+  }
+  run();
+  return answer;
+}
+
+// The transport's `undelivered` event, `{ calls, reply?, reason, message,
+// data? }`: the core decides what each call gets (the tracer hears of each
+// call failed so, with the event: `hooks.undelivered`).
+function undelivered(hooks, detail) {
+  const given = isObject(detail) ? detail : {};
+  const why = given.reason === "not-json" ? 1 : given.reason === "session-expired" ? 2 : 0;
+  hooks.undelivered = detail;
+  x.$undelivered(hooks.endpoint, opt(given.calls), opt(given.message), opt(given.reply), why, opt(given.data));
+  run();
+}
+
+// Subscribes the endpoint to its transport: each message to its reader,
+// and its `close`, `open` and (a transport that follows calls) `undelivered`
+// events. `detach(hooks)` (serving.js) takes them all off again.
+function listen(hooks, transport, maxBytes, maxDepth, text) {
+  const reader = envelopeReader(hooks, maxBytes, maxDepth, text);
+  transport.onMessage(reader);
+  const off = [];
+  if (typeof transport.offMessage === "function") off.push(() => transport.offMessage(reader));
+  const on = (event, listener) => {
+    const remove = transport.on(event, listener);
+    if (typeof remove === "function") off.push(remove);
+  };
+  if (typeof transport.on === "function") {
+    on("close", (detail) => hooks.signal(CLOSED, 0, detail));
+    on("open", () => hooks.signal(OPENED, 0));
+    if (hooks.settled !== undefined) on("undelivered", (detail) => hooks.signal(UNDELIVERED, 0, detail));
+  }
+  hooks.listening = off;
+}
+
+// Opens an endpoint on `transport` with `options`: its JS state. What the
+// options and the transport say crosses as numbers; the module decides
+// what each means.
+function open(transport, options, roles) {
+  if (x === undefined) throw new Error("wiggum-rpc's module is not loaded yet: await init() first");
+  if (!isObject(transport) || typeof transport.send !== "function" || typeof transport.onMessage !== "function") {
+    throw new TypeError("transport must have send(message) and onMessage(handler)");
+  }
+  const given = isObject(options) ? options : {};
+  const trace = given.trace !== undefined ? tracer(given.trace) : undefined;
+  const number = (value, least) => (typeof value === "number" && value >= least ? value : -1);
+  const { batches, limits } = given;
+  const { session } = transport;
+  const flags = (given.jrpcOo === true ? JRPC_OO : 0) | (transport.dialect === "mcp" ? MCP : 0)
+    | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
+    | (given.exposeStack === true ? EXPOSE_STACK : 0) | (transport.connected === false ? CONNECTING : 0)
+    | (typeof transport.idle === "function" ? IDLE : 0);
+  // A transport may know better (a WebSocket's server may be slow: 60 s).
+  const timeout = typeof given.timeout === "number" ? given.timeout
+    : typeof transport.defaultTimeout === "number" ? transport.defaultTimeout : NaN;
+  // A session: "client" (a WebSocket that reconnects asks for one), or what
+  // a server grants, `{ id, grace, maxKept }` (the hub's).
+  const served = isObject(session) && typeof session.id === "string";
+  const presence = typeof transport.presence === "string" ? transport.presence : undefined;
+  const [sidLen, presenceLen] = scratch([served ? session.id : "", presence ?? ""]);
+  const ep = x.$open(
+    roles, flags, timeout, given.batch === true ? 1 : given.batch === false ? 2 : 0,
+    typeof batches === "number" ? Math.max(0, batches) || 0 : batches === "reject" ? -2 : batches === "allow" ? -3 : -1,
+    number(limits?.maxInFlight, 1), number(limits?.maxMessageBytes, 1), number(limits?.maxDepth, 1),
+    session === "client" ? 1 : served ? 2 : 0, sidLen, served ? number(session.grace, 0) : -1,
+    served ? number(session.maxKept, 1) : -1, presence === undefined ? -1 : presenceLen,
+  );
+  const [maxBytes, maxDepth] = openedLimits();
+  const text = transport.text === true;
+  const hooks = {
+    endpoint: ep, transport, text, trace, settled: typeof transport.settled === "function" ? transport.settled : undefined,
+    calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), streaming: new Map(), timers: [], listening: [],
+    threw: false, thrown: undefined, retired: false, undelivered: undefined, signal: undefined,
+  };
+  hooks.signal = (what, n, value) => signalled(hooks, what, n, value);
+  endpoints[ep] = hooks;
+  listen(hooks, transport, maxBytes, maxDepth, text);
+  // The hello, if the transport asked for a handshake.
+  run();
+  return hooks;
+}
+
+// An endpoint's JS state and transport (the classes' private state).
 let stateOf;
 
 // What every endpoint has: the transport's events, its session, `destroy()`.
@@ -53,10 +182,7 @@ class Endpoint {
   }
 
   constructor(transport, options, roles) {
-    if (current === undefined) throw new Error("wiggum-rpc's module is not loaded yet: await init() first");
-    const hooks = current.wiggumOpen(transport, roles, options);
-    if (typeof hooks?.signal !== "function") throw hooks;
-    this.#state = { wasm: current, hooks, transport };
+    this.#state = open(transport, options, roles);
     const context = { calls: (roles & CALLS) !== 0, serves: (roles & SERVES) !== 0, transport };
     for (const plugin of extensions.plugins) plugin.opened?.(this, options ?? {}, context);
   }
@@ -73,13 +199,28 @@ class Endpoint {
 
   /** The id of the resumable session this side is in, or undefined. */
   get session() {
-    return this.#state.hooks.signal(SESSION, 0);
+    const hooks = this.#state;
+    if (hooks.retired) return undefined;
+    const len = x.$session_id(hooks.endpoint);
+    return len < 0 ? undefined : scratchText(len);
   }
 
   /** Rejects every pending call, stops serving, removes the listener, destroys the transport. */
   destroy() {
+    const hooks = this.#state;
     for (const plugin of extensions.plugins) plugin.destroyed?.(this);
-    this.#state.hooks.signal(DESTROY, 0);
+    if (hooks.retired) return;
+    detach(hooks);
+    try {
+      hooks.transport.destroy?.();
+    } finally {
+      abortHandlers(hooks, undefined, destroyedError());
+      x.$destroy(hooks.endpoint);
+      run();
+      // From now on nothing reaches the module for this endpoint: its number may be another's.
+      retireHooks(hooks);
+      closeLater(hooks.endpoint);
+    }
   }
 
   /** The same as `destroy()`: nothing is left to release after it. */
@@ -96,46 +237,59 @@ class Calls {
    * what each means (a timeout of NaN or below 1 ms: none).
    */
   request(method, params, options) {
-    const { wasm, hooks, transport } = stateOf(this);
+    const hooks = stateOf(this);
     if (typeof method !== "string") return Promise.reject(new TypeError("method must be a string"));
-    let called;
-    if (options === undefined || options === null) {
-      const id = wasm.wiggumRequest(hooks.endpoint, method, params, params === undefined ? 0 : kindOf(params) + 1);
-      if (id === 0) {
-        called = hooks.opened;
-        hooks.opened = undefined;
-      } else if (id === id) {
-        // Its request is the one thing to send, as it is (a negative id: as JSON text).
-        return sendCall(hooks, transport, id < 0, method, params, Math.abs(id));
-      }
-    } else {
-      const { timeout, onChunk, onProgress, window, maxTotalTimeout } = options;
-      const signal = typeof options.signal === "object" && options.signal !== null ? options.signal : undefined;
+    if (hooks.retired) return Promise.reject(destroyedError());
+    let timeout = NaN;
+    let bits = 0;
+    let window = 0;
+    let maxTotal = NaN;
+    let signal;
+    let onChunk;
+    let onProgress;
+    if (options !== undefined && options !== null) {
+      ({ onChunk, onProgress } = options);
+      signal = isObject(options.signal) ? options.signal : undefined;
       if (signal?.aborted) return Promise.reject(new RPCError(REQUEST_CANCELLED, "Request aborted", signal.reason));
       if (Array.isArray(options.transfer) && params !== undefined) params = transfer(params, options.transfer);
-      const bits = (onProgress !== undefined ? PROGRESS : 0) | (options.resetTimeoutOnProgress === false ? NO_RESET : 0)
-        | (typeof timeout === "number" ? TIMEOUT : 0);
+      // A timeout given as NaN is none (0), as before.
+      if (typeof options.timeout === "number") timeout = options.timeout === options.timeout ? options.timeout : 0;
+      bits = (onProgress !== undefined ? CALL_PROGRESS : 0) | (options.resetTimeoutOnProgress === false ? CALL_NO_RESET : 0);
       // Only a call that takes chunks has a window.
-      const chunks = onChunk !== undefined && typeof window === "number" && window >= 1 ? Math.min(window, 0xffffffff) : 0;
-      called = wasm.wiggumRequestWith(hooks.endpoint, method, params, params === undefined ? 0 : kindOf(params) + 1,
-        bits, typeof timeout === "number" ? timeout : NaN, chunks, typeof maxTotalTimeout === "number" ? maxTotalTimeout : NaN,
-        signal, onChunk, onProgress);
+      if (onChunk !== undefined && typeof options.window === "number" && options.window >= 1) window = Math.min(options.window, 0xffffffff);
+      if (typeof options.maxTotalTimeout === "number") maxTotal = options.maxTotalTimeout;
     }
-    return called ?? Promise.reject(destroyedError());
+    const kind = params === undefined ? 0 : kindOf(params) + 1;
+    const id = x.$request(hooks.endpoint, put(method), opt(params), kind, timeout, bits, window, maxTotal);
+    if (id <= 0) {
+      const error = id === -1 ? destroyedError() : refusal(id);
+      run();
+      return Promise.reject(error);
+    }
+    const promise = openCall(hooks, id, method, onChunk, onProgress);
+    if (signal !== undefined) watchAbort(hooks, id, signal);
+    // A windowed stream: more credit goes back as `onChunk` takes chunks.
+    if (window > 0) countConsumed(hooks, id);
+    run();
+    return promise;
   }
 
   /** Sends a notification: no id, no response. */
   notify(method, params, options) {
-    const { wasm, hooks } = stateOf(this);
+    const hooks = stateOf(this);
     if (typeof method !== "string") throw new TypeError("method must be a string");
     if (Array.isArray(options?.transfer) && params !== undefined) params = transfer(params, options.transfer);
-    const refused = wasm.wiggumNotify(hooks.endpoint, method, params);
-    if (refused !== undefined) throw refused === 0 ? destroyedError() : refused;
+    if (hooks.retired) throw destroyedError();
+    const refused = x.$notify(hooks.endpoint, put(method), opt(params));
+    const error = refused === 0 ? undefined : refused === -1 ? destroyedError() : refusal(refused);
+    run();
+    if (error !== undefined) throw error;
   }
 
   /** Calls still waiting for a response. */
   get pending() {
-    return stateOf(this).hooks.signal(PENDING, 0) ?? 0;
+    const hooks = stateOf(this);
+    return hooks.retired ? 0 : x.$pending(hooks.endpoint);
   }
 }
 
@@ -155,10 +309,14 @@ class Serves {
 function register(endpoint, name, handler, info, notification) {
   if (typeof name !== "string") throw new TypeError("name must be a string");
   if (typeof handler !== "function") throw new TypeError("handler must be a function");
-  const { hooks } = stateOf(endpoint);
-  const run = contracted(name, handler, info, notification, hooks);
-  const number = addHandler(hooks, `${notification ? "n" : "m"}:${name}`, run);
-  hooks.signal(notification ? NOTIFICATION : METHOD, number, name);
+  const hooks = stateOf(endpoint);
+  const served = contracted(name, handler, info, notification, hooks);
+  const number = addHandler(hooks, `${notification ? "n" : "m"}:${name}`, served);
+  if (!hooks.retired) {
+    const [len] = scratch([name]);
+    x.$set_method(hooks.endpoint, len, number, notification ? 1 : 0);
+    run();
+  }
   for (const plugin of extensions.plugins) plugin.registered?.(endpoint, name, info, notification);
 }
 
@@ -192,4 +350,32 @@ for (const [endpoint, ...sides] of [[JSONRPCClient, Calls], [JSONRPCServer, Serv
     const { constructor, ...methods } = Object.getOwnPropertyDescriptors(side.prototype);
     Object.defineProperties(endpoint.prototype, methods);
   }
+}
+
+/**
+ * The session a client's first message presents to be resumed (a `$/ready`
+ * naming one), or undefined: how a server of many clients finds the
+ * session a new connection belongs to. `message` may be JSON text.
+ */
+export function presentedSession(message) {
+  if (typeof message === "string") {
+    try {
+      message = JSON.parse(message);
+    } catch {
+      return undefined;
+    }
+  }
+  const len = x.$presented_session(opt(message));
+  const id = len < 0 ? undefined : scratchText(len);
+  run();
+  return id;
+}
+
+/**
+ * The wait before reconnect attempt `attempt` (from 1), or -1 to give up:
+ * the WebSocket transport of `wiggum-rpc/websocket` asks before each
+ * attempt, with the settings of its `reconnect` option, each NaN where not given.
+ */
+export function reconnectDelay(initial, max, factor, jitter, attempts, attempt, random) {
+  return x.$reconnect_delay(initial, max, factor, jitter, attempts, attempt, random);
 }

@@ -1,25 +1,12 @@
 // The calls this side serves: running a handler (its context, its
 // asynchronous outcome, a contract's check), notification handlers, and the
-// endpoint's JS state that names them by number (`handlerHooks`).
+// endpoint's timers; each told to the endpoint through its JS state's one
+// callback, `hooks.signal` (endpoints.js).
 
 import { extensions } from "./extensions.js";
 import { Transfer } from "./wire.js";
 
-// What the endpoint is told through its one callback, `signal(what, n, value)`
-// (boundary.rs, `signal`: the build checks that these match).
-const TICK = 0;
-const DEADLINE = 1;
-const FLUSH = 2;
-const RESOLVED = 4;
-const REJECTED = 5;
-const CHUNK = 6;
-const CHECKING = 11;
-const CHECKED = 12;
-const INVALID_PARAMS = 13;
-const INVALID_RESULT = 14;
-const PROGRESS = 17;
-export const UNSENT = 18;
-export const UNSENT_ANSWER = 19;
+import { CHECKED, CHECKING, CHUNK, DEADLINE, INVALID_PARAMS, INVALID_RESULT, PROGRESS, REJECTED, RESOLVED, TICK } from "./numbers.js";
 
 // The endpoint's timers: the clock's tick (`TICK`) or its earliest
 // deadline (`DEADLINE`), one of each at most, told to the endpoint when it
@@ -137,14 +124,6 @@ export function addHandler(hooks, key, handler) {
   return number;
 }
 
-// After `invoke` returned undefined: 1 if the handler threw (what it threw
-// is then `takeThrown`'s), 0 if it settles later.
-export function handlerThrew(hooks) {
-  const threw = hooks.threw ? 1 : 0;
-  hooks.threw = false;
-  return threw;
-}
-
 export function takeThrown(hooks) {
   const thrown = hooks.thrown;
   hooks.thrown = undefined;
@@ -163,22 +142,6 @@ function invokeChecked(hooks, contract, params, call) {
     if ("invalidResult" in verdict) return [INVALID_RESULT];
     return [RESOLVED, verdict.result];
   });
-}
-
-// An endpoint's JS state, which the module names by the numbers it keeps:
-// its calls by id, its handlers by number (and by name, `slots`), the
-// controllers of running handlers that take a signal, its tracer (if it
-// has one), the module and the number it knows the endpoint by (`wasm`,
-// `endpoint`), the listeners on its transport and its timers, and
-// `signal(what, n, value)`, by which JS tells the endpoint anything: the
-// module's `wiggumSignal` export, for that endpoint.
-export function handlerHooks(wasm, endpoint, trace) {
-  const { wiggumSignal } = wasm;
-  const signal = (what, n, value) => wiggumSignal(endpoint, what, n, value);
-  return {
-    wasm, endpoint, signal, listening: [], timers: [], controllers: new Map(), streaming: new Map(), trace, threw: false, thrown: undefined,
-    calls: new Map(), handlers: [], slots: new Map(),
-  };
 }
 
 // Aborts the signal of one running handler (`call`), or of all (`call` undefined).
@@ -200,6 +163,7 @@ export function sessionEnded(transport) {
 // The endpoint is destroyed: a handler that settles later has nobody to tell
 // (its endpoint's callback may be freed with it).
 export function retireHooks(hooks) {
+  hooks.retired = true;
   hooks.signal = () => undefined;
 }
 

@@ -1,8 +1,8 @@
 // The TypeScript declarations of the root entry (`wiggum-rpc`, and
-// `wiggum-rpc/web` with its `init()`), written by hand so that they can say
-// what wasm-bindgen cannot: generics, optional members, `extends Error`.
-// The bindings hand this file to wasm-bindgen (src/bindings/types.rs), which
-// puts it in the package's `wiggum_rpc.d.ts`; the entries' declarations
+// `wiggum-rpc/web` with its `init()`), written by hand: generics, optional
+// members, `extends Error`. scripts/glue.mjs puts this file in the
+// package's `wiggum_rpc.d.ts` (with `init()` and `compiledModule()` where a
+// build has them; src/bindings/types.rs checks its `ErrorCode`); the entries' declarations
 // (js/entries, js/transports) import it as "./wiggum_rpc.js", where it is in
 // the package. `tsc -p js` checks them all together, laid out as shipped.
 

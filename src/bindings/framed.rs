@@ -1,216 +1,110 @@
-//! Content-Length framing for JS (feature `framing`): a decoder for
-//! `Uint8Array` chunks, the matching encoder, and a text transport over a pair
-//! of Node streams, such as a child process's stdout and stdin.
+//! Content-Length framing for JS (feature `framing`, the Node build): the
+//! core's incremental decoder behind numbers, and its encoder. The classes
+//! (`FrameDecoder`, `encodeFrame`, `streamTransport`) are JS: js/module/framing.js.
 
 use crate::prelude::*;
 
-use alloc::rc::{Rc, Weak};
-use core::cell::RefCell;
-
-use js_sys::{Array, Function, Object, Uint8Array};
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-
-use super::boundary::{keys, Stream};
+use super::{leave, scratch_bytes, Global, SCRATCH};
 use crate::core::framing::{encode, refusal_body, Decoder, Frame};
-use crate::core::ErrorObject;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = r#"
-/** A frame the decoder refused: answer it with this error (id null). */
-export interface FrameError { code: number; message: string }
+static DECODERS: Global<Vec<Option<Decoder>>> = Global::new(Vec::new());
+/// What the last `frame_push` decoded: six words a frame (`frame_push`).
+static FRAMES: Global<Vec<f64>> = Global::new(Vec::new());
+/// The frames' text.
+static TEXT: Global<Vec<u8>> = Global::new(Vec::new());
 
-/** Incremental Content-Length decoder: feed chunks in any split, take whole message bodies out. */
-export class FrameDecoder {
-  constructor();
-  /** The frames this chunk completes, in order: message bodies (JSON text) or refusals. */
-  push(chunk: Uint8Array): (string | FrameError)[];
-  /** Whether a frame is partly read. */
-  readonly partial: boolean;
-  /** Drops a partly read frame (after a read timeout, say). */
-  reset(): void;
-  free(): void;
-}
-/** Frames a message body: `Content-Length: N\r\n\r\n` then its UTF-8 bytes. */
-export function encodeFrame(body: string): Uint8Array;
-
-/** The parts of a Node stream the transport uses. */
-export interface ReadableLike { on(event: "data", listener: (chunk: Uint8Array) => void): unknown; off(event: "data", listener: (chunk: Uint8Array) => void): unknown }
-export interface WritableLike { write(chunk: Uint8Array): unknown; end(): unknown }
-
-/**
- * A text transport speaking Content-Length framing over two streams, e.g.
- * `streamTransport(child.stdout, child.stdin)`. Refused frames are answered
- * with their error; `destroy()` stops reading and ends the writable.
- */
-export function streamTransport(readable: ReadableLike, writable: WritableLike): RPCTransport & { readonly text: true };
-"#;
-
-/// The decoder of the JS API.
-#[wasm_bindgen(skip_typescript)]
-pub struct FrameDecoder {
-    decoder: RefCell<Decoder>,
+fn decoder(d: u32) -> Option<&'static mut Decoder> {
+    DECODERS.get().get_mut(d as usize)?.as_mut()
 }
 
-impl Default for FrameDecoder {
-    fn default() -> Self {
-        FrameDecoder { decoder: RefCell::new(Decoder::new()) }
-    }
+fn text(text: &str) -> [f64; 2] {
+    let t = TEXT.get();
+    let at = t.len();
+    t.extend_from_slice(text.as_bytes());
+    [at as f64, text.len() as f64]
 }
 
-#[wasm_bindgen]
-impl FrameDecoder {
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> FrameDecoder {
-        FrameDecoder::default()
-    }
-
-    pub fn push(&self, chunk: &[u8]) -> Array {
-        let frames = match self.decoder.try_borrow_mut() {
-            Ok(mut decoder) => decoder.push(chunk),
-            Err(_) => Vec::new(),
-        };
-        frames.into_iter().map(|frame| frame_value(&frame)).collect()
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn partial(&self) -> bool {
-        self.decoder.try_borrow().is_ok_and(|d| d.is_partial())
-    }
-
-    pub fn reset(&self) {
-        if let Ok(mut decoder) = self.decoder.try_borrow_mut() {
-            decoder.reset();
-        }
-    }
-}
-
-fn frame_value(frame: &Frame) -> JsValue {
-    match frame {
-        Frame::Message(text) => JsValue::from_str(text),
-        Frame::Error(error) => {
-            let object: JsValue = Object::new().into();
-            set(&object, keys::CODE, &JsValue::from_f64(error.code as f64));
-            set(&object, keys::MESSAGE, &JsValue::from_str(&error.message));
-            object
-        }
-    }
-}
-
-#[wasm_bindgen(js_name = encodeFrame, skip_typescript)]
-pub fn encode_frame(body: &str) -> Vec<u8> {
-    encode(body)
-}
-
-struct Streams {
-    readable: Stream,
-    writable: Stream,
-    decoder: RefCell<Decoder>,
-    handlers: RefCell<Vec<Function>>,
-    on_data: Function,
-    destroyed: RefCell<bool>,
-}
-
-/// The transport made by `streamTransport`.
-#[wasm_bindgen(skip_typescript)]
-pub struct StreamTransport {
-    streams: Rc<Streams>,
-}
-
-#[wasm_bindgen(js_name = streamTransport, skip_typescript)]
-pub fn stream_transport(readable: JsValue, writable: JsValue) -> StreamTransport {
-    let streams = Rc::new_cyclic(|weak: &Weak<Streams>| {
-        let weak = weak.clone();
-        let on_data = Closure::<dyn FnMut(Uint8Array)>::new(move |chunk: Uint8Array| {
-            if let Some(streams) = weak.upgrade() {
-                streams.receive(&chunk.to_vec());
-            }
-        })
-        .into_js_value()
-        .unchecked_into();
-        Streams {
-            readable: readable.unchecked_into(),
-            writable: writable.unchecked_into(),
-            decoder: RefCell::new(Decoder::new()),
-            handlers: RefCell::new(Vec::new()),
-            on_data,
-            destroyed: RefCell::new(false),
-        }
+/// A new decoder: its number.
+#[no_mangle]
+pub extern "C" fn frame_decoder() -> u32 {
+    let decoders = DECODERS.get();
+    let at = decoders.iter().position(Option::is_none).unwrap_or_else(|| {
+        decoders.push(None);
+        decoders.len() - 1
     });
-    streams.readable.on("data", &streams.on_data);
-    StreamTransport { streams }
+    decoders[at] = Some(Decoder::new());
+    at as u32
 }
 
-impl Streams {
-    fn receive(&self, chunk: &[u8]) {
-        let frames = match self.decoder.try_borrow_mut() {
-            Ok(mut decoder) => decoder.push(chunk),
-            Err(_) => return,
-        };
-        for frame in frames {
-            match frame {
-                Frame::Message(text) => {
-                    let message = JsValue::from_str(&text);
-                    let handlers = self.handlers.borrow().clone();
-                    for handler in handlers {
-                        let _ = handler.call1(&JsValue::UNDEFINED, &message);
-                    }
-                }
-                Frame::Error(error) => self.refuse(&error),
+/// Feeds decoder `d` the scratch buffer's first `len` bytes: how many frames
+/// they complete, each six words at `frame_words()`: 0 a message (its text
+/// at words 2, 3 as offset and length in `frame_text()`), or 1 a refusal
+/// (word 1 its code, 2-3 its message, 4-5 the body that answers it).
+#[no_mangle]
+pub extern "C" fn frame_push(d: u32, len: usize) -> u32 {
+    let frames = FRAMES.get();
+    frames.clear();
+    TEXT.get().clear();
+    let chunk = scratch_bytes(len);
+    let decoded = decoder(d).map(|decoder| decoder.push(chunk)).unwrap_or_default();
+    for frame in &decoded {
+        match frame {
+            Frame::Message(body) => {
+                let [at, n] = text(body);
+                frames.extend_from_slice(&[0.0, 0.0, at, n, 0.0, 0.0]);
+            }
+            Frame::Error(error) => {
+                let [at, n] = text(&error.message);
+                let [body_at, body_n] = text(&refusal_body(error));
+                frames.extend_from_slice(&[1.0, error.code as f64, at, n, body_at, body_n]);
             }
         }
     }
+    leave();
+    decoded.len() as u32
+}
 
-    /// Answers a refused frame with its error, id null.
-    fn refuse(&self, error: &ErrorObject<()>) {
-        let body = refusal_body(error);
-        let _ = self.writable.write(&Uint8Array::from(encode(&body).as_slice()));
+#[no_mangle]
+pub extern "C" fn frame_words() -> *const f64 {
+    FRAMES.get().as_ptr()
+}
+
+#[no_mangle]
+pub extern "C" fn frame_text() -> *const u8 {
+    TEXT.get().as_ptr()
+}
+
+/// Whether decoder `d` has a frame partly read.
+#[no_mangle]
+pub extern "C" fn frame_partial(d: u32) -> u32 {
+    decoder(d).map_or(0, |decoder| u32::from(decoder.is_partial()))
+}
+
+/// Drops decoder `d`'s partly read frame.
+#[no_mangle]
+pub extern "C" fn frame_reset(d: u32) {
+    if let Some(decoder) = decoder(d) {
+        decoder.reset();
     }
 }
 
-#[wasm_bindgen]
-impl StreamTransport {
-    /// Sends JSON text (an endpoint on this transport always passes text).
-    pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
-        if *self.streams.destroyed.borrow() {
-            return Err(js_sys::Error::new("transport destroyed").into());
-        }
-        let body = match message.as_string() {
-            Some(text) => text,
-            None => js_sys::JSON::stringify(&message)?.as_string().unwrap_or_default(),
-        };
-        self.streams.writable.write(&Uint8Array::from(encode(&body).as_slice())).map(drop)
-    }
-
-    #[wasm_bindgen(js_name = onMessage)]
-    pub fn on_message(&self, handler: Function) {
-        self.streams.handlers.borrow_mut().push(handler);
-    }
-
-    #[wasm_bindgen(js_name = offMessage)]
-    pub fn off_message(&self, handler: Function) {
-        let handler: &JsValue = &handler;
-        self.streams.handlers.borrow_mut().retain(|h| AsRef::<JsValue>::as_ref(h) != handler);
-    }
-
-    /// Messages are JSON text.
-    #[wasm_bindgen(getter)]
-    pub fn text(&self) -> bool {
-        true
-    }
-
-    pub fn destroy(&self) {
-        if core::mem::replace(&mut *self.streams.destroyed.borrow_mut(), true) {
-            return;
-        }
-        self.streams.handlers.borrow_mut().clear();
-        self.streams.readable.off("data", &self.streams.on_data);
-        let _ = self.streams.writable.end();
+/// Forgets decoder `d`.
+#[no_mangle]
+pub extern "C" fn frame_free(d: u32) {
+    if let Some(slot) = DECODERS.get().get_mut(d as usize) {
+        *slot = None;
     }
 }
 
-fn set(target: &JsValue, key: keys::Key, value: &JsValue) {
-    key.with(|key| {
-        let _ = js_sys::Reflect::set(target, key, value);
-    });
+/// Frames the body in the scratch buffer's first `len` bytes: the frame's
+/// length, written at the scratch buffer's address.
+#[no_mangle]
+pub extern "C" fn encode_frame(len: usize) -> u32 {
+    let body = super::owned(scratch_bytes(len));
+    let frame = encode(&body);
+    let s = SCRATCH.get();
+    s.clear();
+    s.extend_from_slice(&frame);
+    leave();
+    frame.len() as u32
 }

@@ -1,35 +1,202 @@
-//! The bindings: the protocol core for JS, built with wasm-bindgen.
+//! The bindings: the protocol core for JS behind a plain numeric ABI (no
+//! wasm-bindgen). Exports take and return numbers; JS values cross as `u32`
+//! handles into one JS table (`value`); strings cross as (ptr, len) in
+//! linear memory; what an endpoint asks its host to do leaves in one drain
+//! per export call (`events`): words written into `OUT`, carried out by
+//! `js/module/abi.js` after the export returns. Every import comes from that
+//! one JS module, `./wiggum_rpc_bg.js` as the package lays it out.
 //!
-//! - [`boundary`]: every `extern` block (the imports from `js/module/`, the
-//!   postMessage transports re-exported from `js/transports/postmessage.js`),
-//!   `Value` for `JsValue`.
-//! - `envelope`: the numbers the per-message path passes (envelope flags,
-//!   signals); `interned`: method names remembered, property names made once.
-//! - [`binding`]: one core endpoint on one JS transport.
-//! - `classes`: the exports behind `JSONRPCClient`, `JSONRPCServer` and
-//!   `Peer` (JS classes, `js/module/endpoints.js`).
-//! - `websocket`: the WebSocket transport's reconnect schedule (the transport
-//!   is JS, `js/transports/websocket.js`, outside the module's imports).
-//! - `framed`: the stream transport (feature `framing`).
-//! - `types`: the TypeScript declarations of the root entry.
+//! - `abi`: the numbers both sides share (checked against js/module/numbers.js at build time).
+//! - `value`: `Handle`, a JS value, and the core's `Value` through imports.
+//! - `events`: the drain: events and messages written as words.
+//! - `open`: endpoints opened, destroyed, forgotten.
+//! - `receive`: what the reader hands over (envelopes, batches, refusals).
+//! - `calls`: the calls this side makes and serves.
+//! - `connection`: the transport's events, its hooks, sessions, the
+//!   reconnect schedule.
+//! - `types`: the build's checks of `ErrorCode`.
+//! - `framed`: Content-Length framing for Node (feature `framing`).
+//!
+//! The header (`hdr()`, eleven `u32`s) says where the buffers are: 0 `OUT`'s
+//! address, 1 its length in words, 2 `FREED`'s address, 3 its length, 4 how
+//! many words of `OUT` JS has carried out (JS writes it), 5 how many freed
+//! handles JS has taken back (JS writes it), 6 `STR`'s address (the bytes
+//! of the events' strings), 7 the scratch buffer's address, 8 the length of
+//! a refusal's message written there (`calls`), 9 and 10 the limits of the
+//! endpoint last opened (message bytes and depth: the reader applies them
+//! to text before it parses).
+//!
+//! JS carries out the events after the export returns; a handler it runs
+//! may call an export again (nested): its events are appended, and the
+//! buffers are emptied only once JS says it has carried out all of them.
 
-mod binding;
-mod boundary;
-mod classes;
-mod envelope;
+mod abi;
+mod calls;
+mod connection;
+mod events;
 #[cfg(feature = "framing")]
 mod framed;
-mod interned;
+mod open;
+mod receive;
 mod types;
-mod websocket;
+mod value;
 
-#[cfg(test)]
-#[path = "../../tests/browser/suite.rs"]
-mod browser_suite;
+use crate::prelude::*;
 
-pub use websocket::reconnect_delay;
+use core::cell::UnsafeCell;
 
-/// The crate's own allocator instead of std's dlmalloc (see the `allocator` feature).
+use crate::core::{Endpoint, Envelope, Transmit};
+pub use value::Handle;
+use value::FREED;
+
+/// A global of the single-threaded module.
+pub(crate) struct Global<T>(UnsafeCell<T>);
+
+// SAFETY: the wasm build runs on one thread; no global is held across a
+// call that could reach it again (see `get`).
+unsafe impl<T> Sync for Global<T> {}
+
+impl<T> Global<T> {
+    pub const fn new(value: T) -> Self {
+        Global(UnsafeCell::new(value))
+    }
+
+    /// Never held across a call that could reach the same global again.
+    #[allow(clippy::mut_from_ref)]
+    pub fn get(&self) -> &mut T {
+        unsafe { &mut *self.0.get() }
+    }
+}
+
 #[cfg(feature = "allocator")]
 #[global_allocator]
 static ALLOCATOR: crate::heap::Wasm = crate::heap::Wasm::new();
+
+#[link(wasm_import_module = "./wiggum_rpc_bg.js")]
+extern "C" {
+    /// `performance.now()`.
+    fn now() -> f64;
+}
+
+fn clock() -> f64 {
+    unsafe { now() }
+}
+
+/// Handlers are numbers (JS keeps the functions); this side's calls are
+/// known by their ids (JS keeps the promises), so the waiter is unused.
+type Core = Endpoint<Handle, u32, u32>;
+
+#[derive(Clone, Copy, Default)]
+struct Timers {
+    tick: bool,
+    deadline: Option<crate::core::Deadline>,
+}
+
+/// One endpoint and what the binding keeps beside it.
+struct Slot {
+    core: Core,
+    timers: Timers,
+    default_timeout: f64,
+    expose_stack: bool,
+    /// The transport has `idle()`: the drain says when nothing is served.
+    idle: bool,
+    /// The members of the batch being read.
+    batch: Option<Vec<Option<Envelope<Handle>>>>,
+}
+
+static SLOTS: Global<Vec<Option<Slot>>> = Global::new(Vec::new());
+static OUT: Global<Vec<f64>> = Global::new(Vec::new());
+static STR: Global<Vec<u8>> = Global::new(Vec::new());
+/// What went out this turn, by index (its endpoint and itself), for `transmit_failed`.
+type Sent = Option<(u32, Transmit<Handle>)>;
+static SENT: Global<Vec<Sent>> = Global::new(Vec::new());
+static SCRATCH: Global<Vec<u8>> = Global::new(Vec::new());
+static HDR: Global<[u32; 11]> = Global::new([0; 11]);
+
+/// Empties the buffers JS has carried out (at the start of every export).
+fn enter() {
+    let hdr = HDR.get();
+    if hdr[5] as usize == FREED.get().len() {
+        FREED.get().clear();
+        hdr[5] = 0;
+    }
+    if hdr[4] as usize == OUT.get().len() {
+        OUT.get().clear();
+        STR.get().clear();
+        SENT.get().clear();
+        hdr[4] = 0;
+    }
+}
+
+/// Where the buffers are now (at the end of every export).
+fn leave() {
+    let hdr = HDR.get();
+    hdr[0] = OUT.get().as_ptr() as u32;
+    hdr[1] = OUT.get().len() as u32;
+    hdr[2] = FREED.get().as_ptr() as u32;
+    hdr[3] = FREED.get().len() as u32;
+    hdr[6] = STR.get().as_ptr() as u32;
+    hdr[7] = SCRATCH.get().as_ptr() as u32;
+}
+
+fn slot(ep: u32) -> Option<&'static mut Slot> {
+    SLOTS.get().get_mut(ep as usize)?.as_mut()
+}
+
+/// Feeds endpoint `ep` one input, then drains what it asks for.
+fn with(ep: u32, input: impl FnOnce(&mut Slot)) {
+    enter();
+    if let Some(slot) = slot(ep) {
+        input(slot);
+        events::drain(ep, slot);
+    }
+    leave();
+}
+
+/// The header's address (see the module's doc).
+#[no_mangle]
+pub extern "C" fn hdr() -> *const u32 {
+    leave();
+    HDR.get().as_ptr()
+}
+
+/// A buffer of at least `n` bytes JS may write into (its address is also
+/// in the header, until the next call).
+#[no_mangle]
+pub extern "C" fn scratch(n: usize) -> *mut u8 {
+    let s = SCRATCH.get();
+    if s.capacity() < n {
+        s.reserve(n - s.len());
+    }
+    leave();
+    s.as_mut_ptr()
+}
+
+/// The first `len` bytes of the scratch buffer, which JS wrote as UTF-8.
+fn scratch_bytes(len: usize) -> &'static [u8] {
+    let s = SCRATCH.get();
+    unsafe { core::slice::from_raw_parts(s.as_ptr(), len) }
+}
+
+/// Text JS wrote (UTF-8, by `TextEncoder`). Bytes, not a `str` slice: a
+/// slice of a `str` links the char-boundary panic's formatting (+3 KB gzip).
+fn owned(bytes: &[u8]) -> String {
+    String::from(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// Writes `text` at the scratch buffer's address: its length.
+fn to_scratch(text: &str) -> i32 {
+    let s = SCRATCH.get();
+    s.clear();
+    s.extend_from_slice(text.as_bytes());
+    leave();
+    text.len() as i32
+}
+
+/// Whole milliseconds at or after `ms`, when it is a time at all (`f64::ceil` needs std).
+fn whole_ms(ms: f64) -> Option<u64> {
+    (ms.is_finite() && ms > 0.0).then(|| {
+        let whole = ms as u64;
+        whole + u64::from((whole as f64) < ms)
+    })
+}

@@ -1,14 +1,9 @@
-//! The TypeScript declarations of the root entry, from
-//! `js/types/wiggum_rpc.d.ts` (a file `tsc` checks), handed to wasm-bindgen
-//! as its custom section; and the check that their `ErrorCode` and glue.js's
-//! list the core's codes.
+//! The build-time checks that JS says what Rust says: `ErrorCode` (glue.js)
+//! and its declaration (`js/types/wiggum_rpc.d.ts`, which the build copies
+//! beside the root entry) list the core's codes; `defines` reads a JS
+//! constant for `abi`'s check.
 
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = DECLARATIONS;
-
-/// The declarations of the root entry (also read by the check below).
+/// The declarations of the root entry.
 const DECLARATIONS: &str = include_str!("../../js/types/wiggum_rpc.d.ts");
 
 // The error-code table exists once, as `code::ALL`; the JS `ErrorCode` in

@@ -1,5 +1,5 @@
-// Browser scenarios of the wasm-bindgen-test suite (tests/browser/suite.rs runs each
-// one by name, in Chromium and in Firefox). Everything here is real: a real
+// Browser scenarios (scripts/browser-suite.mjs runs each one by name, in
+// Chromium and in Firefox, on the web build at /pkg/). Everything here is real: a real
 // MessageChannel, Worker, iframe (same-origin and sandboxed), postMessage.
 //
 // No static imports: this module is also loaded, unused, inside the sandboxed
@@ -10,13 +10,10 @@ let fixtures;
 let reference;
 
 async function load() {
-  // The page loaded the test build as "/wasm-bindgen-test": the same URL gives
-  // the same, already initialised, module.
+  // The web build, at the URL every page of the suite loads it by.
   if (lib === undefined) {
-    lib = await import("/wasm-bindgen-test");
-    // The test runner does not run the library's start function, which
-    // hands the classes the module's exports: run it here.
-    lib.wiggumStart();
+    lib = await import("/pkg/wiggum_rpc.js");
+    await lib.default();
     // What the package's entries do on import (the root alone is tested in
     // Node: tests/js/entries.test.mjs).
     (await import("/js/entries/remote.js")).installRemote(lib);
@@ -199,41 +196,17 @@ function addFrame(attributes) {
 
 /** Loads this very test build into a sandboxed (opaque-origin) iframe. */
 async function bootSandboxedFrame(body) {
-  const glue = await (await fetch("/wasm-bindgen-test.js")).text();
-  const paths = [...new Set([...glue.matchAll(/["'](\.\/snippets\/[^"']+)["']/g)].map((m) => m[1]))];
-  const snippets = {};
-  // Snippets import each other by relative path ("./postmessage.js"): those come too.
-  while (paths.length > 0) {
-    const path = paths.pop();
-    if (path in snippets) continue;
-    snippets[path] = await (await fetch(path.slice(1))).text();
-    const dir = path.slice(0, path.lastIndexOf("/") + 1);
-    for (const [, relative] of snippets[path].matchAll(/from\s*["']\.\/([^"']+)["']/g)) paths.push(dir + relative);
-  }
-  const wasm = await (await fetch("/wasm-bindgen-test_bg.wasm")).arrayBuffer();
+  // One file of glue (no relative imports) and the .wasm's bytes: the frame can fetch neither.
+  const glue = await (await fetch("/pkg/wiggum_rpc.js")).text();
+  const wasm = await (await fetch("/pkg/wiggum_rpc_bg.wasm")).arrayBuffer();
   const frame = addFrame({ sandbox: "allow-scripts" });
   frame.srcdoc = `<!doctype html><script type="module">
     addEventListener("message", async function boot(event) {
       if (event.source !== parent || event.data?.type !== "boot") return;
       removeEventListener("message", boot);
       try {
-      let source = event.data.glue;
-      // Each snippet as a blob URL, its own relative imports rewritten first.
-      const urls = {};
-      const load = (path) => {
-        if (urls[path]) return urls[path];
-        const dir = path.slice(0, path.lastIndexOf("/") + 1);
-        const text = event.data.snippets[path].replace(/from\\s*["']\\.\\/([^"']+)["']/g, (_, relative) => 'from "' + load(dir + relative) + '"');
-        return (urls[path] = URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
-      };
-      for (const path of Object.keys(event.data.snippets)) {
-        const url = load(path);
-        // Only the import clauses: the same path also names the wasm imports.
-        source = source.split(\`from "\${path}"\`).join(\`from "\${url}"\`).split(\`from '\${path}'\`).join(\`from '\${url}'\`);
-      }
-      const lib = await import(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
+      const lib = await import(URL.createObjectURL(new Blob([event.data.glue], { type: "text/javascript" })));
       await lib.default({ module_or_path: event.data.wasm });
-      lib.wiggumStart();
       const parentOrigin = event.data.parentOrigin;
       ${body}
       } catch (error) {
@@ -251,7 +224,7 @@ async function bootSandboxedFrame(body) {
     addEventListener("message", function booting(event) {
       if (event.source !== frame.contentWindow || event.data?.type !== "booting") return;
       removeEventListener("message", booting);
-      frame.contentWindow.postMessage({ type: "boot", glue, snippets, wasm, parentOrigin: location.origin }, "*");
+      frame.contentWindow.postMessage({ type: "boot", glue, wasm, parentOrigin: location.origin }, "*");
       resolve();
     });
   });

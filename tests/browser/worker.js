@@ -2,14 +2,11 @@
 // "delay=ms", it loads wasm, then waits before creating its server, to show
 // that requests sent meanwhile are not lost. (Options travel in the worker's
 // name: the test runner wraps worker scripts, which drops a query string.)
-import init, { JSONRPCClient, Peer, RPCError, selfTransport, transfer, wiggumStart } from "/wasm-bindgen-test.js";
+import init, { JSONRPCClient, Peer, RPCError, selfTransport, transfer } from "/pkg/wiggum_rpc.js";
 import { serveFixtures } from "/tests/browser/methods.js";
 
 const options = new URLSearchParams(self.name);
-// The test build has no default wasm path: hand it the bytes.
-await init({ module_or_path: await (await fetch(new URL("/wasm-bindgen-test_bg.wasm", import.meta.url))).arrayBuffer() });
-// The test build does not run the library's start function (it hands the classes the exports).
-wiggumStart();
+await init();
 const delay = Number(options.get("delay") || 0);
 if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
 

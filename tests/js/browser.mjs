@@ -28,14 +28,12 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
 }
 
 /**
- * Serves a build of the package at `/pkg/`, wasm-pack's output before the
- * build slims it at `/unslimmed/`, and the test pages (tests/js/pages/) at `/`.
+ * Serves a build of the package at `/pkg/` and the test pages (tests/js/pages/) at `/`.
  */
 export function startPagesServer(build = "pkg-web") {
   return startServer({
     mounts: [
       ["/pkg/", join(root, build)],
-      ["/unslimmed/", join(root, "target/pkg-web-unslimmed")],
       ["/", join(root, "tests/js/pages")],
     ],
   });

@@ -1,0 +1,20 @@
+// The Node build (pkg/node/wiggum_rpc.cjs, CommonJS): the root entry's API
+// on the .wasm beside this file, compiled and instantiated as it loads.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { imports, start } from "./abi.js";
+import { moduleStarted } from "../transports/postmessage.js";
+
+export * from "./package.js";
+
+const compiled = new WebAssembly.Module(readFileSync(join(__dirname, "wiggum_rpc_bg.wasm")));
+start(new WebAssembly.Instance(compiled, imports).exports);
+moduleStarted();
+
+/** The module this build compiled when it was loaded. */
+export function compiledModule() {
+  return compiled;
+}
+
+export { FrameDecoder, encodeFrame, streamTransport } from "./framing.js";

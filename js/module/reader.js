@@ -1,0 +1,147 @@
+// An endpoint's message reader: JSON text parsed once (within the
+// endpoint's limits), a message object's envelope read here and handed to
+// the module in one call (`recv`), a batch member by member, anything else
+// whole; and what the tracer sees of it.
+
+import { kindOf, opt, put, run, x } from "./abi.js";
+import { ERROR, ID_SHIFT, METHOD, OBJECT, PARAMS_SHIFT, RESULT, TEXT, VERSION_2 } from "./numbers.js";
+
+// Method names the module has numbered (`recv`'s `name`).
+const methodNames = new Map();
+
+// A message object (or a batch's member, `member`) with its envelope read:
+// the members classification looks at, and their kinds. `text`: TEXT or 0.
+function envelopeOf(message, text) {
+  const { id, method, params, result, error } = message;
+  let flags = OBJECT | text;
+  if (message.jsonrpc === "2.0") flags |= VERSION_2;
+  if (id !== undefined) flags |= (kindOf(id) + 1) << ID_SHIFT;
+  if (method !== undefined) flags |= METHOD;
+  if (params !== undefined) flags |= (kindOf(params) + 1) << PARAMS_SHIFT;
+  // A structured clone keeps a member whose value is undefined: the Wiggum
+  // spec's reference server answers a handler that returns nothing with
+  // `{ result: undefined }`, and that is an answer (the caller gets undefined).
+  if (result !== undefined || (method === undefined && error === undefined && "result" in message)) flags |= RESULT;
+  if (error !== undefined) flags |= ERROR;
+  return flags;
+}
+
+// Hands a message's envelope to export `to`: its flags, a handle for each
+// member, the id's number (and `name`, for `recv`), in one call.
+const handOver = (to, ep, message, flags, name) => to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
+  flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0, name);
+
+function readObject(ep, message, text) {
+  const flags = envelopeOf(message, text);
+  const { method } = message;
+  // A method's name the module has seen goes as its number: the core asks no import for it.
+  const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
+  const numbered = handOver(x.$recv, ep, message, flags, name);
+  if (numbered !== 0) methodNames.set(method, numbered - 1);
+}
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * An endpoint's message handler: parses JSON text once (text past the
+ * endpoint's limits, `maxBytes` of UTF-8 and `maxDepth` of nesting, is not
+ * parsed, and neither are bytes on a text transport), reads a message
+ * object's envelope and hands it over in one call; a batch member by
+ * member when the endpoint asks for them. A tracer sees every message.
+ */
+export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
+  const ep = hooks.endpoint;
+  return (message) => {
+    if (hooks.retired) return;
+    let text = 0;
+    if (textTransport && (message instanceof ArrayBuffer || ArrayBuffer.isView(message))) {
+      refused(hooks, 3);
+      return;
+    }
+    if (typeof message === "string") {
+      const why = textRefused(message, maxBytes, maxDepth);
+      if (why !== 0) {
+        refused(hooks, why);
+        return;
+      }
+      try {
+        message = JSON.parse(message);
+      } catch {
+        refused(hooks, 0);
+        return;
+      }
+      text = TEXT;
+      hooks.text = true;
+    }
+    if (hooks.trace !== undefined) traceIn(hooks, message, text);
+    if (Array.isArray(message)) {
+      if (x.$batch_begin(ep, message.length) === 1) {
+        for (const one of message) {
+          if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
+          else {
+            const flags = envelopeOf(one, text);
+            handOver(x.$member, ep, one, flags);
+          }
+        }
+        x.$members_end(ep);
+      } else x.$recv_value(ep, put(message), text);
+    } else if (!isObject(message)) x.$recv_value(ep, opt(message), text);
+    else readObject(ep, message, text);
+    run();
+  };
+}
+
+// Text not read: 0 not JSON, 1 too large, 2 too deep, 3 not text.
+function refused(hooks, why) {
+  hooks.trace?.local("parse-error", undefined, undefined, undefined);
+  x.$recv_refused(hooks.endpoint, why);
+  run();
+}
+
+// The tracer sees what came in, if it is ours, with the calls of this
+// side's it answers as the core reads it (for their round-trip times).
+function traceIn(hooks, message, text) {
+  const answers = (one, framing) => {
+    const flags = envelopeOf(one, framing);
+    const id = handOver(x.$answers, hooks.endpoint, one, flags);
+    return id === 0 ? undefined : id;
+  };
+  if (Array.isArray(message)) {
+    // Every member of a batch is ours, whatever the framing.
+    hooks.trace.received(message, message.map((one) => (isObject(one) ? answers(one, TEXT) : undefined)));
+  } else if (isObject(message) && (text !== 0 || message.jsonrpc === "2.0")) {
+    hooks.trace.received(message, answers(message, text));
+  } else if (text !== 0) hooks.trace.received(message, undefined);
+}
+
+// 1 too large, 2 too deep, or 0. Each UTF-16 unit is 1 to 3 bytes of UTF-8,
+// so only text between maxBytes / 3 and maxBytes units is counted; and text
+// of fewer than 2 × maxDepth units cannot nest that deep, so most is never scanned.
+function textRefused(text, maxBytes, maxDepth) {
+  const units = text.length;
+  if (units > maxBytes) return 1;
+  if (units * 3 > maxBytes && utf8Length(text) > maxBytes) return 1;
+  if (units <= 2 * maxDepth) return 0;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < units; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // a backslash: skip what it escapes
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) return 2;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return 0;
+}
+
+function utf8Length(text) {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? (i++, 4) : 3;
+  }
+  return bytes;
+}

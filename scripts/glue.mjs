@@ -1,0 +1,265 @@
+// Writes a build's JS beside its .wasm (scripts/build.sh runs it once the
+// .wasm is in place): the package layout wasm-pack's targets had, from our
+// own glue in js/module/ (bundled by esbuild, minified, with source maps).
+//
+// - bundler (pkg/): `wiggum_rpc_bg.js`, the glue, whose exports include the
+//   functions the .wasm imports from it by name; `wiggum_rpc.js`, the root
+//   entry, which imports the .wasm as a WebAssembly ES module (webpack,
+//   Vite, js/tools/esbuild.js) and starts the glue with its exports; the
+//   check that runs before the .wasm is imported (snippets/).
+// - web (pkg-web/, the package's web/): one `wiggum_rpc.js` with `init()`,
+//   its build id (a hash of the .wasm) stamped in for the module hand-off.
+// - node: `wiggum_rpc.js`, CommonJS, which reads the .wasm beside it
+//   (package-entries.mjs installs it as node/wiggum_rpc.cjs).
+//
+// Each gets `wiggum_rpc.d.ts` (js/types/wiggum_rpc.d.ts, plus `init()` and
+// `compiledModule()` where the build has them), the README, the licences and
+// a manifest; web and bundler builds get the subpath entries (subpath-entries.mjs).
+//
+//   node scripts/glue.mjs <bundler|web|node> <dir>
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { writeSubpathEntries } from "./subpath-entries.mjs";
+
+const root = resolve(fileURLToPath(import.meta.url), "../..");
+const [target, dir] = process.argv.slice(2);
+const fail = (message) => {
+  console.error(`glue: ${message}`);
+  process.exit(1);
+};
+if (!["bundler", "web", "node"].includes(target) || !dir) fail("usage: node scripts/glue.mjs <bundler|web|node> <dir>");
+
+// The root entry's public names (the manifest's and the bundler entry's).
+const PUBLIC = [
+  "ErrorCode", "JSONRPCClient", "JSONRPCServer", "Peer", "RPCError", "Transfer", "Transport", "extensions", "portTransport",
+  "presentedSession", "reconnectDelay", "selfTransport", "transfer", "windowTransport", "workerTransport",
+];
+
+// Short names for the module's exports (`memory` keeps its own) and
+// imports: the JS names each as `$name` (`x.$recv`, the imports object's
+// `$kind`: js/module/abi.js), which esbuild renames (`mangleProps`) as this
+// table says, and the .wasm's export and import sections are rewritten to
+// match. Every build of one .wasm gets the same table.
+function shortNames(module) {
+  const names = [...new Set([...WebAssembly.Module.exports(module), ...WebAssembly.Module.imports(module)].map((e) => e.name))]
+    .filter((name) => name !== "memory")
+    .sort();
+  const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  const short = (i) => (i < letters.length ? letters[i] : short(Math.floor(i / letters.length) - 1) + letters[i % letters.length]);
+  return Object.fromEntries(names.map((name, i) => [`$${name}`, short(i)]));
+}
+
+// The .wasm with its exports and imports renamed (`table`: `$name` → short name).
+function renameExports(bytes, table) {
+  const out = [bytes.subarray(0, 8)];
+  let at = 8;
+  const uleb = () => {
+    let value = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return value;
+  };
+  const encode = (value) => {
+    const out = [];
+    do {
+      let byte = value % 128;
+      value = Math.floor(value / 128);
+      if (value > 0) byte |= 0x80;
+      out.push(byte);
+    } while (value > 0);
+    return out;
+  };
+  while (at < bytes.length) {
+    const start = at;
+    const id = bytes[at++];
+    const size = uleb();
+    const end = at + size;
+    if (id !== 7 && id !== 2) {
+      out.push(bytes.subarray(start, end));
+      at = end;
+      continue;
+    }
+    const section = [];
+    const renamed = (name) => {
+      const short = name === "memory" ? name : table[`$${name}`];
+      if (short === undefined) fail(`no short name for ${name}`);
+      const bytes = Buffer.from(short, "utf8");
+      return [...encode(bytes.length), ...bytes];
+    };
+    const nameAt = () => {
+      const length = uleb();
+      const name = Buffer.from(bytes.subarray(at, at + length)).toString("utf8");
+      at += length;
+      return name;
+    };
+    if (id === 2) {
+      const count = uleb();
+      section.push(...encode(count));
+      for (let i = 0; i < count; i++) {
+        const moduleStart = at;
+        nameAt();
+        const moduleName = bytes.subarray(moduleStart, at);
+        const name = nameAt();
+        const kind = bytes[at++];
+        if (kind !== 0) fail(`an import that is not a function: ${name}`);
+        const typeStart = at;
+        uleb();
+        section.push(...moduleName, ...renamed(name), kind, ...bytes.subarray(typeStart, at));
+      }
+      out.push(Uint8Array.of(2, ...encode(section.length), ...section));
+      at = end;
+      continue;
+    }
+    const count = uleb();
+    section.push(...encode(count));
+    let kept = 0;
+    for (let i = 0; i < count; i++) {
+      const name = nameAt();
+      const kind = bytes[at++];
+      const indexStart = at;
+      uleb();
+      // The linker's own globals: nothing reads where the data ends.
+      if (name === "__data_end") continue;
+      section.push(...renamed(name), kind, ...bytes.subarray(indexStart, at));
+      kept += 1;
+    }
+    section.splice(0, encode(count).length, ...encode(kept));
+    out.push(Uint8Array.of(7, ...encode(section.length), ...section));
+    at = end;
+  }
+  return Buffer.concat(out);
+}
+
+async function bundle(source, out, format, more = "") {
+  const file = `./${source.split("/").pop()}`;
+  const hasDefault = /^export default /m.test(readFileSync(join(root, source), "utf8"));
+  const contents = `export * from "${file}";\n${hasDefault ? `export { default } from "${file}";\n` : ""}${more}`;
+  const result = await build({
+    mangleProps: /^\$/,
+    mangleCache: { ...table },
+    stdin: { contents, resolveDir: join(root, "js/module"), sourcefile: out, loader: "js" },
+    bundle: true,
+    format,
+    minify: true,
+    sourcemap: "external",
+    outfile: join(dir, out),
+    write: false,
+    ...(format === "cjs" ? { platform: "node", target: "node20" } : { platform: "neutral", target: "es2022" }),
+    logLevel: "silent",
+    metafile: false,
+  });
+  const extra = Object.keys(result.mangleCache).filter((name) => !(name in table));
+  if (extra.length) fail(`${source} names ${extra.join(", ")}, which the module does not export`);
+  const files = {};
+  for (const file of result.outputFiles) files[file.path.endsWith(".map") ? "map" : "code"] = file.text;
+  return files;
+}
+
+const write = (name, text) => writeFileSync(join(dir, name), text);
+// The .wasm as cargo and wasm-opt left it (a build run again starts from there: build.sh writes it anew).
+let wasm = readFileSync(join(dir, "wiggum_rpc_bg.wasm"));
+const table = shortNames(new WebAssembly.Module(wasm));
+if (Object.values(table).length === 0 || WebAssembly.Module.exports(new WebAssembly.Module(wasm)).some((e) => e.name.length <= 2 && e.name !== "memory")) {
+  fail("the .wasm's exports are short already: build it anew (scripts/build.sh)");
+}
+wasm = renameExports(wasm, table);
+writeFileSync(join(dir, "wiggum_rpc_bg.wasm"), wasm);
+const types = readFileSync(join(root, "js/types/wiggum_rpc.d.ts"), "utf8");
+const compiledModuleTypes = (web) => `
+/**
+ * ${web ? `The WebAssembly.Module this build compiled, or undefined before \`init()\`
+ * settles. Post it to a worker (a module is cloned, not transferred) and the
+ * worker's \`init({ module_or_path: module })\` instantiates it without
+ * fetching or compiling the .wasm again.` : `The WebAssembly.Module this build compiled when it was loaded. (A Node
+ * worker thread that loads the package compiles its own: \`init()\` has
+ * nothing to do in Node.)`}
+ */
+export function compiledModule(): WebAssembly.Module${web ? " | undefined" : ""};
+`;
+const initTypes = `
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+
+/** The module's exports (its plain numeric ABI: nothing to call from outside). */
+export interface InitOutput {
+  readonly memory: WebAssembly.Memory;
+}
+
+export type SyncInitInput = BufferSource | WebAssembly.Module;
+
+/** Instantiates the module synchronously from a compiled module or its bytes. */
+export function initSync(module: { module: SyncInitInput } | SyncInitInput): InitOutput;
+
+/**
+ * Instantiates the module: fetched from beside this file unless given (a
+ * URL, a response, bytes or a compiled module). Resolves once the classes
+ * can be used; a second call resolves with the same module.
+ */
+export default function init(module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<InitOutput>;
+`;
+
+function manifest(main, extra) {
+  const cargo = readFileSync(join(root, "Cargo.toml"), "utf8");
+  const field = (name) => cargo.match(new RegExp(`^${name} = "([^"]*)"`, "m"))?.[1];
+  return {
+    name: field("name"),
+    type: "module",
+    description: field("description"),
+    version: field("version"),
+    license: field("license"),
+    files: ["wiggum_rpc_bg.wasm", main, "wiggum_rpc.d.ts", "*.js.map", ...extra],
+    main,
+    types: "wiggum_rpc.d.ts",
+    sideEffects: [`./${main}`, "./snippets/*"],
+    keywords: JSON.parse(cargo.match(/^keywords = (\[.*\])$/m)?.[1] ?? "[]"),
+  };
+}
+
+for (const file of ["README.md", "LICENSE-APACHE", "LICENSE-MIT"]) copyFileSync(join(root, file), join(dir, file));
+
+if (target === "bundler") {
+  // The functions the .wasm imports from this glue, exported by their short names.
+  const imported = WebAssembly.Module.imports(new WebAssembly.Module(wasm));
+  for (const { module } of imported) if (module !== "./wiggum_rpc_bg.js") fail(`the .wasm imports from ${module}: not its glue`);
+  const shortened = Object.fromEntries(Object.entries(table).map(([name, short]) => [short, name.slice(1)]));
+  const exported = imported.map(({ name }) => `${shortened[name]} as ${name}`).join(", ");
+  const glue = await bundle("js/module/bundler.js", "wiggum_rpc_bg.js", "esm", `export { ${exported} } from "./abi.js";\n`);
+  write("wiggum_rpc_bg.js", `${glue.code.trimEnd()}\n//# sourceMappingURL=wiggum_rpc_bg.js.map\n`);
+  write("wiggum_rpc_bg.js.map", glue.map);
+  mkdirSync(join(dir, "snippets"), { recursive: true });
+  copyFileSync(join(root, "js/module/wasm-refused.js"), join(dir, "snippets/wasm-refused.js"));
+  write(
+    "snippets/wasm-allowed.js",
+    `// Asked before the root entry imports its .wasm: a bundler's own load of a\n// refused module fails with a CompileError that says nothing of what to do.\nimport { wasmRefused } from "./wasm-refused.js";\n\nconst refused = wasmRefused();\nif (refused !== undefined) throw refused;\n`,
+  );
+  write(
+    "wiggum_rpc.js",
+    `import "./snippets/wasm-allowed.js";\nimport * as wasm from "./wiggum_rpc_bg.wasm";\nimport { start } from "./wiggum_rpc_bg.js";\nstart(wasm);\nexport { ${PUBLIC.join(", ")} } from "./wiggum_rpc_bg.js";\n`,
+  );
+  write("wiggum_rpc.d.ts", types);
+  await writeSubpathEntries(dir, "esm");
+  write("package.json", `${JSON.stringify(manifest("wiggum_rpc.js", ["wiggum_rpc_bg.js", "snippets"]), null, 2)}\n`);
+} else if (target === "web") {
+  const glue = await bundle("js/module/web.js", "wiggum_rpc.js", "esm");
+  const id = createHash("sha256").update(wasm).digest("base64url").slice(0, 16);
+  const stamped = glue.code.replace(/(["'`])wiggum-rpc:build\1/g, (_, quote) => `${quote}${id}${quote}`);
+  if (stamped === glue.code) fail("the web glue has no build id to stamp");
+  write("wiggum_rpc.js", `${stamped.trimEnd()}\n//# sourceMappingURL=wiggum_rpc.js.map\n`);
+  write("wiggum_rpc.js.map", glue.map);
+  write("wiggum_rpc.d.ts", `${types}${initTypes}${compiledModuleTypes(true)}`);
+  await writeSubpathEntries(dir, "esm");
+  write("package.json", `${JSON.stringify(manifest("wiggum_rpc.js", []), null, 2)}\n`);
+} else {
+  const glue = await bundle("js/module/node.js", "wiggum_rpc.js", "cjs");
+  write("wiggum_rpc.js", glue.code);
+  const framing = readFileSync(join(root, "js/types/framing.d.ts"), "utf8").replace(/^(\/\/|import ).*\n/gm, "");
+  write("wiggum_rpc.d.ts", `${types}${compiledModuleTypes(false)}\n${framing}`);
+}
+console.log(`glue: ${target} build in ${dir}`);

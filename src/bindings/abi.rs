@@ -1,0 +1,169 @@
+//! The numbers the binding and its JS (`js/module/numbers.js`) share: the
+//! events a drain writes and the messages a `Transmit` carries, the envelope
+//! flags the reader packs, and the bits of `open`. Each is declared in
+//! numbers.js as `const NAME = value;`, in this order: the build fails where the
+//! two differ.
+
+/// Events: the first word of each; the second is the endpoint's number.
+pub mod event {
+    /// `[SEND, ep, sent, n, ...messages]`: post them: one message alone (n 0), or a batch of n.
+    pub const SEND: f64 = 1.0;
+    /// `[INVOKE, ep, call, handler, params]`.
+    pub const INVOKE: f64 = 2.0;
+    /// `[NOTIFY, ep, handler, params]`.
+    pub const NOTIFY: f64 = 3.0;
+    /// `[SETTLED, ep, id, waiter, kind, a, b, c, d]` (see `events::settled`).
+    pub const SETTLED: f64 = 4.0;
+    /// `[PROGRESS, ep, id, waiter, value]`.
+    pub const PROGRESS: f64 = 5.0;
+    /// `[CHUNK, ep, id, waiter, chunk]`.
+    pub const CHUNK: f64 = 6.0;
+    /// `[CANCELLED, ep, call]`: the caller cancelled a call this side serves.
+    pub const CANCELLED: f64 = 7.0;
+    /// `[CHECK_EXPIRED, ep, call]`: an asynchronous params check ran out of time.
+    pub const CHECK_EXPIRED: f64 = 8.0;
+    /// `[MAY_STREAM, ep, call]`.
+    pub const MAY_STREAM: f64 = 9.0;
+    /// `[WATCH, ep, at, len]`: watch the other side's presence (a Web Lock's name).
+    pub const WATCH: f64 = 10.0;
+    /// `[SESSION_ENDED, ep]`.
+    pub const SESSION_ENDED: f64 = 11.0;
+    /// `[FLUSH, ep]`: call `flush` at the end of this turn.
+    pub const FLUSH: f64 = 12.0;
+    /// `[UNHANDLED, ep, at, len]`: a notification nobody handles (for the tracer).
+    pub const UNHANDLED: f64 = 13.0;
+    /// `[IDLE, ep]`: this side answered every call it served (a transport's `idle()`).
+    pub const IDLE: f64 = 14.0;
+    /// `[ARM, ep, which, delay]`: arm timer `which` (0 the tick, 1 the deadline).
+    pub const ARM: f64 = 15.0;
+    /// `[UNDELIVERED, ep, id]`: call `id` failed as the transport reported (for the tracer).
+    pub const UNDELIVERED: f64 = 16.0;
+}
+
+/// The messages of a `SEND` event, each an opcode then its words.
+pub mod message {
+    /// `[REQUEST, id, method, params]`.
+    pub const REQUEST: f64 = 1.0;
+    /// `[NOTIFICATION, method, params]`.
+    pub const NOTIFICATION: f64 = 2.0;
+    /// `[RESULT, id, result]` (id handle 0: null).
+    pub const RESULT: f64 = 3.0;
+    /// `[ERROR, id, code, at, len, data]`.
+    pub const ERROR: f64 = 4.0;
+    /// `[CANCEL, id, mcp]`.
+    pub const CANCEL: f64 = 5.0;
+    /// `[CHUNK, id, chunk]`.
+    pub const CHUNK: f64 = 6.0;
+    /// `[END, id]`.
+    pub const END: f64 = 7.0;
+    /// `[CREDIT, id, credit]`.
+    pub const CREDIT: f64 = 8.0;
+    /// `[PROGRESS, params, mcp]`.
+    pub const PROGRESS: f64 = 9.0;
+    /// `[READY, ack, batches, split, max_batch, credit, progress, presence (at, len), session...]`.
+    pub const READY: f64 = 10.0;
+    /// `[ACK, received]`.
+    pub const ACK: f64 = 11.0;
+}
+
+/// The envelope flags the reader packs (`envelopeOf` in abi.js).
+pub mod flags {
+    /// Bits 0-2: the message's kind (the core's `Kind` order).
+    pub const KIND: u32 = 7;
+    pub const OBJECT: u32 = 5;
+    pub const VERSION_2: u32 = 1 << 3;
+    /// Bits 4-6: the id's kind + 1 (0: absent).
+    pub const ID_SHIFT: u32 = 4;
+    pub const METHOD: u32 = 1 << 7;
+    /// Bits 8-10: the params' kind + 1 (0: absent).
+    pub const PARAMS_SHIFT: u32 = 8;
+    pub const RESULT: u32 = 1 << 11;
+    pub const ERROR: u32 = 1 << 12;
+    /// It came as JSON text.
+    pub const TEXT: u32 = 1 << 13;
+}
+
+/// The bits of `open`'s `flags` (`open` in endpoints.js).
+pub mod opening {
+    /// jrpc-oo's dialect.
+    pub const JRPC_OO: u32 = 1;
+    /// The transport speaks MCP.
+    pub const MCP: u32 = 2;
+    /// The transport's `handshake`: `"hold"`, `"announce"`.
+    pub const HOLD: u32 = 4;
+    pub const ANNOUNCE: u32 = 8;
+    pub const EXPOSE_STACK: u32 = 32;
+    /// The transport is not connected yet (`connected === false`).
+    pub const CONNECTING: u32 = 64;
+    /// The transport has `idle()`: the drain says when this side serves nothing.
+    pub const IDLE: u32 = 256;
+}
+
+/// The options bits of `request`.
+pub mod call {
+    /// `onProgress` given.
+    pub const PROGRESS: u32 = 1;
+    /// `resetTimeoutOnProgress: false`.
+    pub const NO_RESET: u32 = 2;
+}
+
+// numbers.js declares each number as this file does, in this order.
+#[allow(long_running_const_eval)]
+const _: () = {
+    let js = include_str!("../../js/module/numbers.js").as_bytes();
+    let numbered: &[(&[u8], f64)] = &[
+        (b"const E_SEND = ", event::SEND),
+        (b"const E_INVOKE = ", event::INVOKE),
+        (b"const E_NOTIFY = ", event::NOTIFY),
+        (b"const E_SETTLED = ", event::SETTLED),
+        (b"const E_PROGRESS = ", event::PROGRESS),
+        (b"const E_CHUNK = ", event::CHUNK),
+        (b"const E_CANCELLED = ", event::CANCELLED),
+        (b"const E_CHECK_EXPIRED = ", event::CHECK_EXPIRED),
+        (b"const E_MAY_STREAM = ", event::MAY_STREAM),
+        (b"const E_WATCH = ", event::WATCH),
+        (b"const E_SESSION_ENDED = ", event::SESSION_ENDED),
+        (b"const E_FLUSH = ", event::FLUSH),
+        (b"const E_UNHANDLED = ", event::UNHANDLED),
+        (b"const E_IDLE = ", event::IDLE),
+        (b"const E_ARM = ", event::ARM),
+        (b"const E_UNDELIVERED = ", event::UNDELIVERED),
+        (b"const M_REQUEST = ", message::REQUEST),
+        (b"const M_NOTIFICATION = ", message::NOTIFICATION),
+        (b"const M_RESULT = ", message::RESULT),
+        (b"const M_ERROR = ", message::ERROR),
+        (b"const M_CANCEL = ", message::CANCEL),
+        (b"const M_CHUNK = ", message::CHUNK),
+        (b"const M_END = ", message::END),
+        (b"const M_CREDIT = ", message::CREDIT),
+        (b"const M_PROGRESS = ", message::PROGRESS),
+        (b"const M_READY = ", message::READY),
+        (b"const M_ACK = ", message::ACK),
+        (b"const OBJECT = ", flags::OBJECT as f64),
+        (b"const VERSION_2 = ", flags::VERSION_2 as f64),
+        (b"const ID_SHIFT = ", flags::ID_SHIFT as f64),
+        (b"const METHOD = ", flags::METHOD as f64),
+        (b"const PARAMS_SHIFT = ", flags::PARAMS_SHIFT as f64),
+        (b"const RESULT = ", flags::RESULT as f64),
+        (b"const ERROR = ", flags::ERROR as f64),
+        (b"const TEXT = ", flags::TEXT as f64),
+        (b"const JRPC_OO = ", opening::JRPC_OO as f64),
+        (b"const MCP = ", opening::MCP as f64),
+        (b"const HOLD = ", opening::HOLD as f64),
+        (b"const ANNOUNCE = ", opening::ANNOUNCE as f64),
+        (b"const EXPOSE_STACK = ", opening::EXPOSE_STACK as f64),
+        (b"const CONNECTING = ", opening::CONNECTING as f64),
+        (b"const IDLE = ", opening::IDLE as f64),
+        (b"const CALL_PROGRESS = ", call::PROGRESS as f64),
+        (b"const CALL_NO_RESET = ", call::NO_RESET as f64),
+    ];
+    let (mut at, mut from) = (0, 0);
+    while at < numbered.len() {
+        let (declaration, value) = numbered[at];
+        match super::types::defines(js, declaration, value as u32, from) {
+            Some(end) => from = end,
+            None => panic!("js/module/numbers.js numbers an event, a message, an envelope flag or an open flag differently from abi.rs"),
+        }
+        at += 1;
+    }
+};
