@@ -1,6 +1,6 @@
 // Counts the JS functions one sequential round trip runs in the package's
-// glue (wasm-bindgen's import shims and export wrappers, the closures it
-// hands to JS, glue.js, the postMessage transport): Chromium's precise
+// glue (the module's imports and the wrappers of its exports, the reader,
+// the classes, the postMessage transport): Chromium's precise
 // coverage with call counts over `calls` round trips between a client and a
 // server on a MessageChannel in one page, each count divided by `calls`
 // (or, given a width, that many calls in flight at a time: a batch each way).

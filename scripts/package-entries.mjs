@@ -1,8 +1,8 @@
 // Adds the other builds and the subpath entries to the npm package
 // (scripts/build.sh bundler runs it):
 //
-// - `node/`: the same module built for Node, with Content-Length framing (wasm-bindgen's nodejs target:
-//   CommonJS that reads the .wasm beside it), where the manifest's `exports`
+// - `node/`: the same module built for Node, with Content-Length framing (CommonJS that reads the
+//   .wasm beside it), where the manifest's `exports`
 //   send Node, for `require` and `import` alike. In the package
 //   (`"type": "module"`) its glue is `wiggum_rpc.cjs` with
 //   `wiggum_rpc.d.cts`; its snippets stay ES modules (`.js`), which Node

@@ -1,8 +1,6 @@
 // Instances of the module side by side in one page: the entry imported under
 // several URLs (a cache-busting query, an import-map alias), each with a
-// .wasm of its own. wasm-pack's own output has the JS the module links in
-// files of their own, which every instance shares; the package's build has
-// them inside its entry. Each instance serves and calls methods it learned
+// .wasm of its own. Each instance serves and calls methods it learned
 // in an order of its own, so a method-name table shared between instances
 // would run the wrong method or none.
 
