@@ -1,12 +1,12 @@
 // Counts the JS functions one sequential round trip runs in the package's
-// glue (the module's imports and the wrappers of its exports, the reader,
-// the classes, the postMessage transport): Chromium's precise
+// glue (the functions the module imports, the reader, the classes, the
+// postMessage transport): Chromium's precise
 // coverage with call counts over `calls` round trips between a client and a
 // server on a MessageChannel in one page, each count divided by `calls`
 // (or, given a width, that many calls in flight at a time: a batch each way).
-// A shim's or wrapper's count is a crossing of the JS↔wasm boundary; the
-// rest is the JS the message path runs. Names come from the build's source
-// map, so the table reads as the sources do.
+// The module's exports are called directly, so they do not show here: the
+// crossings of the JS↔wasm boundary are bench/boundary.mjs's count. Names
+// come from the build's source map, so the table reads as the sources do.
 //
 //   node bench/crossings.mjs [calls] [width]    (default 1,000 calls, one at a time; the web build in pkg-web/)
 import { readFileSync } from "node:fs";
