@@ -3,7 +3,7 @@
 // of a build that kept its function names, and sums the items by the module
 // path of their name (wiggum_rpc's own modules two levels deep, as
 // `core::endpoint`, `bindings::boundary`; other crates whole), with what
-// wasm-bindgen and wasm-opt add, the data and the module's own sections each
+// wasm-opt adds, the data and the module's own sections each
 // a row of their own. The `name` section is counted apart: the package ships
 // without it, so shares are of the bytes that ship.
 //
@@ -22,8 +22,7 @@
 //
 // (twiggy: `cargo install twiggy --locked`, 0.8.0 here.) Without its name
 // section that module is the package's .wasm before scripts/glue.mjs
-// shortens its export and import names. (The rows for wasm-bindgen's
-// runtime and shims date from before the plain ABI: they stay empty now.)
+// shortens its export and import names.
 //
 // --depth N: wiggum_rpc's modules N levels deep (default 2; 3 splits
 // core::endpoint into endpoint, endpoint::outgoing, endpoint::session).
@@ -44,8 +43,6 @@ const CRATES = {
   core: "[crate] core (Rust's)",
   alloc: "[crate] alloc",
   __rustc: "[crate] alloc",
-  js_sys: "[crate] js_sys",
-  wasm_bindgen: "wasm-bindgen runtime",
 };
 
 // Splits `a::b<c::d>::e` at the `::` outside angle brackets.
@@ -136,16 +133,6 @@ export function row(name, depth = 2) {
   if (/^(table|memory|global|elem)\[\d+\]$/.test(name) || / section headers$/.test(name) || name === "wasm magic bytes") {
     return "module structure (headers, tables, globals)";
   }
-  // wasm-bindgen's CLI wraps exports and imports in shims; an export's shim
-  // is named by the export (`jsonrpcclient_notify`), an import's by the Rust
-  // declaration it serves.
-  const shim = /^(.*?)( externref shim| multivalue shim)+$/.exec(name);
-  if (shim) {
-    return shim[1].includes("::") || shim[1].includes(" -> ")
-      ? "wasm-bindgen shims of imports"
-      : "bindings: exported functions (the ABI's exports, bodies inlined)";
-  }
-  if (/^__wbindgen_|^__externref_|^__wbg_\w+_free$/.test(name)) return "wasm-bindgen runtime";
   if (/^(memcmp|memcpy|memmove|memset|fmin|fmax|fminf|fmaxf)$/.test(name)) return "[crate] compiler_builtins";
   if (!name.includes("::") && /^[A-Za-z_$][\w$]*$/.test(name)) {
     return "bindings: exported functions (the ABI's exports, bodies inlined)";
