@@ -240,25 +240,34 @@ let after = 0;
 const requestIds = [];
 let following = false;
 let answering = false;
+// What the messages being built move with them: the lists of their
+// transfer() markers, each unwrapped as its message is built (undefined while none).
+let moved;
+function payload(value) {
+  // Most payloads are no plain object: told apart before `instanceof` walks their prototypes.
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !(value instanceof Transfer)) return value;
+  (moved ??= []).push(...value.transfer);
+  return value.value;
+}
 function message(w) {
   const v = (i) => vals[F64[w + i]];
   switch (F64[w]) {
     case M_REQUEST: {
       const id = F64[w + 1];
       const method = v(2);
-      const params = v(3);
+      const params = payload(v(3));
       after = w + 4;
       if (following) requestIds.push(id, method);
       return params === undefined ? { jsonrpc: JSONRPC, method, id } : { jsonrpc: JSONRPC, method, params, id };
     }
     case M_NOTIFICATION: {
       const method = v(1);
-      const params = v(2);
+      const params = payload(v(2));
       after = w + 3;
       return params === undefined ? { jsonrpc: JSONRPC, method } : { jsonrpc: JSONRPC, method, params };
     }
     case M_RESULT: {
-      const result = v(2);
+      const result = payload(v(2));
       after = w + 3;
       answering = true;
       return { jsonrpc: JSONRPC, result: result === undefined ? null : result, id: F64[w + 1] === 0 ? null : v(1) };
@@ -287,7 +296,7 @@ function message(w) {
       return { jsonrpc: JSONRPC, method: "stream.credit", params: { id: F64[w + 1], credit: F64[w + 2] } };
     case M_PROGRESS:
       after = w + 3;
-      return { jsonrpc: JSONRPC, method: F64[w + 2] === 1 ? "notifications/progress" : "$/progress", params: v(1) };
+      return { jsonrpc: JSONRPC, method: F64[w + 2] === 1 ? "notifications/progress" : "$/progress", params: payload(v(1)) };
     case M_READY: {
       const b = (i) => F64[w + i] === 1;
       const params = { ack: b(1), batches: b(2), splitBatchAnswers: b(3), maxBatch: F64[w + 4], streamCredit: b(5), progress: b(6) };
@@ -352,9 +361,10 @@ function carryOut(w) {
       const sent = F64[w + 2];
       const n = F64[w + 3];
       after = w + 4;
-      requestIds.length = 0;
       following = hooks !== undefined && (hooks.trace !== undefined || hooks.settled !== undefined);
+      if (following) requestIds.length = 0;
       answering = false;
+      moved = undefined;
       let out;
       if (n === 0) out = message(after);
       else {
@@ -362,7 +372,7 @@ function carryOut(w) {
         for (let i = 0; i < n; i++) out.push(message(after));
       }
       const next = after;
-      if (hooks !== undefined) send(hooks, out, sent, requestIds, answering);
+      if (hooks !== undefined) send(hooks, out, sent, following ? requestIds : NONE, answering, moved);
       return next;
     }
     case E_INVOKE: {
@@ -433,7 +443,8 @@ function carryOut(w) {
 // Posts what went out (event `sent`): the tracer sees the calls this side
 // times; a transport that follows calls is told their ids; a refusal (a
 // DataCloneError, a closed socket) goes back to the core, which decides.
-function send(hooks, out, sent, ids, answers) {
+const NONE = [];
+function send(hooks, out, sent, ids, answers, transfer) {
   const { trace, transport } = hooks;
   if (trace !== undefined) {
     for (let i = 0; i < ids.length; i += 2) if (x.$waiting(hooks.endpoint, ids[i]) !== 0) trace.sent(ids[i], ids[i + 1]);
@@ -444,7 +455,7 @@ function send(hooks, out, sent, ids, answers) {
     for (let i = 0; i < ids.length; i += 2) calls.push(ids[i]);
   }
   try {
-    post(transport, hooks.text, out, trace, calls);
+    post(transport, hooks.text, out, trace, calls, transfer);
   } catch (failure) {
     if (answers) trace?.local("unsendable-answer", undefined, undefined, failure);
     const reason = failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure);
