@@ -15,8 +15,8 @@ let isSchema;
 /** Makes schemas in a method's or notification's `info` work on every endpoint of the page. */
 export function installContracts({ extensions }) {
   isSchema = extensions.isSchema;
-  extensions.contracted = contracted;
-  extensions.checked = checked;
+  extensions.wrap = contracted;
+  extensions.check = checked;
 }
 
 // The handler to register under `name`: `handler` itself when `info` names
@@ -29,7 +29,7 @@ function contracted(name, handler, info, notification, hooks) {
   if (params === undefined && (result === undefined || notification)) return handler;
   if (!notification) {
     const run = (value, context) => handler(value, context);
-    run.contract = { name, handler, params, result };
+    run.check = { name, handler, params, result };
     return run;
   }
   return (value) => {
@@ -37,16 +37,16 @@ function contracted(name, handler, info, notification, hooks) {
     try {
       outcome = params["~standard"].validate(value);
     } catch (error) {
-      hooks.trace?.local("schema-error", undefined, name, error);
+      hooks.observer?.local("schema-error", undefined, name, error);
       return;
     }
     const judged = (verdict) => {
-      if (verdict.issues) hooks.trace?.local("invalid-notification", undefined, name, issuesOf(verdict.issues));
+      if (verdict.issues) hooks.observer?.local("invalid-notification", undefined, name, issuesOf(verdict.issues));
       else return handler(verdict.value);
     };
     if (!isThenable(outcome)) return judged(outcome);
     // A schema that never settles holds nothing of the endpoint's.
-    outcome.then(judged, (error) => hooks.trace?.local("schema-error", undefined, name, error));
+    outcome.then(judged, (error) => hooks.observer?.local("schema-error", undefined, name, error));
   };
 }
 
@@ -86,7 +86,7 @@ async function checked(hooks, contract, params, context, { checking, checked: do
     }
     if (verdict.issues) {
       const issues = issuesOf(verdict.issues);
-      hooks.trace?.local("invalid-params", undefined, contract.name, issues);
+      hooks.observer?.local("invalid-params", undefined, contract.name, issues);
       return { invalidParams: issues };
     }
     value = verdict.value;
@@ -98,7 +98,7 @@ async function checked(hooks, contract, params, context, { checking, checked: do
   const verdict = await until(contract.result["~standard"].validate(marked ? marked.value : result));
   if (verdict.issues) {
     const issues = issuesOf(verdict.issues);
-    hooks.trace?.local("invalid-result", undefined, contract.name, issues);
+    hooks.observer?.local("invalid-result", undefined, contract.name, issues);
     return { invalidResult: issues };
   }
   return { result: marked ? new Transfer(verdict.value, marked.transfer) : verdict.value };

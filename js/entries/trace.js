@@ -12,7 +12,7 @@
 
 /** Makes the `trace` option work on every endpoint of the page. */
 export function installTrace({ extensions }) {
-  extensions.tracer = tracer;
+  extensions.observer = { option: "trace", make: tracer };
 }
 
 // The endpoint's tracer around the user's hook; `methodOf(calls, id)` is

@@ -236,7 +236,7 @@ const JSONRPC = "2.0";
 // The message of an E_SEND at word `w`; `after` is then the word after it.
 let after = 0;
 // The ids and methods of the requests among the messages built, when a
-// tracer or a transport that follows calls (`settled`) wants them.
+// observer or a transport that follows calls (`settled`) wants them.
 const requestIds = [];
 let following = false;
 let answering = false;
@@ -317,7 +317,7 @@ function message(w) {
   }
 }
 
-// How a call of this side's failed (E_SETTLED's kind 2-6): its trace event and error.
+// How a call of this side's failed (E_SETTLED's kind 2-6): its observer event and error.
 const TIMED_OUT = [-32099, "Request timed out"];
 const FAILED = [
   undefined,
@@ -361,7 +361,7 @@ function carryOut(w) {
       const sent = F64[w + 2];
       const n = F64[w + 3];
       after = w + 4;
-      following = hooks !== undefined && (hooks.trace !== undefined || hooks.settled !== undefined);
+      following = hooks !== undefined && (hooks.observer !== undefined || hooks.settled !== undefined);
       if (following) requestIds.length = 0;
       answering = false;
       moved = undefined;
@@ -385,8 +385,8 @@ function carryOut(w) {
     case E_SETTLED: {
       const id = F64[w + 2];
       if (hooks !== undefined) {
-        // The tracer hears of a call that ended without an answer, then the transport that follows calls.
-        if (F64[w + 4] >= 2) hooks.trace?.failed(FAILED[F64[w + 4]][0], id, hooks, undefined);
+        // The observer hears of a call that ended without an answer, then the transport that follows calls.
+        if (F64[w + 4] >= 2) hooks.observer?.failed(FAILED[F64[w + 4]][0], id, hooks, undefined);
         if (id !== 0) tell(hooks.settled, hooks.transport, id);
         settle(hooks, id, w + 4);
       }
@@ -403,7 +403,7 @@ function carryOut(w) {
       return w + 3;
     case E_CHECK_EXPIRED:
       if (hooks !== undefined) {
-        hooks.trace?.local("check-timeout", undefined, undefined, undefined);
+        hooks.observer?.local("check-timeout", undefined, undefined, undefined);
         abortHandlers(hooks, F64[w + 2], new RPCError(-32603, "Params validation timed out"));
       }
       return w + 3;
@@ -422,7 +422,7 @@ function carryOut(w) {
       if (hooks !== undefined) queueMicrotask(() => hooks.signal(FLUSH, 0));
       return w + 2;
     case E_UNHANDLED:
-      hooks?.trace?.local("unhandled-notification", undefined, str(F64[w + 2], F64[w + 3]), undefined);
+      hooks?.observer?.local("unhandled-notification", undefined, str(F64[w + 2], F64[w + 3]), undefined);
       return w + 4;
     case E_IDLE:
       if (hooks !== undefined) tell(hooks.transport.idle, hooks.transport);
@@ -432,7 +432,7 @@ function carryOut(w) {
       return w + 4;
     case E_UNDELIVERED:
       // `hooks.undelivered`: the transport's event that said so (endpoints.js keeps it for this).
-      hooks?.trace?.local("undelivered", F64[w + 2], undefined, hooks.undelivered);
+      hooks?.observer?.local("undelivered", F64[w + 2], undefined, hooks.undelivered);
       return w + 3;
     default:
       // Unknown: the layout differs from this file's; stop rather than misread.
@@ -440,14 +440,14 @@ function carryOut(w) {
   }
 }
 
-// Posts what went out (event `sent`): the tracer sees the calls this side
+// Posts what went out (event `sent`): the observer sees the calls this side
 // times; a transport that follows calls is told their ids; a refusal (a
 // DataCloneError, a closed socket) goes back to the core, which decides.
 const NONE = [];
 function send(hooks, out, sent, ids, answers, transfer) {
-  const { trace, transport } = hooks;
-  if (trace !== undefined) {
-    for (let i = 0; i < ids.length; i += 2) if (x.$waiting(hooks.endpoint, ids[i]) !== 0) trace.sent(ids[i], ids[i + 1]);
+  const { observer, transport } = hooks;
+  if (observer !== undefined) {
+    for (let i = 0; i < ids.length; i += 2) if (x.$waiting(hooks.endpoint, ids[i]) !== 0) observer.sent(ids[i], ids[i + 1]);
   }
   let calls;
   if (hooks.settled !== undefined) {
@@ -455,14 +455,14 @@ function send(hooks, out, sent, ids, answers, transfer) {
     for (let i = 0; i < ids.length; i += 2) calls.push(ids[i]);
   }
   try {
-    post(transport, hooks.text, out, trace, calls, transfer);
+    post(transport, hooks.text, out, observer, calls, transfer);
   } catch (failure) {
-    if (answers) trace?.local("unsendable-answer", undefined, undefined, failure);
+    if (answers) observer?.local("unsendable-answer", undefined, undefined, failure);
     const reason = failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure);
     speaking(hooks.text);
     const unsent = x.$transmit_failed(sent, put(reason));
     if (unsent !== 0) {
-      trace?.failed("send-failed", unsent, hooks, failure);
+      observer?.failed("send-failed", unsent, hooks, failure);
       rejectCall(hooks, unsent, new RPCError(-32096, `Request could not be sent: ${reason}`, failure));
     }
   }

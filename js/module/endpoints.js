@@ -17,7 +17,7 @@ import {
   closeLater, destroyedError, endpoints,
   kindOf, openedLimits, opt, put, refusal, run, scratch, scratchText, speaking, x,
 } from "./abi.js";
-import { contracted, extensions, tracer } from "./extensions.js";
+import { extensions, observerOf, wrapped } from "./extensions.js";
 import { RPCError, countConsumed, openCall, watchAbort } from "./glue.js";
 import { abortHandlers, addHandler, detach, retireHooks } from "./serving.js";
 import { transfer } from "./wire.js";
@@ -93,7 +93,7 @@ function signalled(hooks, what, n, value) {
 }
 
 // The transport's `undelivered` event, `{ calls, reply?, reason, message,
-// data? }`: the core decides what each call gets (the tracer hears of each
+// data? }`: the core decides what each call gets (the observer hears of each
 // call failed so, with the event: `hooks.undelivered`).
 function undelivered(hooks, detail) {
   const given = isObject(detail) ? detail : {};
@@ -132,7 +132,7 @@ function open(transport, options, roles) {
     throw new TypeError("transport must have send(message) and onMessage(handler)");
   }
   const given = isObject(options) ? options : {};
-  const trace = given.trace !== undefined ? tracer(given.trace) : undefined;
+  const observer = observerOf(given);
   const number = (value, least) => (typeof value === "number" && value >= least ? value : -1);
   const { batches, limits } = given;
   const { session } = transport;
@@ -158,7 +158,7 @@ function open(transport, options, roles) {
   const [maxBytes, maxDepth] = openedLimits();
   const text = transport.text === true;
   const hooks = {
-    endpoint: ep, transport, text, trace, settled: typeof transport.settled === "function" ? transport.settled : undefined,
+    endpoint: ep, transport, text, observer, settled: typeof transport.settled === "function" ? transport.settled : undefined,
     calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), streaming: new Map(), timers: [], listening: [],
     threw: false, thrown: undefined, retired: false, undelivered: undefined, signal: undefined,
   };
@@ -310,7 +310,7 @@ function register(endpoint, name, handler, info, notification) {
   if (typeof name !== "string") throw new TypeError("name must be a string");
   if (typeof handler !== "function") throw new TypeError("handler must be a function");
   const hooks = stateOf(endpoint);
-  const served = contracted(name, handler, info, notification, hooks);
+  const served = wrapped(name, handler, info, notification, hooks);
   const number = addHandler(hooks, `${notification ? "n" : "m"}:${name}`, served);
   if (!hooks.retired) {
     const [len] = scratch([name]);

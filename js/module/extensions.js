@@ -1,26 +1,31 @@
-// What the capability entries plug in when imported (their install
-// functions): a page that imports none of them loads none of their code.
-// `plugins` see every endpoint open and every handler registered; the
-// slots serve one option each, which is refused with a TypeError naming
-// the entry until that entry is imported.
+// What entries plug in when imported (their install functions): a page that
+// imports none of them loads none of their code. Each slot is a generic
+// hook of the endpoint's; which entry fills which, and what the root entry
+// says when an option needs one not imported, is the entries' to say
+// (js/entries/requirements.js).
 
 export const extensions = {
-  // (hook, methodOf) => a tracer: `sent`, `out`, `received`, `failed`, `local`.
-  tracer: undefined,
-  // (name, handler, info, notification, hooks) => the handler to register.
-  contracted: undefined,
-  // (hooks, contract, params, context, ops) => Promise of a verdict.
-  checked: undefined,
+  // An observer of every endpoint's traffic, made from one option's value:
+  // `{ option, make(value, methodOf) }`, where the observer made has
+  // `sent`, `out`, `received`, `failed` and `local`.
+  observer: undefined,
+  // (name, handler, info, notification, hooks) => the handler to register,
+  // for a handler whose info names a schema.
+  wrap: undefined,
+  // (hooks, check, params, context, ops) => Promise of a verdict: a call
+  // whose handler carries a `check` (what `wrap` made) is settled by it.
+  check: undefined,
   // Each `{ opened?, registered?, destroyed? }`: `opened(endpoint, options,
   // { calls, serves, transport })` as an endpoint opens, `registered(endpoint,
   // name, info, notification)` once a handler is in, `destroyed(endpoint)`.
   plugins: [],
+  // What needs an entry that is not imported, and which: `{ options: { [option]: entry }, schemas: entry }`.
+  requirements: { options: {}, schemas: undefined },
   isSchema,
 };
 
-function missing(slot, what, entry) {
-  if (extensions[slot] === undefined) throw new TypeError(`${what} needs \`import "wiggum-rpc/${entry}"\``);
-  return extensions[slot];
+function needs(what, entry) {
+  return new TypeError(`${what} needs \`import "wiggum-rpc/${entry}"\``);
 }
 
 // Whether `value` is a Standard Schema (zod, valibot, arktype, …).
@@ -29,30 +34,32 @@ function isSchema(value) {
     && typeof value["~standard"]?.validate === "function";
 }
 
-// The method of a call still waiting (for the trace): `calls` is the
-// endpoint's JS state (serving.js, `handlerHooks`).
-function methodOf(calls, id) {
-  return calls.calls.get(id)?.method;
+// The method of a call still waiting (for an observer): `hooks` is the
+// endpoint's JS state (endpoints.js).
+function methodOf(hooks, id) {
+  return hooks.calls.get(id)?.method;
 }
 
-// The `trace` option's tracer (wiggum-rpc/trace).
-export function tracer(hook) {
-  return missing("tracer", "the trace option", "trace")(hook, methodOf);
+/**
+ * The endpoint's observer, from its options (undefined when none is asked
+ * for). An option whose entry is not imported is refused with a TypeError
+ * that names the entry.
+ */
+export function observerOf(given) {
+  const { observer, requirements } = extensions;
+  for (const option of Object.keys(requirements.options)) {
+    if (given[option] !== undefined && observer?.option !== option) {
+      throw needs(`the ${option} option`, requirements.options[option]);
+    }
+  }
+  const value = observer === undefined ? undefined : given[observer.option];
+  return value === undefined ? undefined : observer.make(value, methodOf);
 }
 
-// Two of the tracer's methods, as functions: the module calls them with no
-// shim between.
-export function traceSent(tracer, id, method) {
-  tracer.sent(id, method);
-}
-
-export function traceReceived(tracer, message, calls) {
-  tracer.received(message, calls);
-}
-
-// The handler to register: `handler` itself, or (wiggum-rpc/contracts) one
-// that checks the schemas `info` names.
-export function contracted(name, handler, info, notification, hooks) {
+// The handler to register: `handler` itself, or (when `info` names a
+// schema and an entry checks schemas) the one that entry makes.
+export function wrapped(name, handler, info, notification, hooks) {
   if (!isSchema(info?.params) && !isSchema(info?.result)) return handler;
-  return missing("contracted", "a schema in a method's info", "contracts")(name, handler, info, notification, hooks);
+  if (extensions.wrap === undefined) throw needs("a schema in a method's info", extensions.requirements.schemas);
+  return extensions.wrap(name, handler, info, notification, hooks);
 }

@@ -15,6 +15,10 @@ import { RPCError } from "./glue.js";
 import { Transfer } from "./wire.js";
 import { JSONRPCClient, JSONRPCServer, Peer } from "./endpoints.js";
 import { Transport } from "../transports/postmessage.js";
+import { extensions } from "./extensions.js";
+import { requirements } from "../entries/requirements.js";
+
+extensions.requirements = requirements;
 
 for (const [named, name] of [[RPCError, "RPCError"], [Transfer, "Transfer"], [JSONRPCClient, "JSONRPCClient"], [JSONRPCServer, "JSONRPCServer"], [Peer, "Peer"], [Transport, "Transport"]]) {
   Object.defineProperty(named, "name", { value: name });

@@ -1,7 +1,7 @@
 // An endpoint's message reader: JSON text parsed once (within the
 // endpoint's limits), a message object's envelope read here and handed to
 // the module in one call (`recv`), a batch member by member, anything else
-// whole; and what the tracer sees of it.
+// whole; and what an observer sees of it.
 
 import { kindOf, opt, put, run, x } from "./abi.js";
 import { ERROR, ID_SHIFT, METHOD, OBJECT, PARAMS_SHIFT, RESULT, TEXT, VERSION_2 } from "./numbers.js";
@@ -47,7 +47,7 @@ const isObject = (value) => value !== null && typeof value === "object" && !Arra
  * endpoint's limits, `maxBytes` of UTF-8 and `maxDepth` of nesting, is not
  * parsed, and neither are bytes on a text transport), reads a message
  * object's envelope and hands it over in one call; a batch member by
- * member when the endpoint asks for them. A tracer sees every message.
+ * member when the endpoint asks for them. An observer sees every message.
  */
 export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
   const ep = hooks.endpoint;
@@ -73,7 +73,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
       text = TEXT;
       hooks.text = true;
     }
-    if (hooks.trace !== undefined) traceIn(hooks, message, text);
+    if (hooks.observer !== undefined) observeIn(hooks, message, text);
     if (Array.isArray(message)) {
       if (x.$batch_begin(ep, message.length) === 1) {
         for (const one of message) {
@@ -93,14 +93,14 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
 
 // Text not read: 0 not JSON, 1 too large, 2 too deep, 3 not text.
 function refused(hooks, why) {
-  hooks.trace?.local("parse-error", undefined, undefined, undefined);
+  hooks.observer?.local("parse-error", undefined, undefined, undefined);
   x.$recv_refused(hooks.endpoint, why);
   run();
 }
 
-// The tracer sees what came in, if it is ours, with the calls of this
+// The observer sees what came in, if it is ours, with the calls of this
 // side's it answers as the core reads it (for their round-trip times).
-function traceIn(hooks, message, text) {
+function observeIn(hooks, message, text) {
   const answers = (one, framing) => {
     const flags = envelopeOf(one, framing);
     const id = handOver(x.$answers, hooks.endpoint, one, flags);
@@ -108,10 +108,10 @@ function traceIn(hooks, message, text) {
   };
   if (Array.isArray(message)) {
     // Every member of a batch is ours, whatever the framing.
-    hooks.trace.received(message, message.map((one) => (isObject(one) ? answers(one, TEXT) : undefined)));
+    hooks.observer.received(message, message.map((one) => (isObject(one) ? answers(one, TEXT) : undefined)));
   } else if (isObject(message) && (text !== 0 || message.jsonrpc === "2.0")) {
-    hooks.trace.received(message, answers(message, text));
-  } else if (text !== 0) hooks.trace.received(message, undefined);
+    hooks.observer.received(message, answers(message, text));
+  } else if (text !== 0) hooks.observer.received(message, undefined);
 }
 
 // 1 too large, 2 too deep, or 0. Each UTF-16 unit is 1 to 3 bytes of UTF-8,

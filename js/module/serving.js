@@ -1,5 +1,5 @@
 // The calls this side serves: running a handler (its context, its
-// asynchronous outcome, a contract's check), notification handlers, and the
+// asynchronous outcome, a schema's check), notification handlers, and the
 // endpoint's timers; each told to the endpoint through its JS state's one
 // callback, `hooks.signal` (endpoints.js).
 
@@ -57,7 +57,7 @@ export function mayStream(hooks, call) {
 }
 
 // Reports how an asynchronous handler ended: its value as RESOLVED, or (a
-// contracted call) the signal and value `verdict` makes of it. One reaction,
+// checked call) the signal and value `verdict` makes of it. One reaction,
 // no more: an answer that settles in its batch's turn leaves with the batch.
 function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value]) {
   outcome.then(
@@ -80,12 +80,12 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
 // not: it threw (`hooks.threw`; what it threw waits in `hooks.thrown`, for
 // `takeThrown`) or returned a promise, whose outcome goes to
 // `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
-// declares a second parameter gets its context. A handler with a contract
-// (wiggum-rpc/contracts) always settles later, through `invokeChecked`.
+// declares a second parameter gets its context. A handler that carries a
+// check (`extensions.wrap` made it) always settles later, through `invokeChecked`.
 export function invoke(hooks, handler, params, call) {
   const run = hooks.handlers[handler];
-  if (run.contract !== undefined) {
-    settleLater(hooks, call, invokeChecked(hooks, run.contract, params, call), (signalled) => signalled);
+  if (run.check !== undefined) {
+    settleLater(hooks, call, invokeChecked(hooks, run.check, params, call), (signalled) => signalled);
     return undefined;
   }
   let result;
@@ -130,14 +130,14 @@ export function takeThrown(hooks) {
   return thrown;
 }
 
-// A contracted method's call (wiggum-rpc/contracts checks it): resolves
+// A checked method's call (`extensions.check` checks it): resolves
 // with the signal that reports its verdict and the value that goes with it.
 // `ops` are what a check tells the endpoint: an asynchronous check is
 // announced (`checking`, then `checked`) so that the endpoint bounds it.
-function invokeChecked(hooks, contract, params, call) {
+function invokeChecked(hooks, check, params, call) {
   const context = handlerContext(hooks, call);
   const ops = { checking: () => hooks.signal(CHECKING, call), checked: () => hooks.signal(CHECKED, call), Transfer };
-  return extensions.checked(hooks, contract, params, context, ops).then((verdict) => {
+  return extensions.check(hooks, check, params, context, ops).then((verdict) => {
     if ("invalidParams" in verdict) return [INVALID_PARAMS, verdict.invalidParams];
     if ("invalidResult" in verdict) return [INVALID_RESULT];
     return [RESOLVED, verdict.result];

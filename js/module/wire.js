@@ -18,11 +18,11 @@ export function transfer(value, list) {
 // Sends a message or a batch (its transfer() markers already unwrapped
 // into `transfer`, the list of what moves with it): text transports get
 // JSON text; a transport that reports undelivered calls gets the ids of the
-// calls it carries. A tracer sees the message just before it goes
+// calls it carries. An observer sees the message just before it goes
 // (transferred buffers are detached after). Throws what the transport
 // throws (a DataCloneError).
-export function post(transport, text, message, tracer, calls, transfer) {
-  tracer?.out(message);
+export function post(transport, text, message, observer, calls, transfer) {
+  observer?.out(message);
   const sent = text ? JSON.stringify(message) : message;
   if (calls !== undefined) transport.send(sent, transfer, calls);
   else if (transfer !== undefined) transport.send(sent, transfer);

@@ -30,13 +30,13 @@ pub mod event {
     pub const SESSION_ENDED: f64 = 11.0;
     /// `[FLUSH, ep]`: call `flush` at the end of this turn.
     pub const FLUSH: f64 = 12.0;
-    /// `[UNHANDLED, ep, at, len]`: a notification nobody handles (for the tracer).
+    /// `[UNHANDLED, ep, at, len]`: a notification nobody handles (for an observer).
     pub const UNHANDLED: f64 = 13.0;
     /// `[IDLE, ep]`: this side answered every call it served (a transport's `idle()`).
     pub const IDLE: f64 = 14.0;
     /// `[ARM, ep, which, delay]`: arm timer `which` (0 the tick, 1 the deadline).
     pub const ARM: f64 = 15.0;
-    /// `[UNDELIVERED, ep, id]`: call `id` failed as the transport reported (for the tracer).
+    /// `[UNDELIVERED, ep, id]`: call `id` failed as the transport reported (for an observer).
     pub const UNDELIVERED: f64 = 16.0;
 }
 

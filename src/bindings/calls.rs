@@ -1,6 +1,6 @@
 //! The calls this side makes (`request`, `notify`, their options as
 //! numbers) and serves (a handler's outcome, its chunks and progress, its
-//! contract's verdict), the handlers registered, and the endpoint's clock.
+//! schema's verdict), the handlers registered, and the endpoint's clock.
 
 use super::abi::call;
 use super::value::kind_of_index;
@@ -167,7 +167,7 @@ pub extern "C" fn consumed(ep: u32, id: f64, n: u32) {
     with(ep, |slot| slot.core.consumed(id as u64, n));
 }
 
-/// Call `call`'s params failed its contract (`issues`).
+/// Call `call`'s params failed its schema (`issues`).
 #[no_mangle]
 pub extern "C" fn reject_params(ep: u32, call: u32, issues: u32) {
     let issues = Handle::adopt(issues);
@@ -178,7 +178,7 @@ pub extern "C" fn reject_params(ep: u32, call: u32, issues: u32) {
     });
 }
 
-/// Call `call`'s result failed its contract.
+/// Call `call`'s result failed its schema.
 #[no_mangle]
 pub extern "C" fn reject_result(ep: u32, call: u32) {
     with(ep, |slot| slot.core.reject_result(CallId(call)));

@@ -34,7 +34,7 @@ pub extern "C" fn connection_lost(ep: u32, last: u32, now: f64) -> u32 {
 /// ids), `message` saying why: `reply` an array of what its reply held (0:
 /// none), `why` 0 failed, 1 not JSON, 2 session expired, `data` (0: none).
 /// The core decides what each call gets; each call failed so is an
-/// `UNDELIVERED` event after those (for the tracer).
+/// `UNDELIVERED` event after those (for an observer).
 #[no_mangle]
 pub extern "C" fn undelivered(ep: u32, calls: u32, message: u32, reply: u32, why: u32, data: u32) {
     let (calls, message, reply, data) =
@@ -90,7 +90,7 @@ pub extern "C" fn serving(ep: u32) -> u32 {
     slot(ep).map_or(0, |slot| u32::from(slot.core.is_serving()))
 }
 
-/// Whether `id` is a call of this side's that waits (the tracer times only those).
+/// Whether `id` is a call of this side's that waits (an observer times only those).
 #[no_mangle]
 pub extern "C" fn waiting(ep: u32, id: f64) -> u32 {
     slot(ep).map_or(0, |slot| u32::from(slot.core.is_waiting(id as u64)))

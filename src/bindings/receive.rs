@@ -1,6 +1,6 @@
 //! What the reader (abi.js) hands over: a message object with its envelope
 //! read, a batch member by member, any other value whole, text it refused;
-//! and which of this side's calls a message answers (the tracer's question).
+//! and which of this side's calls a message answers (an observer's question).
 
 use crate::prelude::*;
 
@@ -141,7 +141,7 @@ pub extern "C" fn members_end(ep: u32) {
     });
 }
 
-/// Which of this side's calls a message answers (a tracer's question): its id, or 0.
+/// Which of this side's calls a message answers (an observer's question): its id, or 0.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn answers(

@@ -7,9 +7,23 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { readFileSync, readdirSync } from "node:fs";
 
 const require = createRequire(import.meta.url);
 const lib = require("../../pkg/node/wiggum_rpc.cjs");
+
+test("the protocol module names no entry that plugs into it: each fills a generic slot", () => {
+  const named = [];
+  for (const dir of ["js/module", "src/bindings"]) {
+    const at = new URL(`../../${dir}/`, import.meta.url);
+    for (const file of readdirSync(at)) {
+      readFileSync(new URL(file, at), "utf8").split("\n").forEach((line, i) => {
+        if (/trace|contract|introspect/i.test(line)) named.push(`${dir}/${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+  }
+  assert.deepEqual(named, []);
+});
 
 /** A server and a client over a MessageChannel; `use` runs with both, then both go. */
 async function pair(serverOptions, use, clientOptions = {}) {
