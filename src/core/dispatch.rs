@@ -384,7 +384,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             Inbound::Request(request) if self.roles.server => {
                 let Some(handler) = self.handlers.get(&request.method).and_then(|h| h.method.clone()) else {
                     if self.lists_components && request.method == LIST_COMPONENTS {
-                        return Some(Response { id: Some(request.id), payload: Ok(V::flags(self.method_names())) });
+                        return Some(Response::new(Some(request.id), Ok(V::flags(self.method_names()))));
                     }
                     let error = ErrorObject::standard(code::METHOD_NOT_FOUND);
                     return Some(Response::error(Some(request.id), error));
@@ -403,7 +403,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 None
             }
             Inbound::Invalid(reply) if self.roles.server => Some(reply),
-            Inbound::Response(Response { id: Some(id), payload }) if self.roles.client => {
+            Inbound::Response(Response { id: Some(id), payload, .. }) if self.roles.client => {
                 actions.push(Action::Settle { id, outcome: payload });
                 None
             }

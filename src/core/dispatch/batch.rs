@@ -116,7 +116,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// completes something: the call itself, or the last open call of a batch.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) -> Option<Outgoing<V>> {
         let InFlight { id, batch, .. } = self.calls.remove(&call.0)?;
-        let response = Response { id: Some(id), payload: outcome };
+        let response = Response::new(Some(id), outcome);
         let Some((key, slot)) = batch else {
             return Some(Outgoing::Single(response));
         };

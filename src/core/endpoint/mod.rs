@@ -19,9 +19,13 @@ mod config;
 mod dialect;
 mod incoming;
 mod outgoing;
+#[cfg(feature = "references")]
+mod references;
 mod serving;
 mod session;
 
+#[cfg(feature = "references")]
+pub use config::ReferenceEvent;
 pub use config::{
     Batching, CallOptions, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered,
     COARSE_FROM_MS, TICK_MS,
@@ -35,6 +39,8 @@ use alloc::collections::VecDeque;
 use outgoing::Queued;
 use session::{Answered, Session};
 
+#[cfg(feature = "references")]
+use super::dispatch::Roles;
 use super::dispatch::{Action, CallId, Dispatcher, TextRefusal};
 use super::error::code;
 use super::error::ErrorObject;
@@ -285,6 +291,30 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         options: CallOptions,
         now: impl FnOnce() -> Deadline,
     ) -> Result<u64, (W, Outcome<V>)> {
+        self.make_request(
+            method,
+            params,
+            #[cfg(feature = "references")]
+            None,
+            kind,
+            waiter,
+            options,
+            now,
+        )
+    }
+
+    /// A call, its request carrying `refs` (with the feature) beside its params.
+    #[cfg_attr(feature = "references", allow(clippy::too_many_arguments))]
+    fn make_request(
+        &mut self,
+        method: V,
+        params: Option<V>,
+        #[cfg(feature = "references")] refs: Option<V>,
+        kind: Option<Kind>,
+        waiter: W,
+        options: CallOptions,
+        now: impl FnOnce() -> Deadline,
+    ) -> Result<u64, (W, Outcome<V>)> {
         if self.destroyed {
             return Err((waiter, Outcome::Failed(Failure::Destroyed)));
         }
@@ -331,7 +361,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             true => with_progress_token(params, id),
             false => params,
         };
-        let request = Message::Request { id, method, params };
+        let request = Message::Request {
+            id,
+            method,
+            params,
+            #[cfg(feature = "references")]
+            refs,
+        };
         match window {
             // One batch at the end of the turn: the request and its credit cross together.
             Some(credit) => {
@@ -351,7 +387,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         structured(params.as_ref().map(Value::kind))?;
         if !self.destroyed {
             let params = self.outgoing_params(&method, params);
-            self.send(Message::Notification { method, params }, None);
+            let notification = Message::Notification {
+                method,
+                params,
+                #[cfg(feature = "references")]
+                refs: None,
+            };
+            self.send(notification, None);
         }
         Ok(())
     }

@@ -28,6 +28,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             },
             stream_credit: true,
             progress: true,
+            #[cfg(feature = "references")]
+            references: self.offers_references(),
         };
         Message::Ready { ack, capabilities, presence: self.presence.clone(), session }
     }
