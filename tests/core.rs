@@ -79,6 +79,8 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
                 panic!("a server settles nothing")
             }
             Action::Unhandled { .. } | Action::Cancel { .. } | Action::Credit { .. } | Action::SessionAck { .. } => {}
+            #[cfg(feature = "references")]
+            Action::Release { .. } | Action::CallReference { .. } => {}
         }
     }
     assert!(sent.len() <= 1, "one message in, at most one reply out: {sent:?}");

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    json as wire, CallId, Capabilities, Config, Dialect, Endpoint, Event, Framing, Handshake, Outcome, ReferenceEvent,
-    Roles,
+    json as wire, CallId, CallOptions, Capabilities, Config, Dialect, Endpoint, ErrorObject, Event, Framing, Handshake,
+    Outcome, ReferenceEvent, Roles,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -102,6 +102,24 @@ impl Side {
         out
     }
 
+    /// Exports `new` targets, then calls `method` with `params` and `refs`.
+    fn call_with(&mut self, waiter: u32, method: &str, params: Json, refs: Json) -> Option<u64> {
+        self.endpoint.request_with_refs(json!(method), Some(params), refs, waiter, CallOptions::default(), || 0)
+    }
+
+    /// A raw message from the other side, as one task.
+    fn hear(&mut self, message: Json) -> Vec<Json> {
+        self.endpoint.receive(&message, Framing::Object);
+        self.end_turn()
+    }
+
+    fn error(&self, waiter: u32) -> Option<&ErrorObject<Json>> {
+        match self.settled.get(&waiter) {
+            Some(Outcome::Error(error)) => Some(error),
+            _ => None,
+        }
+    }
+
     fn end_turn(&mut self) -> Vec<Json> {
         let mut out = self.drain();
         while std::mem::take(&mut self.flush_due) {
@@ -141,6 +159,15 @@ impl Pair {
 
     fn friends() -> Pair {
         Pair::new(referring(), referring())
+    }
+
+    fn turn(&mut self, to: To, turn: impl FnOnce(&mut Side)) {
+        let (side, outbox) = match to {
+            To::A => (&mut self.a, &mut self.to_b),
+            To::B => (&mut self.b, &mut self.to_a),
+        };
+        turn(side);
+        outbox.extend(side.end_turn());
     }
 
     fn deliver(&mut self, to: To) -> bool {
@@ -207,4 +234,190 @@ fn a_stranger_that_never_said_hello_never_takes_references() {
     side.end_turn();
     assert_eq!(side.peer, Some(Capabilities::NONE));
     assert!(!side.endpoint.takes_references());
+}
+
+// ---- exports and `$/release` -------------------------------------------------
+
+/// A's callback, exported and sent to B's `later` as its second param.
+fn send_callback(pair: &mut Pair, waiter: u32) -> u32 {
+    let mut first = 0;
+    pair.turn(To::A, |side| {
+        first = side.endpoint.export(1, &[], &[]).unwrap();
+        side.call_with(waiter, "later", json!(["/src", {"$ref": first}]), json!([[first, [1]]])).unwrap();
+    });
+    first
+}
+
+#[test]
+fn a_request_carries_its_refs_beside_its_params() {
+    let mut pair = Pair::friends();
+    let id = send_callback(&mut pair, 1);
+    assert_eq!(id, 1, "export ids start at 1");
+    assert_eq!(
+        pair.a.sent.last(),
+        Some(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "later", "params": ["/src", {"$ref": 1}], "refs": [[1, [1]]]})
+        )
+    );
+    assert_eq!(pair.a.endpoint.references_held(), (1, 0));
+    assert!(!pair.a.endpoint.is_idle(), "an export held by the peer is not idle");
+}
+
+#[test]
+fn references_toward_a_peer_that_did_not_offer_them_are_refused_and_nothing_is_sent() {
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(referring(), plain);
+    let before = pair.a.sent.len();
+    pair.turn(To::A, |side| {
+        let refused = side.endpoint.export(1, &[], &[]).unwrap_err();
+        assert_eq!(refused.code, -32602);
+        assert!(refused.message.contains("does not take"), "{}", refused.message);
+        assert_eq!(side.call_with(1, "echo", json!([{"$ref": 1}]), json!([[1, [0]]])), None);
+        assert_eq!(side.endpoint.notify_with_refs(json!("note"), Some(json!([])), json!([])).unwrap_err().code, -32602);
+    });
+    assert!(matches!(pair.a.error(1), Some(error) if error.code == -32602));
+    assert_eq!(pair.a.sent.len(), before, "nothing sent");
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn release_counts_introductions_and_frees_at_zero() {
+    let mut pair = Pair::friends();
+    let id = send_callback(&mut pair, 1);
+    // Sent again: two introductions.
+    assert_eq!(pair.a.endpoint.export(0, &[id], &[]), Ok(id + 1), "no new id given");
+    let release = |count: u32| json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": [[id, count]]}});
+    pair.a.hear(release(1));
+    assert!(!pair.a.seen.iter().any(|seen| matches!(seen, Seen::Freed(_))), "one introduction left");
+    assert_eq!(pair.a.endpoint.references_held(), (1, 0));
+    pair.a.hear(release(1));
+    assert_eq!(pair.a.seen.last(), Some(&Seen::Freed(vec![id])));
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    // Over-release, a double release and unknown ids: ignored, never negative.
+    pair.a.hear(release(5));
+    pair.a.hear(
+        json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": [[99, 1], [-1, 1], "x", [1], [1, 0.5]]}}),
+    );
+    pair.a.hear(json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": 7}}));
+    pair.a.hear(json!({"jsonrpc": "2.0", "method": "$/release"}));
+    assert_eq!(pair.a.seen.iter().filter(|seen| matches!(seen, Seen::Freed(_))).count(), 1);
+    assert_eq!(pair.a.endpoint.export(1, &[], &[]), Ok(id + 1), "ids are never reused");
+}
+
+#[test]
+fn a_release_that_crosses_a_resend_frees_nothing() {
+    let mut pair = Pair::friends();
+    let id = send_callback(&mut pair, 1);
+    pair.a.endpoint.export(0, &[id], &[]).unwrap();
+    // The peer released the first introduction before it saw the second.
+    pair.a.hear(json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": [[id, 1]]}}));
+    assert_eq!(pair.a.endpoint.references_held(), (1, 0));
+    let sent_again = pair.a.endpoint.export(0, &[id], &[]);
+    assert!(sent_again.is_ok(), "still live: {sent_again:?}");
+}
+
+#[test]
+fn past_max_references_the_next_export_is_refused_until_one_is_released() {
+    let mut config = referring();
+    config.limits.max_references = 3;
+    let mut pair = Pair::new(config, referring());
+    assert_eq!(pair.a.endpoint.export(2, &[], &[]), Ok(1));
+    assert_eq!(pair.a.endpoint.export(1, &[], &[]), Ok(3));
+    let refused = pair.a.endpoint.export(1, &[], &[]).unwrap_err();
+    assert_eq!(refused.code, -32090);
+    assert!(refused.message.contains("holds 3"), "{}", refused.message);
+    assert_eq!(pair.a.endpoint.export(0, &[2], &[]), Ok(4), "again is not a new entry; no id was used");
+    pair.a.hear(json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": [[1, 1]]}}));
+    assert_eq!(pair.a.endpoint.export(1, &[], &[]), Ok(4));
+}
+
+#[test]
+fn export_names_only_live_ids() {
+    let mut pair = Pair::friends();
+    assert_eq!(pair.a.endpoint.export(0, &[1], &[]).unwrap_err().code, -32091, "never sent");
+    assert_eq!(pair.a.endpoint.export(0, &[], &[1]).unwrap_err().code, -32091, "no stub held");
+}
+
+// ---- calls to a reference ------------------------------------------------------
+
+fn call(id: u32, method: &str) -> Json {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": [{"file": "a.ts"}]})
+}
+
+#[test]
+fn a_call_to_a_live_reference_is_run_as_a_served_call() {
+    let mut pair = Pair::friends();
+    let id = send_callback(&mut pair, 1);
+    pair.a.hear(call(9, "$/ref/1"));
+    pair.a.hear(call(10, "$/ref/1.close"));
+    assert_eq!(
+        pair.a.seen[pair.a.seen.len() - 2..],
+        [
+            Seen::InvokeReference { reference: id, member: None },
+            Seen::InvokeReference { reference: id, member: Some("close".into()) }
+        ]
+    );
+    assert!(pair.a.endpoint.is_serving());
+    // Cancel and progress go as for any call.
+    pair.a.hear(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 9}}));
+    assert_eq!(pair.a.cancelled, [pair.a.invoked[0]]);
+    assert!(pair.a.endpoint.progress(pair.a.invoked[1], json!(50)));
+    let first = pair.a.invoked[0];
+    pair.a.endpoint.complete(first, Ok(json!(null)));
+    let out = pair.a.end_turn();
+    assert_eq!(out.last(), Some(&json!({"jsonrpc": "2.0", "id": 9, "result": null})));
+}
+
+#[test]
+fn a_released_and_a_never_sent_reference_each_get_unknown_reference() {
+    let mut pair = Pair::friends();
+    let id = send_callback(&mut pair, 1);
+    pair.a.hear(json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": [[id, 1]]}}));
+    let released = pair.a.hear(call(9, "$/ref/1"));
+    let never = pair.a.hear(call(10, "$/ref/7.close"));
+    assert_eq!(
+        released,
+        [
+            json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32091, "message": "Unknown reference: 1 (released)", "data": {"ref": 1}}})
+        ]
+    );
+    assert_eq!(
+        never,
+        [
+            json!({"jsonrpc": "2.0", "id": 10, "error": {"code": -32091, "message": "Unknown reference: 7 (never sent on this connection)", "data": {"ref": 7}}})
+        ]
+    );
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert!(!pair.a.endpoint.is_serving());
+}
+
+#[test]
+fn names_that_are_not_references_are_not_found() {
+    let mut pair = Pair::friends();
+    for name in ["$/ref/", "$/ref/0", "$/ref/01", "$/ref/1.", "$/ref/x", "$/ref/+1", "$/ref/99999999999", "$/refs/1"] {
+        let out = pair.a.hear(call(9, name));
+        assert_eq!(out[0]["error"]["code"], json!(-32601), "{name}");
+    }
+}
+
+#[test]
+fn without_references_a_call_to_a_reference_is_not_found() {
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut side = Side::new(plain);
+    side.end_turn();
+    let out = side.hear(call(9, "$/ref/1"));
+    assert_eq!(out[0]["error"]["code"], json!(-32601));
+    let out = side.hear(json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": [[1, 1]]}}));
+    assert!(out.is_empty());
+}
+
+#[test]
+fn calls_to_references_count_against_max_in_flight() {
+    let mut config = referring();
+    config.limits.max_in_flight = 1;
+    let mut pair = Pair::new(config, referring());
+    pair.a.endpoint.export(1, &[], &[]).unwrap();
+    pair.a.hear(call(9, "$/ref/1"));
+    let out = pair.a.hear(call(10, "$/ref/1"));
+    assert_eq!(out[0]["error"]["code"], json!(-32092));
 }

@@ -18,6 +18,8 @@ use super::wire::{
     Cancellation, CANCEL_REQUEST, MAX_CREDIT, MCP_CANCELLED, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK,
     STREAM_CREDIT, STREAM_END,
 };
+#[cfg(feature = "references")]
+use super::wire::{REFERENCE, RELEASE};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
 /// requests (a server sharing its transport may); a server never reads
@@ -105,6 +107,13 @@ pub enum Action<V, H> {
     /// The caller let the handler of `call` send more chunks (`stream.credit`);
     /// `resumed`: it had used up what it had.
     Credit { call: CallId, resumed: bool },
+    /// The other side released references of this side's (`$/release`), with its params.
+    #[cfg(feature = "references")]
+    Release { params: Option<V> },
+    /// A call to export `reference` (its `member`, if named) of this side's:
+    /// `$/ref/<id>[.<member>]`, a name no handler has.
+    #[cfg(feature = "references")]
+    CallReference { call: CallId, reference: u32, member: Option<String>, params: Option<V> },
 }
 
 /// The notifications the protocol names (see [`super::wire`]), told apart
@@ -120,6 +129,8 @@ enum Named {
     Credit,
     LspCancel,
     McpCancel,
+    #[cfg(feature = "references")]
+    Release,
     /// The application's.
     Other,
 }
@@ -136,6 +147,8 @@ impl Named {
             STREAM_CREDIT => Named::Credit,
             CANCEL_REQUEST => Named::LspCancel,
             MCP_CANCELLED => Named::McpCancel,
+            #[cfg(feature = "references")]
+            RELEASE => Named::Release,
             _ => Named::Other,
         }
     }
@@ -170,6 +183,9 @@ pub struct Dispatcher<V, H> {
     max_in_flight: usize,
     /// jrpc-oo's handshake: `system.listComponents` is answered here.
     lists_components: bool,
+    /// This side offers references: `$/ref/…` and `$/release` are the protocol's.
+    #[cfg(feature = "references")]
+    references: bool,
     handlers: Table<String, Handlers<H>>,
     calls: Table<u32, InFlight<V>>,
     batches: Table<u32, Batch<V>>,
@@ -187,6 +203,8 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             cancellation: Cancellation::Lsp,
             max_in_flight: usize::MAX,
             lists_components: false,
+            #[cfg(feature = "references")]
+            references: false,
             handlers: Table::default(),
             calls: Table::default(),
             batches: Table::default(),
@@ -234,6 +252,13 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// `true`: how each side of its handshake tells the other its methods.
     pub fn set_lists_components(&mut self, lists: bool) {
         self.lists_components = lists;
+    }
+
+    /// Reads `$/ref/<id>[.<member>]` as calls to references and `$/release`
+    /// as the protocol's (see [`Action::CallReference`]).
+    #[cfg(feature = "references")]
+    pub fn set_references(&mut self, references: bool) {
+        self.references = references;
     }
 
     /// Classifies a message object, or answers what is not one.
@@ -386,6 +411,21 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                     if self.lists_components && request.method == LIST_COMPONENTS {
                         return Some(Response::new(Some(request.id), Ok(V::flags(self.method_names()))));
                     }
+                    // Only here, where no handler answered: a plain call pays nothing for references.
+                    #[cfg(feature = "references")]
+                    if let Some((reference, member)) =
+                        self.references.then(|| reference_call(&request.method)).flatten()
+                    {
+                        if self.calls.len() >= self.max_in_flight {
+                            let error = ErrorObject::new(code::TOO_MANY_CALLS, "Too many calls in flight");
+                            return Some(Response::error(Some(request.id), error));
+                        }
+                        let call = self.next_call_id();
+                        self.calls
+                            .insert_new(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
+                        actions.push(Action::CallReference { call, reference, member, params: request.params });
+                        return None;
+                    }
                     let error = ErrorObject::standard(code::METHOD_NOT_FOUND);
                     return Some(Response::error(Some(request.id), error));
                 };
@@ -423,6 +463,8 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         match named {
             // The handshake belongs to the endpoint, whatever its roles.
             Named::Ready => actions.push(Action::Ready { params: notification.params }),
+            #[cfg(feature = "references")]
+            Named::Release if self.references => actions.push(Action::Release { params: notification.params }),
             Named::SessionAck => {
                 let received = number_of(notification.params.as_ref(), "received")?;
                 if (0.0..=9.0e15).contains(&received) {
@@ -501,4 +543,22 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             }
         }
     }
+}
+
+/// The export and member a call to a reference names: `$/ref/<id>` or
+/// `$/ref/<id>.<member>`, `id` a whole number from 1 in decimal digits.
+#[cfg(feature = "references")]
+fn reference_call(method: &str) -> Option<(u32, Option<String>)> {
+    let rest = method.strip_prefix(REFERENCE)?;
+    let (digits, member) = match rest.split_once('.') {
+        Some((digits, member)) if !member.is_empty() => (digits, Some(member.to_owned())),
+        Some(_) => return None,
+        None => (rest, None),
+    };
+    let leading_zero = digits.starts_with('0');
+    let id = match digits.bytes().all(|byte| byte.is_ascii_digit()) && !leading_zero {
+        true => digits.parse::<u32>().ok()?,
+        false => return None,
+    };
+    Some((id, member))
 }

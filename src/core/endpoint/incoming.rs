@@ -113,6 +113,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     }
                 }
                 Action::Cancel { call } => self.events.push_back(Event::Cancelled { call }),
+                #[cfg(feature = "references")]
+                Action::Release { params } => self.released(params),
+                #[cfg(feature = "references")]
+                Action::CallReference { call, reference, member, params } => {
+                    self.call_reference(call, reference, member, params)
+                }
                 Action::Credit { call, resumed } => {
                     if resumed {
                         self.events.push_back(Event::MayStream { call });

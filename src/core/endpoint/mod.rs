@@ -105,6 +105,8 @@ pub struct Endpoint<V, H, W> {
     connected: bool,
     /// jrpc-oo: this side's methods are announced at the end of the turn.
     components_due: bool,
+    #[cfg(feature = "references")]
+    references: references::References,
 }
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
@@ -148,7 +150,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             session: session.map(Session::new),
             connected: true,
             components_due: false,
+            #[cfg(feature = "references")]
+            references: references::References::default(),
         };
+        #[cfg(feature = "references")]
+        endpoint.dispatcher.set_references(endpoint.offers_references());
         endpoint.dispatcher.set_lists_components(config.dialect == Dialect::JrpcOo);
         if config.handshake != Handshake::Off {
             let hello = endpoint.session.as_mut().and_then(Session::hello);
@@ -228,6 +234,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             && self.session.as_ref().is_none_or(|session| session.kept() == 0)
             && self.dispatcher.is_clean()
             && (self.queue.is_empty() || self.holding())
+            && self.references_idle()
     }
 
     // ---- this side's calls -------------------------------------------------
@@ -606,6 +613,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// (`1` and `"1"` are different ids: a string never matches).
     fn own_call(&self, id: &V) -> Option<u64> {
         id.as_number().and_then(PendingTable::<Call<W>>::key_of)
+    }
+}
+
+#[cfg(not(feature = "references"))]
+impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
+    /// No references without the feature: nothing is ever held.
+    fn references_idle(&self) -> bool {
+        true
     }
 }
 

@@ -58,6 +58,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             return;
         }
         self.announce_components();
+        #[cfg(feature = "references")]
+        self.send_releases();
         self.send_queued();
         for reply in self.dispatcher.take_settled() {
             self.transmit(reply_transmit(reply));

@@ -1,8 +1,36 @@
 //! Functions and objects by reference, as one connection counts them: the
 //! exports the peer holds and the imports this side holds, each by
-//! introductions not yet released, and the rules of offering them.
+//! introductions not yet released, the rules of offering them, and the
+//! answers to calls of references that are not live.
 
 use super::*;
+
+use crate::core::table::Table;
+
+/// The most pairs one `$/release` carries; more go as several.
+const RELEASES_PER_MESSAGE: usize = 4_096;
+
+/// One connection's references, both ways.
+#[derive(Default)]
+pub(super) struct References {
+    /// This side's targets the peer holds: id → introductions not released.
+    exports: Table<u32, u32>,
+    /// The last export id given (ids start at 1 and are never reused, so a
+    /// late call or release of an old id finds nothing).
+    last: u32,
+    /// The peer's targets this side holds stubs of: id → arrivals not released.
+    imports: Table<u32, u32>,
+    /// The sum of `imports`: the bound counts stubs on the holder's side.
+    stubs: usize,
+    /// Releases to send at the end of the turn, as one `$/release`.
+    releasing: Vec<(u32, u32)>,
+}
+
+impl References {
+    fn is_empty(&self) -> bool {
+        self.exports.is_empty() && self.imports.is_empty() && self.releasing.is_empty()
+    }
+}
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// This side offers references: a Peer (it must both call and serve
@@ -13,6 +41,209 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// References go both ways on this connection: this side offers them and the peer's hello did.
     pub fn takes_references(&self) -> bool {
-        self.offers_references() && self.peer.is_some_and(|peer| peer.references)
+        !self.destroyed && self.offers_references() && self.peer.is_some_and(|peer| peer.references)
     }
+
+    /// How many of this side's targets the peer holds (export entries), and
+    /// how many stubs of the peer's this side holds.
+    pub fn references_held(&self) -> (usize, usize) {
+        (self.references.exports.len(), self.references.stubs)
+    }
+
+    pub(super) fn references_idle(&self) -> bool {
+        self.references.is_empty()
+    }
+
+    /// Before a message with references is made: `new` targets are
+    /// introduced for the first time, `again` (export ids) once more, and
+    /// `back` (the peer's own, as import ids) are passed back. Returns the
+    /// first of the `new` ids, which follow it. Refused, with nothing
+    /// counted: toward a peer that does not take references (`-32602`),
+    /// past [`Limits::max_references`] (`-32090`), or naming an id that is
+    /// not live (`-32091`).
+    pub fn export(&mut self, new: u32, again: &[u32], back: &[u32]) -> Result<u32, ErrorObject<V>> {
+        if !self.takes_references() {
+            return Err(not_taken(code::INVALID_PARAMS, "params"));
+        }
+        let most = self.config.limits.max_references;
+        let refs = &mut self.references;
+        if let Some(&id) = back.iter().find(|id| !refs.imports.contains_key(*id)) {
+            return Err(unknown_held(id));
+        }
+        if let Some(&id) = again.iter().find(|id| !refs.exports.contains_key(*id)) {
+            return Err(unknown_reference(id, refs.last));
+        }
+        let first = refs.last.wrapping_add(1);
+        let last = refs.last.checked_add(new).filter(|_| refs.exports.len().saturating_add(new as usize) <= most);
+        let Some(last) = last else {
+            let mut message = String::from("Too many references: the other side holds ");
+            decimal(refs.exports.len() as u32, &mut message);
+            message.push_str(" of this side's; it must release some");
+            return Err(ErrorObject::new(code::TOO_MANY_REFERENCES, message));
+        };
+        for id in first..=last {
+            refs.exports.insert(id, 1);
+        }
+        for id in again {
+            if let Some(count) = refs.exports.get_mut(id) {
+                *count = count.saturating_add(1);
+            }
+        }
+        refs.last = last;
+        Ok(first)
+    }
+
+    /// The host dropped `count` stubs of the peer's reference `id`: the
+    /// peer hears of it at the end of the turn, in one `$/release`. More
+    /// than this side holds releases what it holds.
+    pub fn release(&mut self, id: u32, count: u32) {
+        if self.destroyed {
+            return;
+        }
+        let refs = &mut self.references;
+        let Some(held) = refs.imports.get_mut(&id) else { return };
+        let count = count.min(*held);
+        *held -= count;
+        if *held == 0 {
+            refs.imports.remove(&id);
+        }
+        if count > 0 {
+            refs.stubs -= count as usize;
+            refs.releasing.push((id, count));
+            self.schedule_flush();
+        }
+    }
+
+    /// The end of a turn: this turn's releases go, as few messages as may carry them.
+    pub(super) fn send_releases(&mut self) {
+        let releasing = core::mem::take(&mut self.references.releasing);
+        for refs in releasing.chunks(RELEASES_PER_MESSAGE) {
+            self.send(Message::Release { refs: refs.to_vec() }, None);
+        }
+    }
+
+    /// `$/release` from the other side: each `[id, count]` takes `count`
+    /// introductions off export `id` (clamped: never an error, never below
+    /// zero); the exports that reach zero are freed, and the host hears which.
+    pub(super) fn released(&mut self, params: Option<V>) {
+        let pairs = params.and_then(|params| params.member("refs")).map_or_else(Vec::new, |refs| refs.elements());
+        let mut freed = Vec::new();
+        for pair in pairs {
+            let pair = pair.elements();
+            let (Some(id), Some(count), 2) = (pair.first().and_then(whole), pair.get(1).and_then(whole), pair.len())
+            else {
+                continue;
+            };
+            let Some(held) = self.references.exports.get_mut(&id) else { continue };
+            *held = held.saturating_sub(count);
+            if *held == 0 {
+                self.references.exports.remove(&id);
+                freed.push(id);
+            }
+        }
+        if !freed.is_empty() {
+            self.events.push_back(Event::References(ReferenceEvent::Freed(freed)));
+        }
+    }
+
+    /// A call of `$/ref/<reference>[.<member>]` is in flight as `call`: the
+    /// host runs it if the export is live; otherwise it is answered `-32091`.
+    pub(super) fn call_reference(&mut self, call: CallId, reference: u32, member: Option<String>, params: Option<V>) {
+        if self.references.exports.contains_key(&reference) {
+            let params = self.incoming_params(params);
+            self.events.push_back(Event::References(ReferenceEvent::Invoke { call, reference, member, params }));
+        } else {
+            self.complete(call, Err(unknown_reference(reference, self.references.last)));
+        }
+    }
+
+    /// [`Endpoint::request_with`], the request carrying `refs` (made after
+    /// [`Endpoint::export`]) beside its params.
+    pub fn request_with_refs(
+        &mut self,
+        method: V,
+        params: Option<V>,
+        refs: V,
+        waiter: W,
+        options: CallOptions,
+        now: impl FnOnce() -> Deadline,
+    ) -> Option<u64> {
+        let made = match self.takes_references() {
+            true => {
+                let kind = params.as_ref().map(Value::kind);
+                self.make_request(method, params, Some(refs), kind, waiter, options, now)
+            }
+            false => Err((waiter, Outcome::Error(not_taken(code::INVALID_PARAMS, "params")))),
+        };
+        match made {
+            Ok(id) => Some(id),
+            Err((waiter, outcome)) => {
+                self.events.push_back(Event::Settled { id: 0, waiter, outcome });
+                None
+            }
+        }
+    }
+
+    /// [`Endpoint::notify`], the notification carrying `refs` beside its params.
+    pub fn notify_with_refs(&mut self, method: V, params: Option<V>, refs: V) -> Result<(), ErrorObject<V>> {
+        if !self.takes_references() {
+            return Err(not_taken(code::INVALID_PARAMS, "params"));
+        }
+        structured(params.as_ref().map(Value::kind))?;
+        let params = self.outgoing_params(&method, params);
+        self.send(Message::Notification { method, params, refs: Some(refs) }, None);
+        Ok(())
+    }
+
+    /// [`Endpoint::complete`] with a result that holds references at `refs`.
+    /// Toward a peer that does not take them, the caller gets `-32603` instead.
+    pub fn complete_with_refs(&mut self, call: CallId, result: V, refs: V) {
+        match self.takes_references() {
+            true => self.complete_as(call, Ok(result), Some(refs)),
+            false => self.complete(call, Err(not_taken(code::INTERNAL_ERROR, "the result"))),
+        }
+    }
+}
+
+/// What a message with references toward a peer that does not take them gets.
+fn not_taken<V>(code: i64, what: &str) -> ErrorObject<V> {
+    let mut message = String::from(what);
+    message.push_str(
+        " carry references, which the other side does not take (not a wiggum-rpc Peer that offered them in $/ready)",
+    );
+    ErrorObject::new(code, message)
+}
+
+/// A call of export `id`, not live: released, or never sent (past the last
+/// id given). `data` names it.
+pub(super) fn unknown_reference<V: Value>(id: u32, last: u32) -> ErrorObject<V> {
+    let mut message = String::from("Unknown reference: ");
+    decimal(id, &mut message);
+    message.push_str(match id <= last {
+        true => " (released)",
+        false => " (never sent on this connection)",
+    });
+    ErrorObject::new(code::UNKNOWN_REFERENCE, message).with_data(V::object_of("ref", V::number(f64::from(id))))
+}
+
+/// A stub passed back that this side does not hold (released, or never received).
+fn unknown_held<V: Value>(id: u32) -> ErrorObject<V> {
+    let mut message = String::from("Unknown reference: ");
+    decimal(id, &mut message);
+    message.push_str(" (no stub of it is held on this connection)");
+    ErrorObject::new(code::UNKNOWN_REFERENCE, message)
+}
+
+/// A whole number from 1 that fits a `u32`.
+fn whole<V: Value>(value: &V) -> Option<u32> {
+    let n = value.as_number()?;
+    (n >= 1.0 && n <= f64::from(u32::MAX) && f64::from(n as u32) == n).then_some(n as u32)
+}
+
+/// `n` in decimal digits, without the formatting machinery.
+fn decimal(n: u32, into: &mut String) {
+    if n >= 10 {
+        decimal(n / 10, into);
+    }
+    into.push(char::from(b'0' + (n % 10) as u8));
 }
