@@ -421,3 +421,222 @@ fn calls_to_references_count_against_max_in_flight() {
     let out = pair.a.hear(call(10, "$/ref/1"));
     assert_eq!(out[0]["error"]["code"], json!(-32092));
 }
+
+// ---- references that arrive ------------------------------------------------------
+
+fn releases(sent: &[Json]) -> Vec<Json> {
+    sent.iter().filter(|m| m["method"] == json!("$/release")).map(|m| m["params"]["refs"].clone()).collect()
+}
+
+#[test]
+fn a_reference_in_params_arrives_as_stubs_just_before_its_handler() {
+    let mut pair = Pair::friends();
+    send_callback(&mut pair, 1);
+    pair.run();
+    assert_eq!(pair.b.seen, [Seen::Stubs(json!([[1, [1]]])), Seen::Invoke(json!(["/src", {"$ref": 1}]))]);
+    assert_eq!(pair.b.endpoint.references_held(), (0, 1));
+    // B calls the stub; A runs its target; the answer settles B's call.
+    pair.turn(To::B, |side| {
+        side.endpoint.request(json!("$/ref/1"), Some(json!([{"file": "a.ts"}])), 2, None, || 0);
+    });
+    pair.run();
+    assert_eq!(pair.a.seen.last(), Some(&Seen::InvokeReference { reference: 1, member: None }));
+    let call = pair.a.invoked[0];
+    pair.turn(To::A, |side| side.endpoint.complete(call, Ok(json!("seen"))));
+    pair.run();
+    assert_eq!(pair.b.settled.get(&2), Some(&Outcome::Result(json!("seen"))));
+    // B drops its stub: one `$/release` at the end of the turn, and A frees its target.
+    pair.turn(To::B, |side| {
+        side.endpoint.release(1, 1);
+        side.endpoint.release(1, 1);
+    });
+    assert_eq!(releases(&pair.b.sent), [json!([[1, 1]])], "the second release held nothing");
+    pair.run();
+    assert_eq!(pair.a.seen.last(), Some(&Seen::Freed(vec![1])));
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert_eq!(pair.b.endpoint.references_held(), (0, 0));
+    let later = pair.b.later.remove(0);
+    pair.turn(To::B, |side| side.endpoint.complete(later, Ok(json!(null))));
+    pair.run();
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+#[test]
+fn releases_of_one_turn_go_as_one_message() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side| {
+        let first = side.endpoint.export(3, &[], &[]).unwrap();
+        let refs = json!([[first, [0]], [first + 1, [1]], [first + 2, [2]], [first, [3]]]);
+        side.call_with(1, "echo", json!([0, 1, 2, 3]), refs);
+    });
+    pair.run();
+    assert_eq!(pair.b.endpoint.references_held(), (0, 4));
+    pair.turn(To::B, |side| {
+        for id in [1, 2, 3, 1] {
+            side.endpoint.release(id, 1);
+        }
+    });
+    assert_eq!(releases(&pair.b.sent), [json!([[1, 1], [2, 1], [3, 1], [1, 1]])]);
+    pair.run();
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn a_stub_passed_back_resolves_to_its_export_without_a_count() {
+    let mut pair = Pair::friends();
+    send_callback(&mut pair, 1);
+    pair.run();
+    pair.turn(To::B, |side| {
+        side.endpoint.export(0, &[], &[1]).unwrap();
+        side.call_with(2, "echo", json!([{"$ref": -1}]), json!([[-1, [0]]]));
+    });
+    pair.run();
+    let at = pair.a.seen.iter().position(|seen| *seen == Seen::Stubs(json!([[-1, [0]]])));
+    assert_eq!(
+        at.and_then(|at| pair.a.seen.get(at + 1)),
+        Some(&Seen::Invoke(json!([{"$ref": -1}]))),
+        "{:?}",
+        pair.a.seen
+    );
+    assert_eq!(pair.a.endpoint.references_held(), (1, 0), "no new import, no count");
+    assert_eq!(pair.b.endpoint.references_held(), (0, 1));
+}
+
+#[test]
+fn a_dead_back_reference_is_answered_unknown_reference() {
+    let mut pair = Pair::friends();
+    let out = pair.a.hear(json!({"jsonrpc": "2.0", "id": 3, "method": "echo", "params": [{"$ref": -5}, {"$ref": 4}], "refs": [[-5, [0]], [4, [1]]]}));
+    assert_eq!(out[0]["error"]["code"], json!(-32091));
+    assert_eq!(out[0]["error"]["data"], json!({"ref": 5}));
+    assert!(!pair.a.seen.iter().any(|seen| matches!(seen, Seen::Invoke(_) | Seen::Stubs(_))), "the handler never ran");
+    assert_eq!(releases(&out), [json!([[4, 1]])], "what it introduced is released at once");
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn malformed_refs_are_an_invalid_request_and_what_they_introduced_is_released() {
+    let mut pair = Pair::friends();
+    for refs in [
+        json!(7),
+        json!([[3, [0]], "x"]),
+        json!([[3, [0]], [0, []]]),
+        json!([[3, [0]], [1.5, []]]),
+        json!([[3, [0]], [2, {}]]),
+        json!([[3, [0]], [2, [], 1]]),
+    ] {
+        let out = pair.a.hear(json!({"jsonrpc": "2.0", "id": 3, "method": "echo", "params": [], "refs": refs}));
+        assert_eq!(out[0]["error"]["code"], json!(-32600), "{refs}");
+        let released = if refs.is_array() { vec![json!([[3, 1]])] } else { vec![] };
+        assert_eq!(releases(&out), released, "{refs}");
+    }
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert!(pair.a.endpoint.is_idle());
+}
+
+#[test]
+fn stubs_past_the_bound_are_refused_and_released() {
+    let mut config = referring();
+    config.limits.max_references = 2;
+    let mut pair = Pair::new(config, referring());
+    let out = pair.a.hear(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "echo", "params": [], "refs": [[1, [0]], [2, [1]], [3, [2]]]}),
+    );
+    assert_eq!(out[0]["error"]["code"], json!(-32090));
+    assert_eq!(releases(&out), [json!([[1, 1], [2, 1], [3, 1]])]);
+    let out =
+        pair.a.hear(json!({"jsonrpc": "2.0", "id": 4, "method": "echo", "params": [], "refs": [[1, [0]], [2, [1]]]}));
+    assert_eq!(out[0]["result"], json!([]));
+    assert_eq!(pair.a.endpoint.references_held(), (0, 2));
+}
+
+#[test]
+fn references_nothing_took_are_released_at_once() {
+    let mut config = referring();
+    config.limits.max_in_flight = 1;
+    let mut pair = Pair::new(config, referring());
+    let with = |message: Json| {
+        let mut message = message;
+        message["refs"] = json!([[8, [0]]]);
+        message
+    };
+    // Not found, an unhandled notification, a malformed message.
+    let cases = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "nothing", "params": [1]}),
+        json!({"jsonrpc": "2.0", "method": "nothing", "params": [1]}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": 5}),
+    ];
+    for message in cases {
+        let out = pair.a.hear(with(message.clone()));
+        assert_eq!(releases(&out), [json!([[8, 1]])], "{message}");
+    }
+    // Too many calls: the first is served, the second refused.
+    pair.a.hear(json!({"jsonrpc": "2.0", "id": 2, "method": "later", "params": []}));
+    let out = pair.a.hear(with(json!({"jsonrpc": "2.0", "id": 3, "method": "echo", "params": []})));
+    assert_eq!(out[0]["error"]["code"], json!(-32092));
+    assert_eq!(releases(&out), [json!([[8, 1]])]);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert!(!pair.a.seen.iter().any(|seen| matches!(seen, Seen::Stubs(_))));
+}
+
+#[test]
+fn a_late_answer_with_references_releases_them() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side| {
+        side.endpoint.request(json!("later"), Some(json!([])), 1, None, || 0);
+    });
+    pair.run();
+    pair.turn(To::A, |side| assert!(side.endpoint.cancel(1)));
+    pair.run();
+    let call = pair.b.later.remove(0);
+    pair.turn(To::B, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        side.endpoint.complete_with_refs(call, json!({"$ref": id}), json!([[id, []]]));
+    });
+    assert_eq!(pair.b.sent.last().unwrap()["refs"], json!([[1, []]]));
+    pair.run();
+    assert_eq!(releases(&pair.a.sent), [json!([[1, 1]])]);
+    assert_eq!(pair.b.seen.last(), Some(&Seen::Freed(vec![1])));
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+#[test]
+fn a_result_and_a_notification_bring_stubs_just_before_they_are_delivered() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side| {
+        side.endpoint.request(json!("later"), Some(json!([])), 1, None, || 0);
+    });
+    pair.run();
+    let call = pair.b.later.remove(0);
+    pair.turn(To::B, |side| {
+        let id = side.endpoint.export(2, &[], &[]).unwrap();
+        side.endpoint.complete_with_refs(call, json!({"$ref": id}), json!([[id, []]]));
+        side.endpoint.notify_with_refs(json!("note"), Some(json!([{"$ref": id + 1}])), json!([[id + 1, [0]]])).unwrap();
+    });
+    pair.run();
+    let n = pair.a.seen.len();
+    assert_eq!(
+        pair.a.seen[n - 4..],
+        [
+            Seen::Stubs(json!([[1, []]])),
+            Seen::Settled(1),
+            Seen::Stubs(json!([[2, [0]]])),
+            Seen::Notify(json!([{"$ref": 2}]))
+        ]
+    );
+    assert_eq!(pair.a.endpoint.references_held(), (0, 2));
+}
+
+#[test]
+fn a_result_toward_a_peer_without_references_is_an_internal_error() {
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(plain, referring());
+    pair.turn(To::A, |side| {
+        side.endpoint.request(json!("later"), Some(json!([])), 1, None, || 0);
+    });
+    pair.run();
+    let call = pair.b.later.remove(0);
+    pair.turn(To::B, |side| side.endpoint.complete_with_refs(call, json!({"$ref": 1}), json!([[1, []]])));
+    pair.run();
+    assert!(matches!(pair.a.error(1), Some(error) if error.code == -32603));
+    assert!(!pair.b.sent.iter().any(|m| m.get("refs").is_some()));
+}

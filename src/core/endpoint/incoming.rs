@@ -18,7 +18,15 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             || kind == Kind::Array
             || (kind == Kind::Object && value.member("jsonrpc").is_some_and(|v| v.is_version_2()));
         let actions = self.dispatcher.receive_kind(value, kind, framing);
-        self.received(ours, actions);
+        // Read only where this side offers references: elsewhere `refs` is the sender's own business.
+        #[cfg(feature = "references")]
+        let refs = (kind == Kind::Object && self.offers_references()).then(|| value.member("refs")).flatten();
+        self.received(
+            ours,
+            actions,
+            #[cfg(feature = "references")]
+            refs,
+        );
         if kind == Kind::Array {
             // Toward a peer that takes split answers, what settled at once goes this turn.
             self.schedule_flush();
@@ -40,7 +48,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             return;
         }
         let actions = self.dispatcher.receive_members(members);
-        self.received(true, actions);
+        self.received(
+            true,
+            actions,
+            #[cfg(feature = "references")]
+            None,
+        );
         // Toward a peer that takes split answers, what settled at once goes this turn.
         self.schedule_flush();
     }
@@ -52,7 +65,24 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         let ours = framing == Framing::Text || envelope.version_2;
         let actions = self.dispatcher.receive_envelope(envelope, framing);
-        self.received(ours, actions);
+        self.received(
+            ours,
+            actions,
+            #[cfg(feature = "references")]
+            None,
+        );
+    }
+
+    /// [`Endpoint::receive_envelope`] for a message whose `refs` member the
+    /// host read along with its envelope.
+    #[cfg(feature = "references")]
+    pub fn receive_envelope_with_refs(&mut self, envelope: Envelope<V>, refs: Option<V>, framing: Framing) {
+        if self.destroyed {
+            return;
+        }
+        let ours = framing == Framing::Text || envelope.version_2;
+        let actions = self.dispatcher.receive_envelope(envelope, framing);
+        self.received(ours, actions, refs.filter(|_| self.offers_references()));
     }
 
     /// Text the host did not read as a message: not JSON, or past a limit
@@ -60,7 +90,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub fn receive_refused(&mut self, refusal: TextRefusal) {
         if !self.destroyed {
             let actions = self.dispatcher.receive_refused(refusal);
-            self.received(true, actions);
+            self.received(
+                true,
+                actions,
+                #[cfg(feature = "references")]
+                None,
+            );
         }
     }
 
@@ -73,7 +108,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
     }
 
-    fn received(&mut self, ours: bool, actions: Vec<Action<V, H>>) {
+    /// What a message's `actions` say, carried out. `refs`: the references
+    /// it brings, delivered with the payload its action delivers, released otherwise.
+    fn received(&mut self, ours: bool, actions: Vec<Action<V, H>>, #[cfg(feature = "references")] refs: Option<V>) {
+        #[cfg(feature = "references")]
+        let mut arriving = refs.map(|refs| self.arriving(refs));
         // A message in means a new task: what this side sends next may go alone.
         self.sent_alone = false;
         let mut ack = None;
@@ -95,10 +134,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                             self.progress_tokens.push((call, token));
                         }
                     }
+                    #[cfg(feature = "references")]
+                    if let Err(refused) = self.deliver(&mut arriving) {
+                        self.complete(call, Err(refused));
+                        continue;
+                    }
                     let params = self.incoming_params(params);
                     self.events.push_back(Event::Invoke { call, handler, params })
                 }
                 Action::Notify { handler, params } => {
+                    #[cfg(feature = "references")]
+                    if self.deliver(&mut arriving).is_err() {
+                        continue;
+                    }
                     let params = self.incoming_params(params);
                     self.events.push_back(Event::Notify { handler, params })
                 }
@@ -109,6 +157,15 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         Err(error) => Outcome::Error(error),
                     };
                     if let Some((id, call)) = own_call_of(&id).and_then(|id| Some((id, self.calls.remove(id)?))) {
+                        // References come with a result only.
+                        #[cfg(feature = "references")]
+                        let outcome = match outcome {
+                            Outcome::Result(result) => match self.deliver(&mut arriving) {
+                                Ok(()) => Outcome::Result(result),
+                                Err(refused) => Outcome::Error(refused),
+                            },
+                            outcome => outcome,
+                        };
                         self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
                     }
                 }
@@ -117,7 +174,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 Action::Release { params } => self.released(params),
                 #[cfg(feature = "references")]
                 Action::CallReference { call, reference, member, params } => {
-                    self.call_reference(call, reference, member, params)
+                    self.call_reference(call, reference, member, params, &mut arriving)
                 }
                 Action::Credit { call, resumed } => {
                     if resumed {
@@ -199,6 +256,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     self.peer_ready(capabilities);
                 }
             }
+        }
+        // Nothing took them (no handler, too many calls, a late answer, …): released at once.
+        #[cfg(feature = "references")]
+        if let Some(arriving) = arriving {
+            self.release_arrivals(arriving);
         }
         if ours && self.peer.is_none() {
             // Whatever it sent, the other side is there; what it accepts stays unknown.

@@ -26,6 +26,16 @@ pub(super) struct References {
     releasing: Vec<(u32, u32)>,
 }
 
+/// The references one message brings (see [`Endpoint::arriving`]).
+pub(super) struct Arriving<V> {
+    /// The message's `refs`, for the host.
+    refs: V,
+    /// The sender's ids it introduces, once per arrival.
+    fresh: Vec<u32>,
+    /// Why the message is refused, if it is.
+    refused: Option<ErrorObject<V>>,
+}
+
 impl References {
     fn is_empty(&self) -> bool {
         self.exports.is_empty() && self.imports.is_empty() && self.releasing.is_empty()
@@ -147,14 +157,106 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     /// A call of `$/ref/<reference>[.<member>]` is in flight as `call`: the
-    /// host runs it if the export is live; otherwise it is answered `-32091`.
-    pub(super) fn call_reference(&mut self, call: CallId, reference: u32, member: Option<String>, params: Option<V>) {
-        if self.references.exports.contains_key(&reference) {
-            let params = self.incoming_params(params);
-            self.events.push_back(Event::References(ReferenceEvent::Invoke { call, reference, member, params }));
-        } else {
-            self.complete(call, Err(unknown_reference(reference, self.references.last)));
+    /// host runs it if the export is live; otherwise it is answered `-32091`
+    /// (and what it brought is released).
+    pub(super) fn call_reference(
+        &mut self,
+        call: CallId,
+        reference: u32,
+        member: Option<String>,
+        params: Option<V>,
+        arriving: &mut Option<Arriving<V>>,
+    ) {
+        let answer = match self.references.exports.contains_key(&reference) {
+            true => self.deliver(arriving),
+            false => Err(unknown_reference(reference, self.references.last)),
+        };
+        match answer {
+            Ok(()) => {
+                let params = self.incoming_params(params);
+                self.events.push_back(Event::References(ReferenceEvent::Invoke { call, reference, member, params }));
+            }
+            Err(refused) => self.complete(call, Err(refused)),
         }
+    }
+
+    /// The references a message brings, checked before its action is
+    /// carried out: `[[id, path], …]`, each `id` a non-zero integer (a stub
+    /// of the sender's when positive, this side's own export `-id` when
+    /// negative) and each path an array. A message that breaks the rules is
+    /// refused: `-32600` if malformed, `-32091` passing back an export that
+    /// is not live, `-32090` bringing more stubs than this side takes.
+    pub(super) fn arriving(&self, refs: V) -> Arriving<V> {
+        let entries = refs.elements();
+        let mut fresh = Vec::new();
+        let mut malformed = refs.kind() != Kind::Array;
+        let mut dead = None;
+        for entry in &entries {
+            let pair = entry.elements();
+            let id = pair
+                .first()
+                .and_then(Value::as_number)
+                .filter(|n| *n != 0.0 && n.abs() <= f64::from(u32::MAX) && f64::from(n.abs() as u32) == n.abs());
+            let path = pair.get(1).is_some_and(|path| path.kind() == Kind::Array);
+            match id {
+                Some(id) if pair.len() == 2 && path => {
+                    let export = id.abs() as u32;
+                    match id > 0.0 {
+                        true => fresh.push(export),
+                        false if self.references.exports.contains_key(&export) => {}
+                        false => dead = dead.or(Some(export)),
+                    }
+                }
+                _ => malformed = true,
+            }
+        }
+        let refs_held = &self.references;
+        let refused = if malformed {
+            Some(ErrorObject::new(code::INVALID_REQUEST, "Invalid Request: malformed refs"))
+        } else if let Some(id) = dead {
+            Some(unknown_reference(id, refs_held.last))
+        } else if refs_held.stubs.saturating_add(fresh.len()) > self.config.limits.max_references {
+            let mut message = String::from("Too many references: this side holds ");
+            decimal(refs_held.stubs as u32, &mut message);
+            message.push_str(" stubs of the other side's; it must release some");
+            Some(ErrorObject::new(code::TOO_MANY_REFERENCES, message))
+        } else {
+            None
+        };
+        Arriving { refs, fresh, refused }
+    }
+
+    /// The payload the references came with is delivered: they are counted
+    /// as held, and the host hears of them just before the payload. Refused
+    /// references are released instead, and the refusal comes back.
+    pub(super) fn deliver(&mut self, arriving: &mut Option<Arriving<V>>) -> Result<(), ErrorObject<V>> {
+        let Some(arrived) = arriving.take() else { return Ok(()) };
+        if let Some(refused) = arrived.refused {
+            self.release_arrivals(Arriving { refused: None, ..arrived });
+            return Err(refused);
+        }
+        let refs = &mut self.references;
+        for &id in &arrived.fresh {
+            let held = refs.imports.get_or_insert_with(id, || 0);
+            *held = held.saturating_add(1);
+        }
+        refs.stubs += arrived.fresh.len();
+        self.events.push_back(Event::References(ReferenceEvent::Stubs(arrived.refs)));
+        Ok(())
+    }
+
+    /// References nothing took go back to their owner at once.
+    pub(super) fn release_arrivals(&mut self, arrived: Arriving<V>) {
+        if arrived.fresh.is_empty() {
+            return;
+        }
+        for id in arrived.fresh {
+            match self.references.releasing.last_mut() {
+                Some((last, count)) if *last == id => *count = count.saturating_add(1),
+                _ => self.references.releasing.push((id, 1)),
+            }
+        }
+        self.schedule_flush();
     }
 
     /// [`Endpoint::request_with`], the request carrying `refs` (made after
