@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
     json as wire, CallId, CallOptions, Capabilities, Config, Dialect, Endpoint, ErrorObject, Event, Framing, Handshake,
-    Outcome, ReferenceEvent, Roles,
+    Outcome, ReferenceEvent, Roles, SessionSetup,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +48,10 @@ struct Side {
 
 impl Side {
     fn new(config: Config) -> Side {
-        let mut endpoint = Endpoint::new(config);
+        Side::of(Endpoint::new(config))
+    }
+
+    fn of(mut endpoint: Endpoint<Json, Handler, u32>) -> Side {
         endpoint.set_method("echo", Handler::Echo);
         endpoint.set_method("later", Handler::Later);
         endpoint.set_notification("note", Handler::Echo);
@@ -150,7 +153,11 @@ fn referring() -> Config {
 
 impl Pair {
     fn new(a: Config, b: Config) -> Pair {
-        let mut pair = Pair { a: Side::new(a), b: Side::new(b), to_a: VecDeque::new(), to_b: VecDeque::new() };
+        Pair::of(Side::new(a), Side::new(b))
+    }
+
+    fn of(a: Side, b: Side) -> Pair {
+        let mut pair = Pair { a, b, to_a: VecDeque::new(), to_b: VecDeque::new() };
         pair.to_b.extend(pair.a.end_turn());
         pair.to_a.extend(pair.b.end_turn());
         pair.run();
@@ -639,4 +646,151 @@ fn a_result_toward_a_peer_without_references_is_an_internal_error() {
     pair.run();
     assert!(matches!(pair.a.error(1), Some(error) if error.code == -32603));
     assert!(!pair.b.sent.iter().any(|m| m.get("refs").is_some()));
+}
+
+// ---- the ends of a connection ------------------------------------------------------
+
+fn dropped(side: &Side) -> usize {
+    side.seen.iter().filter(|seen| **seen == Seen::Dropped).count()
+}
+
+/// Friends with a reference each way: A's callback held by B, B's result held by A.
+fn holding_both_ways() -> Pair {
+    let mut pair = Pair::friends();
+    send_callback(&mut pair, 1);
+    pair.run();
+    let call = pair.b.later.remove(0);
+    pair.turn(To::B, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        side.endpoint.complete_with_refs(call, json!({"$ref": id}), json!([[id, []]]));
+    });
+    pair.run();
+    assert_eq!(pair.a.endpoint.references_held(), (1, 1));
+    assert_eq!(pair.b.endpoint.references_held(), (1, 1));
+    assert_eq!(dropped(&pair.a) + dropped(&pair.b), 0, "the start-up hellos drop nothing");
+    pair
+}
+
+#[test]
+fn a_closed_connection_drops_references_both_ways_and_ids_go_on() {
+    let mut pair = holding_both_ways();
+    pair.turn(To::A, |side| side.endpoint.connection_closed());
+    pair.turn(To::B, |side| side.endpoint.connection_closed());
+    for side in [&pair.a, &pair.b] {
+        assert_eq!(dropped(side), 1);
+        assert_eq!(side.endpoint.references_held(), (0, 0));
+        assert!(side.endpoint.is_idle());
+    }
+    pair.turn(To::A, |side| side.endpoint.release(1, 1));
+    assert!(releases(&pair.a.sent).is_empty(), "nothing held, nothing released");
+    assert_eq!(pair.a.endpoint.export(1, &[], &[]), Ok(2), "an old id never names a new target");
+}
+
+#[test]
+fn a_lost_connection_without_a_session_drops_references() {
+    let mut pair = holding_both_ways();
+    pair.turn(To::A, |side| assert!(!side.endpoint.connection_lost(5)));
+    assert_eq!(dropped(&pair.a), 1);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn destroy_drops_references() {
+    let mut pair = holding_both_ways();
+    pair.turn(To::A, |side| side.endpoint.destroy());
+    assert_eq!(dropped(&pair.a), 1);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert!(pair.a.endpoint.export(1, &[], &[]).is_err());
+    pair.turn(To::A, |side| side.endpoint.release(1, 1));
+    assert!(releases(&pair.a.sent).is_empty());
+}
+
+#[test]
+fn a_hello_from_a_new_instance_drops_references() {
+    let mut pair = holding_both_ways();
+    let hello =
+        json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "batches": true, "references": true}});
+    let out = pair.a.hear(hello);
+    assert_eq!(dropped(&pair.a), 1);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert_eq!(out[0]["params"]["ack"], json!(true), "answered as any hello");
+    // An answer is not a new instance.
+    pair.a.hear(json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": true, "references": true}}));
+    assert_eq!(dropped(&pair.a), 1);
+}
+
+#[test]
+fn without_references_no_event_is_dropped() {
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(plain, plain);
+    pair.turn(To::A, |side| side.endpoint.connection_closed());
+    pair.turn(To::B, |side| side.endpoint.destroy());
+    assert_eq!(dropped(&pair.a) + dropped(&pair.b), 0);
+}
+
+// ---- sessions ---------------------------------------------------------------------
+
+const GRACE: u64 = 60_000;
+
+/// A client and the server endpoint of its session, friends with a reference each way.
+fn in_session() -> Pair {
+    let client = Endpoint::with_session(referring(), None, Some(SessionSetup::Client { max_kept: 1_000 }));
+    let setup = SessionSetup::Server { id: "s-1".into(), grace_ms: GRACE, max_kept: 1_000 };
+    let server_config = Config { handshake: Handshake::Off, ..referring() };
+    let server = Endpoint::with_session(server_config, None, Some(setup));
+    let mut pair = Pair::of(Side::of(client), Side::of(server));
+    pair.turn(To::A, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        side.call_with(1, "echo", json!([{"$ref": id}]), json!([[id, [0]]]));
+    });
+    pair.run();
+    assert_eq!(pair.a.endpoint.session_id(), Some("s-1"));
+    assert_eq!(pair.a.endpoint.references_held(), (1, 0));
+    assert_eq!(pair.b.endpoint.references_held(), (0, 1));
+    pair
+}
+
+fn lose_connection(pair: &mut Pair, now: u64) {
+    pair.to_a.clear();
+    pair.to_b.clear();
+    pair.turn(To::A, |side| assert!(side.endpoint.connection_lost(now)));
+    pair.turn(To::B, |side| assert!(side.endpoint.connection_lost(now)));
+}
+
+#[test]
+fn a_resumed_session_keeps_references_and_a_release_made_while_away_arrives_once() {
+    let mut pair = in_session();
+    lose_connection(&mut pair, 10);
+    pair.turn(To::B, |side| side.endpoint.release(1, 1));
+    assert!(releases(&pair.b.sent).is_empty(), "held while away");
+    pair.turn(To::A, |side| side.endpoint.connection_opened());
+    pair.run();
+    assert_eq!(dropped(&pair.a) + dropped(&pair.b), 0);
+    assert_eq!(releases(&pair.b.sent), [json!([[1, 1]])], "sent once, on resume");
+    assert_eq!(pair.a.seen.last(), Some(&Seen::Freed(vec![1])));
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert_eq!(pair.b.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn a_session_whose_grace_runs_out_drops_references() {
+    let mut pair = in_session();
+    lose_connection(&mut pair, 10);
+    pair.turn(To::B, |side| side.endpoint.handle_timeout(10 + GRACE));
+    assert_eq!(dropped(&pair.b), 1);
+    assert_eq!(pair.b.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn a_session_that_cannot_be_resumed_drops_references() {
+    let mut pair = in_session();
+    lose_connection(&mut pair, 10);
+    // The server forgot the session: it answers the client's hello with another.
+    let setup = SessionSetup::Server { id: "s-2".into(), grace_ms: GRACE, max_kept: 1_000 };
+    let server = Endpoint::with_session(Config { handshake: Handshake::Off, ..referring() }, None, Some(setup));
+    pair.b = Side::of(server);
+    pair.turn(To::A, |side| side.endpoint.connection_opened());
+    pair.run();
+    assert_eq!(dropped(&pair.a), 1);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
 }

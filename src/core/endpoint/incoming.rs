@@ -226,6 +226,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         Some(session) => session.ready(ack, SessionHello::read(params.as_ref())),
                         None => Answered::Nothing,
                     };
+                    // A session resumed, or one replaced (its references already dropped), keeps them.
+                    #[cfg(feature = "references")]
+                    let kept = match &answered {
+                        Answered::Resumed(_) | Answered::Replaced { .. } => true,
+                        Answered::Answer(answer, _) => answer.resumed == Some(true),
+                        _ => false,
+                    };
                     let (answer, again) = match answered {
                         Answered::Answer(answer, again) => (Some(answer), again),
                         Answered::Lost(answer) => {
@@ -242,6 +249,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         }
                         Answered::Nothing => (None, Vec::new()),
                     };
+                    #[cfg(feature = "references")]
+                    if !ack {
+                        self.hello_heard(kept);
+                    }
                     if !ack {
                         self.transmit(Transmit::Single(self.ready(true, answer)));
                     }
@@ -285,6 +296,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             }
         }
         self.fail_calls(&carried, Failure::ConnectionClosed);
+        #[cfg(feature = "references")]
+        self.drop_references();
         // Sent as any message is: the new session (if any) numbers and keeps
         // them, and what was held fits the bound it kept before.
         let goes_on = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });

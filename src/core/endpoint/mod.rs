@@ -471,6 +471,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// notifications stay for a next connection).
     fn fail_connection(&mut self) {
         self.unqueue(None);
+        #[cfg(feature = "references")]
+        self.drop_references();
         self.fail_all(Failure::ConnectionClosed);
     }
 
@@ -588,6 +590,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if let Some(session) = &mut self.session {
             session.end();
         }
+        #[cfg(feature = "references")]
+        self.drop_references();
         self.fail_all(Failure::Destroyed);
     }
 

@@ -24,6 +24,8 @@ pub(super) struct References {
     stubs: usize,
     /// Releases to send at the end of the turn, as one `$/release`.
     releasing: Vec<(u32, u32)>,
+    /// The other side said hello on this connection.
+    hello_heard: bool,
 }
 
 /// The references one message brings (see [`Endpoint::arriving`]).
@@ -121,6 +123,32 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             refs.stubs -= count as usize;
             refs.releasing.push((id, count));
             self.schedule_flush();
+        }
+    }
+
+    /// The connection's references are gone, both ways (it closed, the
+    /// endpoint was destroyed, its session ended, the other side is a new
+    /// instance): both tables empty, and the host hears of it once. Ids go
+    /// on from where they were, so an old id never names a new target.
+    pub(super) fn drop_references(&mut self) {
+        if !self.offers_references() {
+            return;
+        }
+        let refs = &mut self.references;
+        refs.exports.clear();
+        refs.imports.clear();
+        refs.stubs = 0;
+        refs.releasing.clear();
+        refs.hello_heard = false;
+        self.events.push_back(Event::References(ReferenceEvent::Dropped));
+    }
+
+    /// The other side's hello (not an answer): a second one on the same
+    /// connection that resumes nothing comes from a new instance (a frame
+    /// that reloaded), which holds none of the old references.
+    pub(super) fn hello_heard(&mut self, resumed: bool) {
+        if core::mem::replace(&mut self.references.hello_heard, true) && !resumed {
+            self.drop_references();
         }
     }
 
