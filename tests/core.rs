@@ -80,7 +80,7 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
             }
             Action::Unhandled { .. } | Action::Cancel { .. } | Action::Credit { .. } | Action::SessionAck { .. } => {}
             #[cfg(feature = "references")]
-            Action::Release { .. } | Action::CallReference { .. } => {}
+            Action::Release { .. } | Action::CallReference { .. } | Action::Refs(_) => {}
         }
     }
     assert!(sent.len() <= 1, "one message in, at most one reply out: {sent:?}");

@@ -794,3 +794,54 @@ fn a_session_that_cannot_be_resumed_drops_references() {
     assert_eq!(dropped(&pair.a), 1);
     assert_eq!(pair.a.endpoint.references_held(), (0, 0));
 }
+
+// ---- batches ---------------------------------------------------------------------------
+
+#[test]
+fn each_batch_member_carries_its_own_refs_and_its_stubs_pair_with_its_handler() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side| {
+        for n in 0..3u32 {
+            let id = side.endpoint.export(1, &[], &[]).unwrap();
+            side.call_with(n, "echo", json!([n, {"$ref": id}]), json!([[id, [1]]]));
+        }
+    });
+    let batch = pair.a.sent.last().unwrap().as_array().expect("the rest of the turn as one batch").clone();
+    assert_eq!(batch.iter().map(|m| m["refs"].clone()).collect::<Vec<_>>(), [json!([[2, [1]]]), json!([[3, [1]]])]);
+    pair.run();
+    let expected: Vec<Seen> = (0..3u32)
+        .flat_map(|n| [Seen::Stubs(json!([[n + 1, [1]]])), Seen::Invoke(json!([n, {"$ref": n + 1}]))])
+        .collect();
+    assert_eq!(pair.b.seen[..6], expected[..]);
+    assert_eq!(pair.b.endpoint.references_held(), (0, 3));
+}
+
+#[test]
+fn a_batch_member_that_delivers_nothing_releases_only_its_own() {
+    let mut pair = Pair::friends();
+    let out = pair.a.hear(json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "nothing", "params": [], "refs": [[5, [0]]]},
+        {"jsonrpc": "2.0", "id": 2, "method": "echo", "params": []},
+        {"jsonrpc": "2.0", "id": 3, "method": "echo", "params": [{"$ref": 6}], "refs": [[6, [0]]]},
+        {"jsonrpc": "2.0", "method": "note", "params": [7], "refs": [[7, [0]], "bad"]}
+    ]));
+    assert_eq!(
+        pair.a.seen,
+        [Seen::Invoke(json!([])), Seen::Stubs(json!([[6, [0]]])), Seen::Invoke(json!([{"$ref": 6}]))]
+    );
+    assert_eq!(releases(&out), [json!([[5, 1], [7, 1]])]);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 1));
+}
+
+#[test]
+fn a_batch_refused_whole_releases_what_its_members_brought() {
+    let config = Config { batch_policy: wiggum_rpc::core::BatchPolicy::Limit(1), ..referring() };
+    let mut pair = Pair::new(config, referring());
+    let out = pair.a.hear(json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "echo", "params": [], "refs": [[5, [0]]]},
+        {"jsonrpc": "2.0", "id": 2, "method": "echo", "params": [], "refs": [[6, [0]]]}
+    ]));
+    assert_eq!(out[0]["error"]["code"], json!(-32600));
+    assert_eq!(releases(&out), [json!([[5, 1], [6, 1]])]);
+    assert!(pair.a.seen.is_empty());
+}

@@ -110,6 +110,10 @@ pub enum Action<V, H> {
     /// The other side released references of this side's (`$/release`), with its params.
     #[cfg(feature = "references")]
     Release { params: Option<V> },
+    /// The references a batch member brings (`Some`), before that member's
+    /// actions; `None` after them: what they did not deliver is released.
+    #[cfg(feature = "references")]
+    Refs(Option<V>),
     /// A call to export `reference` (its `member`, if named) of this side's:
     /// `$/ref/<id>[.<member>]`, a name no handler has.
     #[cfg(feature = "references")]
@@ -373,13 +377,27 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             // A refused batch is read only as far as its first member that is not a response.
             let responses =
                 elements.iter().map(|element| member_of(element).is_some_and(|member| member.is_response()));
+            #[cfg(feature = "references")]
+            let refs = self.members_refs(&elements);
             if !self.refused(elements.len(), responses, &mut actions) {
                 // A loop, not `map` and `collect`: their specialised collecting is larger.
                 let mut members = Vec::with_capacity(elements.len());
                 for element in &elements {
                     members.push(member_of(element));
                 }
-                self.receive_batch(members, &mut actions);
+                self.receive_batch(
+                    members,
+                    #[cfg(feature = "references")]
+                    refs,
+                    &mut actions,
+                );
+            } else {
+                // Nothing of a batch refused whole is delivered: what its members brought goes back.
+                #[cfg(feature = "references")]
+                for refs in refs.into_iter().flatten() {
+                    actions.push(Action::Refs(Some(refs)));
+                    actions.push(Action::Refs(None));
+                }
             }
         } else if let Some(reply) = self.answer(self.classify(value, kind, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
@@ -532,6 +550,15 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             _ => {}
         }
         None
+    }
+
+    /// Each batch member's `refs`, where this side reads them (none elsewhere).
+    #[cfg(feature = "references")]
+    fn members_refs(&self, elements: &[V]) -> Vec<Option<V>> {
+        match self.references {
+            true => elements.iter().map(|element| element.member("refs")).collect(),
+            false => Vec::new(),
+        }
     }
 
     fn next_call_id(&mut self) -> CallId {

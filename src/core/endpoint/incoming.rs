@@ -173,6 +173,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 #[cfg(feature = "references")]
                 Action::Release { params } => self.released(params),
                 #[cfg(feature = "references")]
+                Action::Refs(refs) => {
+                    // A batch member's: what the one before it did not deliver goes back first.
+                    if let Some(left) = arriving.take() {
+                        self.release_arrivals(left);
+                    }
+                    arriving = refs.map(|refs| self.arriving(refs));
+                }
+                #[cfg(feature = "references")]
                 Action::CallReference { call, reference, member, params } => {
                     self.call_reference(call, reference, member, params, &mut arriving)
                 }
