@@ -845,3 +845,88 @@ fn a_batch_refused_whole_releases_what_its_members_brought() {
     assert_eq!(releases(&out), [json!([[5, 1], [6, 1]])]);
     assert!(pair.a.seen.is_empty());
 }
+
+// ---- messages that never leave give back their introductions ---------------------------
+
+#[test]
+fn a_call_cancelled_while_queued_gives_back_its_references() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side| {
+        side.endpoint.request(json!("later"), Some(json!([])), 1, None, || 0);
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        let call = side.call_with(2, "echo", json!([{"$ref": id}]), json!([[id, [0]]])).unwrap();
+        assert!(side.endpoint.cancel(call));
+    });
+    assert!(pair.a.seen.contains(&Seen::Freed(vec![1])));
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+    assert!(!pair.a.sent.iter().any(|m| m.get("refs").is_some()), "nothing with references went");
+}
+
+/// The first message `side` hands over, taken before the host sends it.
+fn take_transmit(side: &mut Side) -> wiggum_rpc::core::Transmit<Json> {
+    loop {
+        match side.endpoint.poll() {
+            Some(Event::Transmit(transmit)) => return transmit,
+            Some(_) => {}
+            None => panic!("nothing to send"),
+        }
+    }
+}
+
+#[test]
+fn a_message_the_transport_refused_gives_back_its_references() {
+    let mut pair = Pair::friends();
+    let id = pair.a.endpoint.export(1, &[], &[]).unwrap();
+    pair.a.call_with(1, "echo", json!([{"$ref": id}]), json!([[id, [0]]]));
+    let refused = take_transmit(&mut pair.a);
+    assert_eq!(pair.a.endpoint.transmit_failed(refused, "DataCloneError", |_| false), Some((1, 1)));
+    pair.a.end_turn();
+    assert!(pair.a.seen.contains(&Seen::Freed(vec![id])));
+    // A notification too.
+    let id = pair.a.endpoint.export(1, &[], &[]).unwrap();
+    pair.a.endpoint.notify_with_refs(json!("note"), Some(json!([{"$ref": id}])), json!([[id, [0]]])).unwrap();
+    pair.a.endpoint.flush();
+    let refused = take_transmit(&mut pair.a);
+    pair.a.endpoint.transmit_failed(refused, "DataCloneError", |_| false);
+    pair.a.end_turn();
+    assert!(pair.a.seen.contains(&Seen::Freed(vec![id])));
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn a_result_the_transport_refused_goes_as_an_error_without_references() {
+    let mut pair = Pair::friends();
+    pair.turn(To::A, |side| {
+        side.endpoint.request(json!("later"), Some(json!([])), 1, None, || 0);
+    });
+    pair.run();
+    let call = pair.b.later.remove(0);
+    let id = pair.b.endpoint.export(1, &[], &[]).unwrap();
+    pair.b.endpoint.complete_with_refs(call, json!({"$ref": id}), json!([[id, []]]));
+    let refused = take_transmit(&mut pair.b);
+    pair.b.endpoint.transmit_failed(refused, "DataCloneError", |_| false);
+    let out = pair.b.end_turn();
+    assert_eq!(out[0]["error"]["code"], json!(-32603));
+    assert_eq!(out[0].get("refs"), None);
+    assert!(pair.b.seen.contains(&Seen::Freed(vec![id])));
+    assert_eq!(pair.b.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn a_replaced_session_fails_a_held_call_that_carries_references() {
+    let mut pair = in_session();
+    lose_connection(&mut pair, 10);
+    pair.turn(To::A, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        side.call_with(7, "echo", json!([{"$ref": id}]), json!([[id, [0]]]));
+        side.endpoint.request(json!("echo"), Some(json!(["plain"])), 8, None, || 0);
+    });
+    let setup = SessionSetup::Server { id: "s-2".into(), grace_ms: GRACE, max_kept: 1_000 };
+    pair.b = Side::of(Endpoint::with_session(Config { handshake: Handshake::Off, ..referring() }, None, Some(setup)));
+    pair.turn(To::A, |side| side.endpoint.connection_opened());
+    pair.run();
+    assert_eq!(pair.a.settled.get(&7), Some(&Outcome::Failed(wiggum_rpc::core::Failure::ConnectionClosed)));
+    assert_eq!(pair.a.settled.get(&8), Some(&Outcome::Result(json!(["plain"]))), "a plain held call goes on");
+    assert!(!pair.b.seen.iter().any(|seen| matches!(seen, Seen::Stubs(_))));
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}

@@ -299,16 +299,26 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         for transmit in &held {
             for message in transmit.messages() {
                 if let Message::Request { id, .. } = message {
+                    #[cfg(feature = "references")]
+                    if !carries_no_references(message) {
+                        continue;
+                    }
                     carried.push(*id);
                 }
             }
         }
         self.fail_calls(&carried, Failure::ConnectionClosed);
+        // The old session's references are gone: a message naming them would name nothing.
         #[cfg(feature = "references")]
         self.drop_references();
         // Sent as any message is: the new session (if any) numbers and keeps
         // them, and what was held fits the bound it kept before.
+        #[cfg(not(feature = "references"))]
         let goes_on = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });
+        #[cfg(feature = "references")]
+        let goes_on = |message: &Message<V>| {
+            matches!(message, Message::Request { .. } | Message::Notification { .. }) && carries_no_references(message)
+        };
         for transmit in held {
             match transmit {
                 Transmit::Single(message) if goes_on(&message) => self.transmit(Transmit::Single(message)),
@@ -335,4 +345,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             _ => None,
         }
     }
+}
+
+/// Whether a call or notification has no `refs`.
+#[cfg(feature = "references")]
+fn carries_no_references<V>(message: &Message<V>) -> bool {
+    !matches!(message, Message::Request { refs: Some(_), .. } | Message::Notification { refs: Some(_), .. })
 }

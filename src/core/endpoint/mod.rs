@@ -480,11 +480,25 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// queue; notifications stay. One predicate for all three uses: each
     /// closure of its own would link another copy of `retain`.
     fn unqueue(&mut self, call: Option<u64>) {
-        self.queue.retain(|queued| match (queued.call, call) {
-            (Some(queued), Some(call)) => queued != call,
-            (Some(_), None) => false,
-            (None, _) => true,
+        #[cfg(feature = "references")]
+        let mut given = Vec::new();
+        self.queue.retain(|queued| {
+            let keep = match (queued.call, call) {
+                (Some(queued), Some(call)) => queued != call,
+                (Some(_), None) => false,
+                (None, _) => true,
+            };
+            // A request that never leaves gives back what it introduced.
+            #[cfg(feature = "references")]
+            if let (false, Message::Request { refs: Some(refs), .. }) = (keep, &queued.message) {
+                given.push(refs.clone());
+            }
+            keep
         });
+        #[cfg(feature = "references")]
+        for refs in given {
+            self.give_back(Some(refs));
+        }
     }
 
     /// The connection is not open yet (a WebSocket still connecting): what

@@ -213,12 +213,25 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         match transmit {
             Transmit::Single(Message::Response(mut response)) => {
                 if strippable(&response) {
+                    #[cfg(feature = "references")]
+                    self.give_back(response.refs.take());
                     mend(&mut response, reason);
                     self.transmit(Transmit::Single(Message::Response(response)));
                 }
                 None
             }
+            #[cfg(not(feature = "references"))]
             Transmit::Single(Message::Request { id, .. }) => self.calls.remove(id).map(|call| (id, call.waiter)),
+            #[cfg(feature = "references")]
+            Transmit::Single(Message::Request { id, refs, .. }) => {
+                self.give_back(refs);
+                self.calls.remove(id).map(|call| (id, call.waiter))
+            }
+            #[cfg(feature = "references")]
+            Transmit::Single(Message::Notification { refs, .. }) => {
+                self.give_back(refs);
+                None
+            }
             Transmit::Single(_) => None,
             Transmit::Batch(mut messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
                 let carried = |response: &Response<V>| match &response.payload {
@@ -232,6 +245,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 for message in &mut messages {
                     if let Message::Response(response) = message {
                         if blamed(response) {
+                            #[cfg(feature = "references")]
+                            self.give_back(response.refs.take());
                             mend(response, reason);
                             mended = true;
                         }

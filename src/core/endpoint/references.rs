@@ -120,7 +120,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             refs.imports.remove(&id);
         }
         if count > 0 {
-            refs.stubs -= count as usize;
+            refs.stubs = refs.stubs.saturating_sub(count as usize);
             refs.releasing.push((id, count));
             self.schedule_flush();
         }
@@ -149,6 +149,27 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub(super) fn hello_heard(&mut self, resumed: bool) {
         if core::mem::replace(&mut self.references.hello_heard, true) && !resumed {
             self.drop_references();
+        }
+    }
+
+    /// A message that never left (cancelled or timed out while queued,
+    /// refused by the transport) gives back the introductions its `refs`
+    /// made; exports that reach zero are freed.
+    pub(super) fn give_back(&mut self, refs: Option<V>) {
+        let Some(refs) = refs else { return };
+        let mut freed = Vec::new();
+        for entry in refs.elements() {
+            // Positive ids only: a stub passed back introduced nothing.
+            let Some(id) = entry.elements().first().and_then(whole) else { continue };
+            let Some(held) = self.references.exports.get_mut(&id) else { continue };
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                self.references.exports.remove(&id);
+                freed.push(id);
+            }
+        }
+        if !freed.is_empty() {
+            self.events.push_back(Event::References(ReferenceEvent::Freed(freed)));
         }
     }
 
