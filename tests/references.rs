@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
     json as wire, CallId, CallOptions, Capabilities, Config, Dialect, Endpoint, ErrorObject, Event, Framing, Handshake,
@@ -929,4 +930,212 @@ fn a_replaced_session_fails_a_held_call_that_carries_references() {
     assert_eq!(pair.a.settled.get(&8), Some(&Outcome::Result(json!(["plain"]))), "a plain held call goes on");
     assert!(!pair.b.seen.iter().any(|seen| matches!(seen, Seen::Stubs(_))));
     assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}
+
+// ---- many, and hostile ---------------------------------------------------------------
+
+#[test]
+fn a_hundred_thousand_references_made_and_released_in_rounds_leave_nothing_behind() {
+    let mut pair = Pair::friends();
+    let mut last = 0;
+    for _ in 0..100 {
+        pair.turn(To::A, |side| {
+            let first = side.endpoint.export(1_000, &[], &[]).unwrap();
+            assert_eq!(first, last + 1, "ids are never reused");
+            last = first + 999;
+            let refs: Vec<Json> = (first..=last).map(|id| json!([id, [0]])).collect();
+            side.endpoint.notify_with_refs(json!("note"), Some(json!([0])), Json::Array(refs)).unwrap();
+        });
+        pair.run();
+        assert_eq!(pair.b.endpoint.references_held(), (0, 1_000));
+        pair.turn(To::B, |side| {
+            for id in last - 999..=last {
+                side.endpoint.release(id, 1);
+            }
+        });
+        pair.run();
+        assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+        assert_eq!(pair.b.endpoint.references_held(), (0, 0));
+    }
+    let freed: usize = pair.a.seen.iter().map(|seen| if let Seen::Freed(ids) = seen { ids.len() } else { 0 }).sum();
+    assert_eq!(freed, 100_000);
+    assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+#[test]
+fn hostile_refs_and_releases_never_panic_and_never_count_below_zero() {
+    let mut pair = Pair::friends();
+    send_callback(&mut pair, 1);
+    pair.run();
+    let values = [
+        json!(null),
+        json!(true),
+        json!("refs"),
+        json!({}),
+        json!([[]]),
+        json!([[1]]),
+        json!([[1, [0], 2]]),
+        json!([[4294967295u64, [0]]]),
+        json!([[4294967296u64, [0]]]),
+        json!([[-4294967296i64, [0]]]),
+        json!([[1e300, [0]]]),
+        json!([[-1e-300, [0]]]),
+        json!([["1", [0]]]),
+        json!([[[1], [0]]]),
+        json!([[{"id": 1}, [0]]]),
+        json!([[1, "path"]]),
+        json!([[-1, [0]], [-1, [0]]]),
+        json!([[[[[[]]]]]]),
+    ];
+    for refs in values {
+        for message in [
+            json!({"jsonrpc": "2.0", "id": 5, "method": "echo", "params": [], "refs": refs}),
+            json!({"jsonrpc": "2.0", "id": 5, "method": "$/ref/1", "params": [], "refs": refs}),
+            json!({"jsonrpc": "2.0", "method": "note", "params": [], "refs": refs}),
+            json!({"jsonrpc": "2.0", "id": 99, "result": [], "refs": refs}),
+            json!({"jsonrpc": "2.0", "method": "$/release", "params": {"refs": refs}}),
+            json!({"jsonrpc": "2.0", "method": "$/release", "params": refs}),
+            json!([{"jsonrpc": "2.0", "id": 6, "method": "echo", "params": [], "refs": refs}, 7]),
+        ] {
+            pair.a.hear(message.clone());
+            pair.b.hear(message);
+        }
+    }
+    // Whatever came, A's callback is live (never freed by bad input) or freed once.
+    let freed = pair.a.seen.iter().filter(|seen| matches!(seen, Seen::Freed(_))).count();
+    assert!(freed <= 1);
+    let (exports, stubs) = pair.b.endpoint.references_held();
+    assert!(exports == 0 && stubs >= 1, "B still holds A's callback");
+}
+
+// ---- a property: random exports, calls, releases, passes back and interleavings ----------
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// A side sends `new` fresh references, `again` of its live exports and `back` of its stubs.
+    Send { from_a: bool, new: u32, again: usize, back: usize, request: bool },
+    /// A side drops one of its stubs.
+    Release { from_a: bool, pick: usize },
+    /// One message in transit to a side arrives.
+    Deliver { to_a: bool },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (any::<bool>(), 0..3u32, 0..2usize, 0..2usize, any::<bool>())
+            .prop_map(|(from_a, new, again, back, request)| Op::Send { from_a, new, again, back, request }),
+        (any::<bool>(), any::<usize>()).prop_map(|(from_a, pick)| Op::Release { from_a, pick }),
+        any::<bool>().prop_map(|to_a| Op::Deliver { to_a }),
+    ]
+}
+
+/// What a test knows of one side: the ids it exported, and the stubs it holds.
+#[derive(Default)]
+struct Model {
+    exported: Vec<u32>,
+    held: BTreeMap<u32, u32>,
+    stubs_seen: usize,
+    calls: u32,
+}
+
+impl Model {
+    /// Counts the stubs a side's new events brought.
+    fn absorb(&mut self, side: &Side) {
+        for seen in &side.seen[self.stubs_seen..] {
+            if let Seen::Stubs(refs) = seen {
+                for entry in refs.as_array().unwrap() {
+                    let id = entry[0].as_i64().unwrap();
+                    if id > 0 {
+                        *self.held.entry(id as u32).or_default() += 1;
+                    }
+                }
+            }
+        }
+        self.stubs_seen = side.seen.len();
+    }
+}
+
+fn apply(pair: &mut Pair, models: &mut [Model; 2], op: &Op) {
+    match *op {
+        Op::Send { from_a, new, again, back, request } => {
+            let (to, model) = if from_a { (To::A, &mut models[0]) } else { (To::B, &mut models[1]) };
+            let side = if from_a { &pair.a } else { &pair.b };
+            let live: Vec<u32> =
+                model.exported.iter().copied().filter(|id| !side.seen.contains(&Seen::Freed(vec![*id]))).collect();
+            let again: Vec<u32> = live.into_iter().take(again).collect();
+            let back: Vec<u32> = model.held.keys().copied().take(back).collect();
+            let mut refs = Vec::new();
+            pair.turn(to, |side| {
+                let Ok(first) = side.endpoint.export(new, &again, &back) else { return };
+                model.exported.extend(first..first + new);
+                refs.extend((first..first + new).chain(again.iter().copied()).map(|id| json!([id, [0]])));
+                refs.extend(back.iter().map(|id| json!([-(*id as i64), [0]])));
+                if request {
+                    model.calls += 1;
+                    side.call_with(model.calls, "echo", json!([0]), Json::Array(refs));
+                } else {
+                    side.endpoint.notify_with_refs(json!("note"), Some(json!([0])), Json::Array(refs)).unwrap();
+                }
+            });
+        }
+        Op::Release { from_a, pick } => {
+            let (to, model) = if from_a { (To::A, &mut models[0]) } else { (To::B, &mut models[1]) };
+            let Some(&id) = model.held.keys().nth(pick % model.held.len().max(1)) else { return };
+            let count = model.held.get_mut(&id).unwrap();
+            *count -= 1;
+            if *count == 0 {
+                model.held.remove(&id);
+            }
+            pair.turn(to, |side| side.endpoint.release(id, 1));
+        }
+        Op::Deliver { to_a } => {
+            pair.deliver(if to_a { To::A } else { To::B });
+        }
+    }
+    models[0].absorb(&pair.a);
+    models[1].absorb(&pair.b);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_export_is_freed_once_and_every_stub_comes_with_its_payload(ops in proptest::collection::vec(op(), 1..60)) {
+        let mut pair = Pair::friends();
+        let mut models = [Model::default(), Model::default()];
+        for op in &ops {
+            apply(&mut pair, &mut models, op);
+        }
+        pair.run();
+        models[0].absorb(&pair.a);
+        models[1].absorb(&pair.b);
+        // Each side drops every stub it holds.
+        for (from_a, model) in models.iter_mut().enumerate().map(|(at, model)| (at == 0, model)) {
+            let held = std::mem::take(&mut model.held);
+            pair.turn(if from_a { To::A } else { To::B }, |side| {
+                for (id, count) in held {
+                    side.endpoint.release(id, count);
+                }
+            });
+        }
+        pair.run();
+        for (side, model) in [(&pair.a, &models[0]), (&pair.b, &models[1])] {
+            for (at, seen) in side.seen.iter().enumerate() {
+                if matches!(seen, Seen::Stubs(_)) {
+                    let next = side.seen.get(at + 1);
+                    prop_assert!(matches!(next, Some(Seen::Invoke(_) | Seen::Notify(_) | Seen::Settled(_))), "{:?}", next);
+                }
+            }
+            let mut freed: Vec<u32> = side.seen.iter().filter_map(|seen| match seen {
+                Seen::Freed(ids) => Some(ids.clone()),
+                _ => None,
+            }).flatten().collect();
+            freed.sort_unstable();
+            let mut exported = model.exported.clone();
+            exported.sort_unstable();
+            prop_assert_eq!(freed, exported, "every export freed exactly once");
+            prop_assert_eq!(side.endpoint.references_held(), (0, 0));
+            prop_assert!(side.endpoint.is_idle());
+        }
+    }
 }
