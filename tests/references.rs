@@ -1139,3 +1139,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn refs_from_a_peer_that_did_not_offer_references_or_from_a_stranger_are_data() {
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(referring(), plain);
+    let out = pair.a.hear(json!({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": [], "refs": [[3, [0]]]}));
+    assert_eq!(out, [json!({"jsonrpc": "2.0", "id": 1, "result": []})]);
+    let out = pair.a.hear(json!({"method": "echo", "refs": [[3, [0]]]}));
+    assert!(out.is_empty(), "not ours: nothing goes back");
+    assert!(!pair.a.seen.iter().any(|seen| matches!(seen, Seen::Stubs(_))));
+    assert!(releases(&pair.a.sent).is_empty());
+}
+
+#[test]
+fn an_envelope_read_by_the_host_brings_its_refs_alike() {
+    let mut pair = Pair::friends();
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": [{"$ref": 3}], "refs": [[3, [0]]]});
+    let envelope = wiggum_rpc::core::Envelope::read(&message);
+    pair.a.endpoint.receive_envelope_with_refs(envelope, message.get("refs").cloned(), Framing::Object);
+    pair.a.end_turn();
+    assert_eq!(pair.a.seen, [Seen::Stubs(json!([[3, [0]]])), Seen::Invoke(json!([{"$ref": 3}]))]);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 1));
+}

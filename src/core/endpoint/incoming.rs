@@ -18,9 +18,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             || kind == Kind::Array
             || (kind == Kind::Object && value.member("jsonrpc").is_some_and(|v| v.is_version_2()));
         let actions = self.dispatcher.receive_kind(value, kind, framing);
-        // Read only where this side offers references: elsewhere `refs` is the sender's own business.
+        // Read only from a peer both sides agreed references with: elsewhere
+        // `refs` is the sender's own business, and a stranger never hears `$/release`.
         #[cfg(feature = "references")]
-        let refs = (kind == Kind::Object && self.offers_references()).then(|| value.member("refs")).flatten();
+        let refs = (kind == Kind::Object && ours && self.takes_references()).then(|| value.member("refs")).flatten();
         self.received(
             ours,
             actions,
@@ -82,7 +83,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         let ours = framing == Framing::Text || envelope.version_2;
         let actions = self.dispatcher.receive_envelope(envelope, framing);
-        self.received(ours, actions, refs.filter(|_| self.offers_references()));
+        self.received(ours, actions, refs.filter(|_| ours && self.takes_references()));
     }
 
     /// Text the host did not read as a message: not JSON, or past a limit
@@ -178,7 +179,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     if let Some(left) = arriving.take() {
                         self.release_arrivals(left);
                     }
-                    arriving = refs.map(|refs| self.arriving(refs));
+                    arriving = refs.filter(|_| self.takes_references()).map(|refs| self.arriving(refs));
                 }
                 #[cfg(feature = "references")]
                 Action::CallReference { call, reference, member, params } => {
