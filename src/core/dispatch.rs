@@ -190,6 +190,9 @@ pub struct Dispatcher<V, H> {
     /// This side offers references: `$/ref/…` and `$/release` are the protocol's.
     #[cfg(feature = "references")]
     references: bool,
+    /// The references of the answer [`Dispatcher::complete`] makes next.
+    #[cfg(feature = "references")]
+    answer_refs: Option<V>,
     handlers: Table<String, Handlers<H>>,
     calls: Table<u32, InFlight<V>>,
     batches: Table<u32, Batch<V>>,
@@ -209,6 +212,8 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             lists_components: false,
             #[cfg(feature = "references")]
             references: false,
+            #[cfg(feature = "references")]
+            answer_refs: None,
             handlers: Table::default(),
             calls: Table::default(),
             batches: Table::default(),
@@ -263,6 +268,13 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     #[cfg(feature = "references")]
     pub fn set_references(&mut self, references: bool) {
         self.references = references;
+    }
+
+    /// The result [`Dispatcher::complete`] answers next holds references at
+    /// `refs` (`None`: it holds none), written beside it.
+    #[cfg(feature = "references")]
+    pub fn answer_with_refs(&mut self, refs: Option<V>) {
+        self.answer_refs = refs;
     }
 
     /// Classifies a message object, or answers what is not one.
@@ -427,7 +439,12 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             Inbound::Request(request) if self.roles.server => {
                 let Some(handler) = self.handlers.get(&request.method).and_then(|h| h.method.clone()) else {
                     if self.lists_components && request.method == LIST_COMPONENTS {
-                        return Some(Response::new(Some(request.id), Ok(V::flags(self.method_names()))));
+                        return Some(Response {
+                            id: Some(request.id),
+                            payload: Ok(V::flags(self.method_names())),
+                            #[cfg(feature = "references")]
+                            refs: None,
+                        });
                     }
                     // Only here, where no handler answered: a plain call pays nothing for references.
                     #[cfg(feature = "references")]

@@ -106,13 +106,9 @@ pub struct Response<V> {
 
 impl<V> Response<V> {
     pub fn error(id: Option<Id<V>>, error: ErrorObject<V>) -> Self {
-        Self::new(id, Err(error))
-    }
-
-    pub fn new(id: Option<Id<V>>, payload: Result<V, ErrorObject<V>>) -> Self {
         Response {
             id,
-            payload,
+            payload: Err(error),
             #[cfg(feature = "references")]
             refs: None,
         }

@@ -120,31 +120,13 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// Reports how a handler ended. Returns the reply to send, if this
     /// completes something: the call itself, or the last open call of a batch.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) -> Option<Outgoing<V>> {
-        self.complete_as(
-            call,
-            outcome,
-            #[cfg(feature = "references")]
-            None,
-        )
-    }
-
-    /// [`Dispatcher::complete`] with a result's references.
-    #[cfg(feature = "references")]
-    pub fn complete_with_refs(&mut self, call: CallId, result: V, refs: V) -> Option<Outgoing<V>> {
-        self.complete_as(call, Ok(result), Some(refs))
-    }
-
-    fn complete_as(
-        &mut self,
-        call: CallId,
-        outcome: Result<V, ErrorObject<V>>,
-        #[cfg(feature = "references")] refs: Option<V>,
-    ) -> Option<Outgoing<V>> {
         let InFlight { id, batch, .. } = self.calls.remove(&call.0)?;
-        #[cfg(not(feature = "references"))]
-        let response = Response::new(Some(id), outcome);
-        #[cfg(feature = "references")]
-        let response = Response { refs, ..Response::new(Some(id), outcome) };
+        let response = Response {
+            id: Some(id),
+            payload: outcome,
+            #[cfg(feature = "references")]
+            refs: self.answer_refs.take(),
+        };
         let Some((key, slot)) = batch else {
             return Some(Outgoing::Single(response));
         };

@@ -277,7 +277,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
         let kind = params.as_ref().map(Value::kind);
-        match self.request_of_kind(method, params, kind, waiter, options, now) {
+        match self.request_of_kind(
+            method,
+            params,
+            #[cfg(feature = "references")]
+            None,
+            kind,
+            waiter,
+            options,
+            now,
+        ) {
             Ok(id) => Some(id),
             Err((waiter, outcome)) => {
                 self.events.push_back(Event::Settled { id: 0, waiter, outcome });
@@ -288,31 +297,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// [`Endpoint::request_with`] for a host that knows the params' kind
     /// (`None`: no params) and settles a refused call itself: its outcome
-    /// comes back with the waiter, and no event is queued for it.
-    pub fn request_of_kind(
-        &mut self,
-        method: V,
-        params: Option<V>,
-        kind: Option<Kind>,
-        waiter: W,
-        options: CallOptions,
-        now: impl FnOnce() -> Deadline,
-    ) -> Result<u64, (W, Outcome<V>)> {
-        self.make_request(
-            method,
-            params,
-            #[cfg(feature = "references")]
-            None,
-            kind,
-            waiter,
-            options,
-            now,
-        )
-    }
-
-    /// A call, its request carrying `refs` (with the feature) beside its params.
+    /// comes back with the waiter, and no event is queued for it. With
+    /// references, `refs` go beside the params (see [`Endpoint::export`]).
     #[cfg_attr(feature = "references", allow(clippy::too_many_arguments))]
-    fn make_request(
+    pub fn request_of_kind(
         &mut self,
         method: V,
         params: Option<V>,
@@ -394,13 +382,15 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         structured(params.as_ref().map(Value::kind))?;
         if !self.destroyed {
             let params = self.outgoing_params(&method, params);
-            let notification = Message::Notification {
-                method,
-                params,
-                #[cfg(feature = "references")]
-                refs: None,
-            };
-            self.send(notification, None);
+            self.send(
+                Message::Notification {
+                    method,
+                    params,
+                    #[cfg(feature = "references")]
+                    refs: None,
+                },
+                None,
+            );
         }
         Ok(())
     }
@@ -479,23 +469,26 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// Takes the request of the call `call` (`None`: of every call) off the
     /// queue; notifications stay. One predicate for all three uses: each
     /// closure of its own would link another copy of `retain`.
+    #[cfg(not(feature = "references"))]
     fn unqueue(&mut self, call: Option<u64>) {
-        #[cfg(feature = "references")]
+        self.queue.retain(|queued| match (queued.call, call) {
+            (Some(queued), Some(call)) => queued != call,
+            (Some(_), None) => false,
+            (None, _) => true,
+        });
+    }
+
+    /// As without references, and a request that never leaves gives back what it introduced.
+    #[cfg(feature = "references")]
+    fn unqueue(&mut self, call: Option<u64>) {
         let mut given = Vec::new();
         self.queue.retain(|queued| {
-            let keep = match (queued.call, call) {
-                (Some(queued), Some(call)) => queued != call,
-                (Some(_), None) => false,
-                (None, _) => true,
-            };
-            // A request that never leaves gives back what it introduced.
-            #[cfg(feature = "references")]
+            let keep = unqueued(queued.call, call);
             if let (false, Message::Request { refs: Some(refs), .. }) = (keep, &queued.message) {
                 given.push(refs.clone());
             }
             keep
         });
-        #[cfg(feature = "references")]
         for refs in given {
             self.give_back(Some(refs));
         }
@@ -639,6 +632,17 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// No references without the feature: nothing is ever held.
     fn references_idle(&self) -> bool {
         true
+    }
+}
+
+/// Whether a queued message (of the call `queued`, if a request) stays when
+/// the request of `call` (`None`: of every call) is taken off the queue.
+#[cfg(feature = "references")]
+fn unqueued(queued: Option<u64>, call: Option<u64>) -> bool {
+    match (queued, call) {
+        (Some(queued), Some(call)) => queued != call,
+        (Some(_), None) => false,
+        (None, _) => true,
     }
 }
 

@@ -322,7 +322,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let made = match self.takes_references() {
             true => {
                 let kind = params.as_ref().map(Value::kind);
-                self.make_request(method, params, Some(refs), kind, waiter, options, now)
+                self.request_of_kind(method, params, Some(refs), kind, waiter, options, now)
             }
             false => Err((waiter, Outcome::Error(not_taken(code::INVALID_PARAMS, "params")))),
         };
@@ -350,7 +350,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// Toward a peer that does not take them, the caller gets `-32603` instead.
     pub fn complete_with_refs(&mut self, call: CallId, result: V, refs: V) {
         match self.takes_references() {
-            true => self.complete_as(call, Ok(result), Some(refs)),
+            true => {
+                self.dispatcher.answer_with_refs(Some(refs));
+                self.complete(call, Ok(result));
+                // Taken by the answer, unless the call was answered already.
+                self.dispatcher.answer_with_refs(None);
+            }
             false => self.complete(call, Err(not_taken(code::INTERNAL_ERROR, "the result"))),
         }
     }

@@ -60,21 +60,6 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// once its last member is done, or, toward a peer that takes split
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
-        self.complete_as(
-            call,
-            outcome,
-            #[cfg(feature = "references")]
-            None,
-        );
-    }
-
-    /// [`Endpoint::complete`], the answer carrying `refs` beside its result when given.
-    pub(super) fn complete_as(
-        &mut self,
-        call: CallId,
-        outcome: Result<V, ErrorObject<V>>,
-        #[cfg(feature = "references")] refs: Option<V>,
-    ) {
         self.checked(call);
         // A call in flight has one token at most, and the list is only
         // searched by call: its order is nobody's.
@@ -84,14 +69,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if let Some(id) = self.dispatcher.stream_end(call) {
             self.send(Message::StreamEnd { id }, None);
         }
-        #[cfg(feature = "references")]
-        let reply = match (refs, outcome) {
-            (Some(refs), Ok(result)) => self.dispatcher.complete_with_refs(call, result, refs),
-            (_, outcome) => self.dispatcher.complete(call, outcome),
-        };
-        #[cfg(not(feature = "references"))]
-        let reply = self.dispatcher.complete(call, outcome);
-        match reply {
+        match self.dispatcher.complete(call, outcome) {
             Some(reply) => self.reply(reply),
             None => self.schedule_flush(),
         }
