@@ -28,7 +28,7 @@ pub(super) struct References {
     hello_heard: bool,
 }
 
-/// The references one message brings (see [`Endpoint::arriving`]).
+/// The references one message brings, as `Endpoint::arriving` read them.
 pub(super) struct Arriving<V> {
     /// The message's `refs`, for the host.
     refs: V,
@@ -89,7 +89,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let last = refs.last.checked_add(new).filter(|_| refs.exports.len().saturating_add(new as usize) <= most);
         let Some(last) = last else {
             let mut message = String::from("Too many references: the other side holds ");
-            decimal(refs.exports.len() as u32, &mut message);
+            decimal(refs.exports.len().min(u32::MAX as usize) as u32, &mut message);
             message.push_str(" of this side's; it must release some");
             return Err(ErrorObject::new(code::TOO_MANY_REFERENCES, message));
         };
@@ -242,20 +242,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let mut dead = None;
         for entry in &entries {
             let pair = entry.elements();
-            let id = pair
-                .first()
-                .and_then(Value::as_number)
-                .filter(|n| *n != 0.0 && n.abs() <= f64::from(u32::MAX) && f64::from(n.abs() as u32) == n.abs());
+            // The id's sign says whose it is; its magnitude must be a whole `u32` from 1.
+            let signed = pair.first().and_then(Value::as_number).map(|n| (n > 0.0, if n < 0.0 { -n } else { n }));
+            let id = signed.and_then(|(theirs, magnitude)| Some((theirs, whole_number(magnitude)?)));
             let path = pair.get(1).is_some_and(|path| path.kind() == Kind::Array);
             match id {
-                Some(id) if pair.len() == 2 && path => {
-                    let export = id.abs() as u32;
-                    match id > 0.0 {
-                        true => fresh.push(export),
-                        false if self.references.exports.contains_key(&export) => {}
-                        false => dead = dead.or(Some(export)),
-                    }
-                }
+                Some((theirs, id)) if pair.len() == 2 && path => match theirs {
+                    true => fresh.push(id),
+                    false if self.references.exports.contains_key(&id) => {}
+                    false => dead = dead.or(Some(id)),
+                },
                 _ => malformed = true,
             }
         }
@@ -266,7 +262,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             Some(unknown_reference(id, refs_held.last))
         } else if refs_held.stubs.saturating_add(fresh.len()) > self.config.limits.max_references {
             let mut message = String::from("Too many references: this side holds ");
-            decimal(refs_held.stubs as u32, &mut message);
+            decimal(refs_held.stubs.min(u32::MAX as usize) as u32, &mut message);
             message.push_str(" stubs of the other side's; it must release some");
             Some(ErrorObject::new(code::TOO_MANY_REFERENCES, message))
         } else {
@@ -319,7 +315,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         options: CallOptions,
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
-        let made = match self.takes_references() {
+        // Once destroyed, the call fails as any call does.
+        let made = match self.destroyed || self.takes_references() {
             true => {
                 let kind = params.as_ref().map(Value::kind);
                 self.request_of_kind(method, params, Some(refs), kind, waiter, options, now)
@@ -392,7 +389,10 @@ fn unknown_held<V: Value>(id: u32) -> ErrorObject<V> {
 
 /// A whole number from 1 that fits a `u32`.
 fn whole<V: Value>(value: &V) -> Option<u32> {
-    let n = value.as_number()?;
+    whole_number(value.as_number()?)
+}
+
+fn whole_number(n: f64) -> Option<u32> {
     (n >= 1.0 && n <= f64::from(u32::MAX) && f64::from(n as u32) == n).then_some(n as u32)
 }
 
