@@ -1162,3 +1162,107 @@ fn an_envelope_read_by_the_host_brings_its_refs_alike() {
     assert_eq!(pair.a.seen, [Seen::Stubs(json!([[3, [0]]])), Seen::Invoke(json!([{"$ref": 3}]))]);
     assert_eq!(pair.a.endpoint.references_held(), (0, 1));
 }
+
+// ---- calls made before the peer is heard ----------------------------------------------
+
+/// Two sides that have not exchanged anything yet (their hellos, if any, in transit).
+fn unheard(a: Config, b: Config) -> Pair {
+    let mut pair = Pair { a: Side::new(a), b: Side::new(b), to_a: VecDeque::new(), to_b: VecDeque::new() };
+    pair.to_b.extend(pair.a.end_turn());
+    pair.to_a.extend(pair.b.end_turn());
+    pair
+}
+
+/// Messages with `refs` a side sent, batch members included.
+fn sent_refs(side: &Side) -> usize {
+    let members = side.sent.iter().flat_map(|m| m.as_array().cloned().unwrap_or_else(|| vec![m.clone()]));
+    members.filter(|m| m.get("refs").is_some()).count()
+}
+
+#[test]
+fn a_call_with_references_waits_for_the_peers_hello_then_goes() {
+    let mut pair = unheard(referring(), referring());
+    pair.turn(To::A, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        side.call_with(1, "echo", json!([{"$ref": id}]), json!([[id, [0]]]));
+    });
+    assert_eq!(sent_refs(&pair.a), 0, "held for the hello");
+    pair.run();
+    assert_eq!(sent_refs(&pair.a), 1);
+    assert_eq!(pair.b.seen[..2], [Seen::Stubs(json!([[1, [0]]])), Seen::Invoke(json!([{"$ref": 1}]))]);
+    assert_eq!(pair.a.settled.get(&1), Some(&Outcome::Result(json!([{"$ref": 1}]))));
+}
+
+#[test]
+fn without_a_handshake_this_side_says_hello_once_to_have_references_answered() {
+    let off = Config { handshake: Handshake::Off, ..referring() };
+    let mut pair = unheard(off, off);
+    assert!(pair.a.sent.is_empty() && pair.b.sent.is_empty());
+    pair.turn(To::A, |side| {
+        for waiter in 1..=2 {
+            let id = side.endpoint.export(1, &[], &[]).unwrap();
+            side.call_with(waiter, "echo", json!([{"$ref": id}]), json!([[id, [0]]]));
+        }
+    });
+    assert_eq!(pair.a.sent.len(), 1, "one hello, the calls held");
+    assert_eq!(pair.a.sent[0]["method"], json!("$/ready"));
+    assert_eq!(pair.a.sent[0]["params"]["ack"], json!(false));
+    pair.run();
+    assert_eq!(sent_refs(&pair.a), 2);
+    assert_eq!(pair.a.settled.len(), 2);
+    assert!(pair.a.settled.values().all(|outcome| matches!(outcome, Outcome::Result(_))));
+}
+
+#[test]
+fn a_held_call_fails_when_the_peers_hello_does_not_offer_references() {
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = unheard(referring(), plain);
+    pair.turn(To::A, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        side.call_with(1, "echo", json!([{"$ref": id}]), json!([[id, [0]]]));
+    });
+    pair.run();
+    assert!(matches!(pair.a.error(1), Some(error) if error.code == -32602));
+    assert!(pair.a.seen.contains(&Seen::Freed(vec![1])), "its introduction given back");
+    assert_eq!(sent_refs(&pair.a), 0);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
+}
+
+#[test]
+fn toward_a_stranger_that_never_answers_a_held_call_times_out_unsent() {
+    let off = Config { handshake: Handshake::Off, ..referring() };
+    let mut side = Side::new(off);
+    let id = side.endpoint.export(1, &[], &[]).unwrap();
+    let options = CallOptions { timeout_ms: Some(50), ..CallOptions::default() };
+    side.endpoint.request_with_refs(json!("echo"), Some(json!([{"$ref": id}])), json!([[id, [0]]]), 1, options, || 0);
+    side.end_turn();
+    // The stranger's own traffic says nothing of references: the call keeps waiting.
+    side.hear(json!({"jsonrpc": "2.0", "method": "hello", "params": []}));
+    side.endpoint.handle_timeout(50);
+    side.end_turn();
+    assert_eq!(side.settled.get(&1), Some(&Outcome::Failed(wiggum_rpc::core::Failure::Timeout { sent: false })));
+    assert!(side.seen.contains(&Seen::Freed(vec![id])));
+    assert_eq!(sent_refs(&side), 0);
+    assert!(side.endpoint.is_idle());
+}
+
+#[test]
+fn a_notification_with_references_toward_an_unheard_peer_is_refused_at_once() {
+    let mut pair = unheard(referring(), referring());
+    let refused = pair.a.endpoint.notify_with_refs(json!("note"), Some(json!([])), json!([]));
+    assert_eq!(refused.unwrap_err().code, -32602);
+}
+
+#[test]
+fn a_held_call_cancelled_gives_back_its_references() {
+    let mut pair = unheard(referring(), referring());
+    pair.turn(To::A, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        let call = side.call_with(1, "echo", json!([{"$ref": id}]), json!([[id, [0]]])).unwrap();
+        assert!(side.endpoint.cancel(call));
+    });
+    pair.run();
+    assert!(pair.a.seen.contains(&Seen::Freed(vec![1])));
+    assert_eq!(sent_refs(&pair.a), 0);
+    assert!(pair.a.endpoint.is_idle());
+}

@@ -106,7 +106,7 @@ pub struct Endpoint<V, H, W> {
     /// jrpc-oo: this side's methods are announced at the end of the turn.
     components_due: bool,
     #[cfg(feature = "references")]
-    references: references::References,
+    references: references::References<V>,
 }
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
@@ -363,6 +363,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             #[cfg(feature = "references")]
             refs,
         };
+        // References toward a peer not heard yet wait for its hello: it may not take them.
+        #[cfg(feature = "references")]
+        if self.peer_refers().is_none() && matches!(request, Message::Request { refs: Some(_), .. }) {
+            self.wait_for_hello(request, id);
+            return Ok(id);
+        }
         match window {
             // One batch at the end of the turn: the request and its credit cross together.
             Some(credit) => {
@@ -478,7 +484,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         });
     }
 
-    /// As without references, and a request that never leaves gives back what it introduced.
+    /// As without references, from the queue and from the calls waiting for
+    /// the peer's hello; a request that never leaves gives back what it introduced.
     #[cfg(feature = "references")]
     fn unqueue(&mut self, call: Option<u64>) {
         let mut given = Vec::new();
@@ -489,6 +496,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             }
             keep
         });
+        // And from the calls waiting for the peer's hello.
+        for queued in core::mem::take(&mut self.references.waiting) {
+            match (unqueued(queued.call, call), queued.message) {
+                (false, Message::Request { refs, .. }) => given.extend(refs),
+                (_, message) => self.references.waiting.push(Queued { message, call: queued.call }),
+            }
+        }
         for refs in given {
             self.give_back(Some(refs));
         }

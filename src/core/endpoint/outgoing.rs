@@ -44,6 +44,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.events.push_back(Event::PeerReady(capabilities));
         // What waited for the other side goes now.
         self.send_queued();
+        #[cfg(feature = "references")]
+        self.send_waiting();
     }
 
     // ---- sending -------------------------------------------------------------

@@ -5,14 +5,14 @@
 
 use super::*;
 
+use super::outgoing::Queued;
 use crate::core::table::Table;
 
 /// The most pairs one `$/release` carries; more go as several.
 const RELEASES_PER_MESSAGE: usize = 4_096;
 
 /// One connection's references, both ways.
-#[derive(Default)]
-pub(super) struct References {
+pub(super) struct References<V> {
     /// This side's targets the peer holds: id → introductions not released.
     exports: Table<u32, u32>,
     /// The last export id given (ids start at 1 and are never reused, so a
@@ -26,6 +26,27 @@ pub(super) struct References {
     releasing: Vec<(u32, u32)>,
     /// The other side said hello on this connection.
     hello_heard: bool,
+    /// Calls with references made before the other side was heard: they go
+    /// once its hello offers references, and fail if it does not.
+    pub(super) waiting: Vec<Queued<V>>,
+    /// This side said hello to have references answered for (with no
+    /// handshake of its own, it asks once per connection).
+    asked: bool,
+}
+
+impl<V> Default for References<V> {
+    fn default() -> Self {
+        References {
+            exports: Table::default(),
+            last: 0,
+            imports: Table::default(),
+            stubs: 0,
+            releasing: Vec::new(),
+            hello_heard: false,
+            waiting: Vec::new(),
+            asked: false,
+        }
+    }
 }
 
 /// The references one message brings, as `Endpoint::arriving` read them.
@@ -38,9 +59,9 @@ pub(super) struct Arriving<V> {
     refused: Option<ErrorObject<V>>,
 }
 
-impl References {
+impl<V> References<V> {
     fn is_empty(&self) -> bool {
-        self.exports.is_empty() && self.imports.is_empty() && self.releasing.is_empty()
+        self.exports.is_empty() && self.imports.is_empty() && self.releasing.is_empty() && self.waiting.is_empty()
     }
 }
 
@@ -54,6 +75,18 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// References go both ways on this connection: this side offers them and the peer's hello did.
     pub fn takes_references(&self) -> bool {
         !self.destroyed && self.offers_references() && self.peer.is_some_and(|peer| peer.references)
+    }
+
+    /// Whether the peer's hello offered references (`None`: no hello that
+    /// says anything has come: the peer is not heard yet, or was only seen).
+    pub(super) fn peer_refers(&self) -> Option<bool> {
+        self.peer.filter(|peer| *peer != Capabilities::NONE).map(|peer| peer.references)
+    }
+
+    /// A call may carry references: toward a peer that offered them, or
+    /// one not heard yet (the call then waits for its hello).
+    fn may_refer(&self) -> bool {
+        !self.destroyed && self.offers_references() && self.peer_refers() != Some(false)
     }
 
     /// How many of this side's targets the peer holds (export entries), and
@@ -74,7 +107,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// past [`Limits::max_references`] (`-32090`), or naming an id that is
     /// not live (`-32091`).
     pub fn export(&mut self, new: u32, again: &[u32], back: &[u32]) -> Result<u32, ErrorObject<V>> {
-        if !self.takes_references() {
+        if !self.may_refer() {
             return Err(not_taken(code::INVALID_PARAMS, "params"));
         }
         let most = self.config.limits.max_references;
@@ -139,8 +172,39 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         refs.imports.clear();
         refs.stubs = 0;
         refs.releasing.clear();
+        refs.waiting.clear();
         refs.hello_heard = false;
+        refs.asked = false;
         self.events.push_back(Event::References(ReferenceEvent::Dropped));
+    }
+
+    /// A call with references toward a peer not heard yet: it waits for
+    /// the peer's hello. Without a handshake of its own, this side says
+    /// hello now (once per connection), since a Peer answers one.
+    pub(super) fn wait_for_hello(&mut self, request: Message<V>, call: u64) {
+        self.references.waiting.push(Queued { message: request, call: Some(call) });
+        if self.config.handshake == Handshake::Off && !core::mem::replace(&mut self.references.asked, true) {
+            self.transmit(Transmit::Single(self.ready(false, None)));
+        }
+    }
+
+    /// The peer is heard: the calls that waited for it go if it takes
+    /// references, and fail `-32602` otherwise, giving back what they introduced.
+    pub(super) fn send_waiting(&mut self) {
+        let Some(refers) = self.peer_refers() else { return };
+        for queued in core::mem::take(&mut self.references.waiting) {
+            match (refers && self.takes_references(), queued.message) {
+                (true, message) => self.send(message, queued.call),
+                (false, Message::Request { id, refs, .. }) => {
+                    self.give_back(refs);
+                    if let Some(call) = self.calls.remove(id) {
+                        let outcome = Outcome::Error(not_taken(code::INVALID_PARAMS, "params"));
+                        self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
+                    }
+                }
+                (false, _) => {}
+            }
+        }
     }
 
     /// The other side's hello (not an answer): a second one on the same
@@ -316,7 +380,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
         // Once destroyed, the call fails as any call does.
-        let made = match self.destroyed || self.takes_references() {
+        let made = match self.destroyed || self.may_refer() {
             true => {
                 let kind = params.as_ref().map(Value::kind);
                 self.request_of_kind(method, params, Some(refs), kind, waiter, options, now)
