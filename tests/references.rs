@@ -1018,14 +1018,17 @@ enum Op {
     Release { from_a: bool, pick: usize },
     /// One message in transit to a side arrives.
     Deliver { to_a: bool },
+    /// The connection closes under both sides (what was in transit is lost).
+    Close,
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (any::<bool>(), 0..3u32, 0..2usize, 0..2usize, any::<bool>())
+        6 => (any::<bool>(), 0..3u32, 0..2usize, 0..2usize, any::<bool>())
             .prop_map(|(from_a, new, again, back, request)| Op::Send { from_a, new, again, back, request }),
-        (any::<bool>(), any::<usize>()).prop_map(|(from_a, pick)| Op::Release { from_a, pick }),
-        any::<bool>().prop_map(|to_a| Op::Deliver { to_a }),
+        4 => (any::<bool>(), any::<usize>()).prop_map(|(from_a, pick)| Op::Release { from_a, pick }),
+        8 => any::<bool>().prop_map(|to_a| Op::Deliver { to_a }),
+        1 => Just(Op::Close),
     ]
 }
 
@@ -1036,6 +1039,8 @@ struct Model {
     held: BTreeMap<u32, u32>,
     stubs_seen: usize,
     calls: u32,
+    /// Exports live when a connection closed: dropped, never freed.
+    dropped: Vec<u32>,
 }
 
 impl Model {
@@ -1060,8 +1065,11 @@ fn apply(pair: &mut Pair, models: &mut [Model; 2], op: &Op) {
         Op::Send { from_a, new, again, back, request } => {
             let (to, model) = if from_a { (To::A, &mut models[0]) } else { (To::B, &mut models[1]) };
             let side = if from_a { &pair.a } else { &pair.b };
-            let live: Vec<u32> =
-                model.exported.iter().copied().filter(|id| !side.seen.contains(&Seen::Freed(vec![*id]))).collect();
+            let gone = |id: &u32| {
+                model.dropped.contains(id)
+                    || side.seen.iter().any(|seen| matches!(seen, Seen::Freed(ids) if ids.contains(id)))
+            };
+            let live: Vec<u32> = model.exported.iter().copied().filter(|id| !gone(id)).collect();
             let again: Vec<u32> = live.into_iter().take(again).collect();
             let back: Vec<u32> = model.held.keys().copied().take(back).collect();
             let mut refs = Vec::new();
@@ -1091,13 +1099,29 @@ fn apply(pair: &mut Pair, models: &mut [Model; 2], op: &Op) {
         Op::Deliver { to_a } => {
             pair.deliver(if to_a { To::A } else { To::B });
         }
+        Op::Close => {
+            pair.to_a.clear();
+            pair.to_b.clear();
+            for (model, side) in models.iter_mut().zip([&pair.a, &pair.b]) {
+                let freed =
+                    |id: &u32| side.seen.iter().any(|seen| matches!(seen, Seen::Freed(ids) if ids.contains(id)));
+                let live: Vec<u32> =
+                    model.exported.iter().copied().filter(|id| !freed(id) && !model.dropped.contains(id)).collect();
+                model.dropped.extend(live);
+                model.held.clear();
+            }
+            pair.turn(To::A, |side| side.endpoint.connection_closed());
+            pair.turn(To::B, |side| side.endpoint.connection_closed());
+            pair.to_a.clear();
+            pair.to_b.clear();
+        }
     }
     models[0].absorb(&pair.a);
     models[1].absorb(&pair.b);
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(500))]
 
     #[test]
     fn every_export_is_freed_once_and_every_stub_comes_with_its_payload(ops in proptest::collection::vec(op(), 1..60)) {
@@ -1130,10 +1154,11 @@ proptest! {
                 Seen::Freed(ids) => Some(ids.clone()),
                 _ => None,
             }).flatten().collect();
+            freed.extend(&model.dropped);
             freed.sort_unstable();
             let mut exported = model.exported.clone();
             exported.sort_unstable();
-            prop_assert_eq!(freed, exported, "every export freed exactly once");
+            prop_assert_eq!(freed, exported, "every export freed exactly once, or dropped with its connection");
             prop_assert_eq!(side.endpoint.references_held(), (0, 0));
             prop_assert!(side.endpoint.is_idle());
         }
