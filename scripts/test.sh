@@ -46,7 +46,7 @@ run "clippy, native" cargo clippy --all-targets --all-features -- -D warnings
 run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets --all-features -- -D warnings
 run "clippy, wasm32, the package's no_std build" \
   env RUSTFLAGS="--cfg wiggum_no_std" cargo clippy --target wasm32-unknown-unknown --lib --all-features -- -D warnings
-run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test
+run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test --features references
 run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
   emacs --batch -Q -l tests/emacs/duet-rpc-test.el

@@ -79,6 +79,8 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
                 panic!("a server settles nothing")
             }
             Action::Unhandled { .. } | Action::Cancel { .. } | Action::Credit { .. } | Action::SessionAck { .. } => {}
+            #[cfg(feature = "references")]
+            Action::Release { .. } | Action::CallReference { .. } | Action::Refs(_) => {}
         }
     }
     assert!(sent.len() <= 1, "one message in, at most one reply out: {sent:?}");
@@ -398,7 +400,7 @@ fn an_invalid_response_says_why_and_names_its_call_only_by_a_readable_id() {
     }
     // Neither result nor error: not a response, so a request's error, its id echoed.
     match classify(json!({"jsonrpc":"2.0","id":4})) {
-        Inbound::Invalid(Response { id: Some(id), payload: Err(error) }) => {
+        Inbound::Invalid(Response { id: Some(id), payload: Err(error), .. }) => {
             assert_eq!((id.value(), error.code), (&json!(4), code::INVALID_REQUEST));
         }
         other => panic!("{other:?}"),
@@ -621,7 +623,7 @@ fn a_peer_refusing_batches_reads_a_batch_of_answers_member_by_member_too() {
     let mixed = json!([{"jsonrpc":"2.0","result":1,"id":1}, {"jsonrpc":"2.0","method":"m","id":3}]);
     for actions in [peer.receive_members(members(mixed.clone())), peer.receive(&mixed, Framing::Text)] {
         match actions.as_slice() {
-            [Action::Send(Outgoing::Single(Response { id: None, payload: Err(error) }))] => {
+            [Action::Send(Outgoing::Single(Response { id: None, payload: Err(error), .. }))] => {
                 assert_eq!(error.message, "Batch requests not supported");
             }
             other => panic!("{other:?}"),

@@ -131,6 +131,8 @@ impl Side {
                 Event::MayStream { call } => self.may_stream.push(call),
                 Event::ScheduleFlush => self.flush_due = true,
                 Event::SessionEnded => {}
+                #[cfg(feature = "references")]
+                Event::References(_) => {}
             }
         }
         self.sent.extend(out.iter().cloned());
@@ -256,8 +258,15 @@ fn methods(sent: &[Json]) -> Vec<String> {
 #[test]
 fn friends_learn_each_others_capabilities() {
     let pair = Pair::friends();
-    let both =
-        Capabilities { batches: true, split_batch_answers: true, max_batch: 1000, stream_credit: true, progress: true };
+    let both = Capabilities {
+        batches: true,
+        split_batch_answers: true,
+        max_batch: 1000,
+        stream_credit: true,
+        progress: true,
+        #[cfg(feature = "references")]
+        references: false,
+    };
     assert_eq!(pair.a.peer, Some(both));
     assert_eq!(pair.b.peer, Some(both));
     assert_eq!(

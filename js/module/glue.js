@@ -139,6 +139,8 @@ export const ErrorCode = Object.freeze({
   SESSION_EXPIRED: -32093,
   REQUEST_CANCELLED: -32800,
   TOO_MANY_CALLS: -32092,
+  UNKNOWN_REFERENCE: -32091,
+  TOO_MANY_REFERENCES: -32090,
 });
 
 // ---- calls of this side's ----

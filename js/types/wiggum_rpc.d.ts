@@ -245,6 +245,8 @@ export declare const ErrorCode: Readonly<{
   SESSION_EXPIRED: -32093;
   REQUEST_CANCELLED: -32800;
   TOO_MANY_CALLS: -32092;
+  UNKNOWN_REFERENCE: -32091;
+  TOO_MANY_REFERENCES: -32090;
 }>;
 
 /**

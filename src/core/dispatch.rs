@@ -18,6 +18,8 @@ use super::wire::{
     Cancellation, CANCEL_REQUEST, MAX_CREDIT, MCP_CANCELLED, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK,
     STREAM_CREDIT, STREAM_END,
 };
+#[cfg(feature = "references")]
+use super::wire::{REFERENCE, RELEASE};
 
 /// Which sides of the protocol an endpoint plays. A client never answers
 /// requests (a server sharing its transport may); a server never reads
@@ -105,6 +107,17 @@ pub enum Action<V, H> {
     /// The caller let the handler of `call` send more chunks (`stream.credit`);
     /// `resumed`: it had used up what it had.
     Credit { call: CallId, resumed: bool },
+    /// The other side released references of this side's (`$/release`), with its params.
+    #[cfg(feature = "references")]
+    Release { params: Option<V> },
+    /// The references a batch member brings (`Some`), before that member's
+    /// actions; `None` after them: what they did not deliver is released.
+    #[cfg(feature = "references")]
+    Refs(Option<V>),
+    /// A call to export `reference` (its `member`, if named) of this side's:
+    /// `$/ref/<id>[.<member>]`, a name no handler has.
+    #[cfg(feature = "references")]
+    CallReference { call: CallId, reference: u32, member: Option<String>, params: Option<V> },
 }
 
 /// The notifications the protocol names (see [`super::wire`]), told apart
@@ -120,6 +133,8 @@ enum Named {
     Credit,
     LspCancel,
     McpCancel,
+    #[cfg(feature = "references")]
+    Release,
     /// The application's.
     Other,
 }
@@ -136,6 +151,8 @@ impl Named {
             STREAM_CREDIT => Named::Credit,
             CANCEL_REQUEST => Named::LspCancel,
             MCP_CANCELLED => Named::McpCancel,
+            #[cfg(feature = "references")]
+            RELEASE => Named::Release,
             _ => Named::Other,
         }
     }
@@ -170,6 +187,12 @@ pub struct Dispatcher<V, H> {
     max_in_flight: usize,
     /// jrpc-oo's handshake: `system.listComponents` is answered here.
     lists_components: bool,
+    /// This side offers references: `$/ref/…` and `$/release` are the protocol's.
+    #[cfg(feature = "references")]
+    references: bool,
+    /// The references of the answer [`Dispatcher::complete`] makes next.
+    #[cfg(feature = "references")]
+    answer_refs: Option<V>,
     handlers: Table<String, Handlers<H>>,
     calls: Table<u32, InFlight<V>>,
     batches: Table<u32, Batch<V>>,
@@ -187,6 +210,10 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             cancellation: Cancellation::Lsp,
             max_in_flight: usize::MAX,
             lists_components: false,
+            #[cfg(feature = "references")]
+            references: false,
+            #[cfg(feature = "references")]
+            answer_refs: None,
             handlers: Table::default(),
             calls: Table::default(),
             batches: Table::default(),
@@ -234,6 +261,20 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// `true`: how each side of its handshake tells the other its methods.
     pub fn set_lists_components(&mut self, lists: bool) {
         self.lists_components = lists;
+    }
+
+    /// Reads `$/ref/<id>[.<member>]` as calls to references and `$/release`
+    /// as the protocol's (see [`Action::CallReference`]).
+    #[cfg(feature = "references")]
+    pub fn set_references(&mut self, references: bool) {
+        self.references = references;
+    }
+
+    /// The result [`Dispatcher::complete`] answers next holds references at
+    /// `refs` (`None`: it holds none), written beside it.
+    #[cfg(feature = "references")]
+    pub fn answer_with_refs(&mut self, refs: Option<V>) {
+        self.answer_refs = refs;
     }
 
     /// Classifies a message object, or answers what is not one.
@@ -348,13 +389,27 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             // A refused batch is read only as far as its first member that is not a response.
             let responses =
                 elements.iter().map(|element| member_of(element).is_some_and(|member| member.is_response()));
+            #[cfg(feature = "references")]
+            let refs = self.members_refs(&elements);
             if !self.refused(elements.len(), responses, &mut actions) {
                 // A loop, not `map` and `collect`: their specialised collecting is larger.
                 let mut members = Vec::with_capacity(elements.len());
                 for element in &elements {
                     members.push(member_of(element));
                 }
-                self.receive_batch(members, &mut actions);
+                self.receive_batch(
+                    members,
+                    #[cfg(feature = "references")]
+                    refs,
+                    &mut actions,
+                );
+            } else {
+                // Nothing of a batch refused whole is delivered: what its members brought goes back.
+                #[cfg(feature = "references")]
+                for refs in refs.into_iter().flatten() {
+                    actions.push(Action::Refs(Some(refs)));
+                    actions.push(Action::Refs(None));
+                }
             }
         } else if let Some(reply) = self.answer(self.classify(value, kind, framing), None, &mut actions) {
             actions.push(Action::Send(Outgoing::Single(reply)));
@@ -384,7 +439,27 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             Inbound::Request(request) if self.roles.server => {
                 let Some(handler) = self.handlers.get(&request.method).and_then(|h| h.method.clone()) else {
                     if self.lists_components && request.method == LIST_COMPONENTS {
-                        return Some(Response { id: Some(request.id), payload: Ok(V::flags(self.method_names())) });
+                        return Some(Response {
+                            id: Some(request.id),
+                            payload: Ok(V::flags(self.method_names())),
+                            #[cfg(feature = "references")]
+                            refs: None,
+                        });
+                    }
+                    // Only here, where no handler answered: a plain call pays nothing for references.
+                    #[cfg(feature = "references")]
+                    if let Some((reference, member)) =
+                        self.references.then(|| reference_call(&request.method)).flatten()
+                    {
+                        if self.calls.len() >= self.max_in_flight {
+                            let error = ErrorObject::new(code::TOO_MANY_CALLS, "Too many calls in flight");
+                            return Some(Response::error(Some(request.id), error));
+                        }
+                        let call = self.next_call_id();
+                        self.calls
+                            .insert_new(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
+                        actions.push(Action::CallReference { call, reference, member, params: request.params });
+                        return None;
                     }
                     let error = ErrorObject::standard(code::METHOD_NOT_FOUND);
                     return Some(Response::error(Some(request.id), error));
@@ -403,7 +478,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 None
             }
             Inbound::Invalid(reply) if self.roles.server => Some(reply),
-            Inbound::Response(Response { id: Some(id), payload }) if self.roles.client => {
+            Inbound::Response(Response { id: Some(id), payload, .. }) if self.roles.client => {
                 actions.push(Action::Settle { id, outcome: payload });
                 None
             }
@@ -423,6 +498,8 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         match named {
             // The handshake belongs to the endpoint, whatever its roles.
             Named::Ready => actions.push(Action::Ready { params: notification.params }),
+            #[cfg(feature = "references")]
+            Named::Release if self.references => actions.push(Action::Release { params: notification.params }),
             Named::SessionAck => {
                 let received = number_of(notification.params.as_ref(), "received")?;
                 if (0.0..=9.0e15).contains(&received) {
@@ -492,6 +569,15 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         None
     }
 
+    /// Each batch member's `refs`, where this side reads them (none elsewhere).
+    #[cfg(feature = "references")]
+    fn members_refs(&self, elements: &[V]) -> Vec<Option<V>> {
+        match self.references {
+            true => elements.iter().map(|element| element.member("refs")).collect(),
+            false => Vec::new(),
+        }
+    }
+
     fn next_call_id(&mut self) -> CallId {
         loop {
             let id = self.next_call;
@@ -501,4 +587,22 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
             }
         }
     }
+}
+
+/// The export and member a call to a reference names: `$/ref/<id>` or
+/// `$/ref/<id>.<member>`, `id` a whole number from 1 in decimal digits.
+#[cfg(feature = "references")]
+fn reference_call(method: &str) -> Option<(u32, Option<String>)> {
+    let rest = method.strip_prefix(REFERENCE)?;
+    let (digits, member) = match rest.split_once('.') {
+        Some((digits, member)) if !member.is_empty() => (digits, Some(member.to_owned())),
+        Some(_) => return None,
+        None => (rest, None),
+    };
+    let leading_zero = digits.starts_with('0');
+    let id = match digits.bytes().all(|byte| byte.is_ascii_digit()) && !leading_zero {
+        true => digits.parse::<u32>().ok()?,
+        false => return None,
+    };
+    Some((id, member))
 }

@@ -57,6 +57,12 @@ pub mod code {
     /// A server refused a call because the caller already has the most calls
     /// in flight it serves for one peer (see `Limits::max_in_flight`).
     pub const TOO_MANY_CALLS: i64 = -32092;
+    /// A call of a reference that is not live: released, or never sent on
+    /// this connection; or a message passing back a reference so.
+    pub const UNKNOWN_REFERENCE: i64 = -32091;
+    /// Past `Limits::max_references`: the other side holds that many of
+    /// this side's references (or this side that many stubs of its).
+    pub const TOO_MANY_REFERENCES: i64 = -32090;
 
     /// The spec's message for one of its five codes ("Server error" in the
     /// reserved range, "Error" otherwise): what an error built from a bare
@@ -97,6 +103,8 @@ pub mod code {
         ("SESSION_EXPIRED", SESSION_EXPIRED),
         ("REQUEST_CANCELLED", REQUEST_CANCELLED),
         ("TOO_MANY_CALLS", TOO_MANY_CALLS),
+        ("UNKNOWN_REFERENCE", UNKNOWN_REFERENCE),
+        ("TOO_MANY_REFERENCES", TOO_MANY_REFERENCES),
     ];
 }
 

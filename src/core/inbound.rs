@@ -136,9 +136,19 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
             id: None,
             error: ErrorObject::new(code::INVALID_RESPONSE, "Response has no valid id"),
         },
-        (Some(id), Some(result), None) => Inbound::Response(Response { id: Some(id), payload: Ok(result) }),
+        (Some(id), Some(result), None) => Inbound::Response(Response {
+            id: Some(id),
+            payload: Ok(result),
+            #[cfg(feature = "references")]
+            refs: None,
+        }),
         (Some(id), None, Some(error)) => match error_object(&error) {
-            Some(error) => Inbound::Response(Response { id: Some(id), payload: Err(error) }),
+            Some(error) => Inbound::Response(Response {
+                id: Some(id),
+                payload: Err(error),
+                #[cfg(feature = "references")]
+                refs: None,
+            }),
             None => malformed(id, "Response has a malformed error object"),
         },
         (Some(id), Some(_), Some(_)) => malformed(id, "Response has both result and error"),

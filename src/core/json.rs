@@ -6,6 +6,8 @@ use serde_json::{json, Map, Value as Json};
 use super::dispatch::Outgoing;
 use super::error::ErrorObject;
 use super::message::{Id, Response};
+#[cfg(feature = "references")]
+use super::wire::RELEASE;
 use super::wire::{
     Message, Transmit, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
 };
@@ -23,7 +25,20 @@ pub fn response(response: &Response<Json>) -> Json {
         Err(error) => message.insert("error".into(), error_object(error)),
     };
     message.insert("id".into(), response.id.clone().map_or(Json::Null, Id::into_value));
+    #[cfg(feature = "references")]
+    if let Some(refs) = &response.refs {
+        message.insert("refs".into(), refs.clone());
+    }
     Json::Object(message)
+}
+
+/// A call with its `refs` beside its params, when it has any.
+#[cfg(feature = "references")]
+fn with_refs(mut call: Json, refs: &Option<Json>) -> Json {
+    if let (Some(refs), Json::Object(members)) = (refs, &mut call) {
+        members.insert("refs".into(), refs.clone());
+    }
+    call
 }
 
 pub fn error_object(error: &ErrorObject<Json>) -> Json {
@@ -54,12 +69,27 @@ pub fn message(message: &Message<Json>) -> Json {
     };
     let notification = |method: &str, params: Json| call(&json!(method), &Some(params));
     match message {
+        #[cfg(not(feature = "references"))]
         Message::Request { id, method, params } => {
             let mut request = call(method, params);
             request["id"] = json!(id);
             request
         }
+        #[cfg(not(feature = "references"))]
         Message::Notification { method, params } => call(method, params),
+        #[cfg(feature = "references")]
+        Message::Request { id, method, params, refs } => {
+            let mut request = call(method, params);
+            request["id"] = json!(id);
+            with_refs(request, refs)
+        }
+        #[cfg(feature = "references")]
+        Message::Notification { method, params, refs } => with_refs(call(method, params), refs),
+        #[cfg(feature = "references")]
+        Message::Release { refs } => {
+            let pairs: Vec<Json> = refs.iter().map(|(id, count)| json!([id, count])).collect();
+            notification(RELEASE, json!({ "refs": pairs }))
+        }
         Message::Response(reply) => response(reply),
         Message::Cancel { id, convention } => {
             let mut params = serde_json::Map::new();
@@ -80,6 +110,10 @@ pub fn message(message: &Message<Json>) -> Json {
                 "streamCredit": capabilities.stream_credit,
                 "progress": capabilities.progress,
             });
+            #[cfg(feature = "references")]
+            if let (true, Json::Object(members)) = (capabilities.references, &mut params) {
+                members.insert("references".into(), json!(true));
+            }
             if let (Some(presence), Json::Object(members)) = (presence, &mut params) {
                 members.insert("presence".into(), json!(presence));
             }

@@ -99,10 +99,18 @@ pub struct Response<V> {
     /// The request's id, or `None` for null when the id could not be read.
     pub id: Option<Id<V>>,
     pub payload: Result<V, ErrorObject<V>>,
+    /// `[[id, path], …]`: where a result this side sends holds references.
+    #[cfg(feature = "references")]
+    pub refs: Option<V>,
 }
 
 impl<V> Response<V> {
     pub fn error(id: Option<Id<V>>, error: ErrorObject<V>) -> Self {
-        Response { id, payload: Err(error) }
+        Response {
+            id,
+            payload: Err(error),
+            #[cfg(feature = "references")]
+            refs: None,
+        }
     }
 }

@@ -22,6 +22,8 @@ mod wire;
 
 pub use backoff::Backoff;
 pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, TextRefusal};
+#[cfg(feature = "references")]
+pub use endpoint::ReferenceEvent;
 pub use endpoint::{
     Batching, CallOptions, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, SessionSetup,
     Timeouts, Undelivered, ACK_EVERY, COARSE_FROM_MS, DEFAULT_GRACE_MS, TICK_MS,
@@ -35,3 +37,5 @@ pub use wire::{
     presented_session, Cancellation, Capabilities, Message, SessionHello, Transmit, CANCEL_REQUEST, MCP_CANCELLED,
     MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
 };
+#[cfg(feature = "references")]
+pub use wire::{REFERENCE, RELEASE};

@@ -87,6 +87,17 @@ pub const READY: &str = "$/ready";
 /// messages this side has received, so the other side may forget them.
 pub const SESSION_ACK: &str = "$/ack";
 
+/// The holder of references dropped stubs: `{"refs": [[id, count], …]}`,
+/// counts of introductions, so that a release crossing a re-send of the same
+/// id frees nothing still held.
+#[cfg(feature = "references")]
+pub const RELEASE: &str = "$/release";
+
+/// A call to a reference: `$/ref/<id>` calls export `id` of the side that
+/// receives it, `$/ref/<id>.<member>` its member.
+#[cfg(feature = "references")]
+pub const REFERENCE: &str = "$/ref/";
+
 /// One JSON-RPC message from this side.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message<V> {
@@ -95,10 +106,15 @@ pub enum Message<V> {
         id: u64,
         method: V,
         params: Option<V>,
+        /// `[[id, path], …]`: where `params` holds references.
+        #[cfg(feature = "references")]
+        refs: Option<V>,
     },
     Notification {
         method: V,
         params: Option<V>,
+        #[cfg(feature = "references")]
+        refs: Option<V>,
     },
     Response(Response<V>),
     /// The cancellation notification (`$/cancelRequest`, or MCP's) of one
@@ -142,6 +158,11 @@ pub enum Message<V> {
     /// `$/ack`: this side has received `received` of the session's messages.
     Ack {
         received: u64,
+    },
+    /// `$/release`: this side dropped `count` stubs of each `(id, count)`.
+    #[cfg(feature = "references")]
+    Release {
+        refs: Vec<(u32, u32)>,
     },
 }
 
@@ -231,6 +252,9 @@ pub struct Capabilities {
     pub stream_credit: bool,
     /// It reads `$/progress` of its calls.
     pub progress: bool,
+    /// It takes functions and objects by reference (`refs`, `$/ref/…`, `$/release`).
+    #[cfg(feature = "references")]
+    pub references: bool,
 }
 
 /// The longest presence name a hello may carry; a longer one says nothing.
@@ -258,6 +282,8 @@ impl Capabilities {
         max_batch: 0,
         stream_credit: false,
         progress: false,
+        #[cfg(feature = "references")]
+        references: false,
     };
 
     /// Reads the capabilities of a `$/ready` params object; members that are
@@ -273,6 +299,8 @@ impl Capabilities {
             max_batch: max_batch.filter(|n| *n >= 1.0).map_or(0, |n| n as u32 as usize),
             stream_credit: flag("streamCredit"),
             progress: flag("progress"),
+            #[cfg(feature = "references")]
+            references: flag("references"),
         };
         (flag("ack"), capabilities)
     }

@@ -66,6 +66,8 @@ pub fn serve(logger: Logger) -> i32 {
         // Seed 004's 10 MB rule is the framing decoder's, before any text is parsed.
         limits: Limits::DEFAULT,
         dialect: Dialect::Plain,
+        #[cfg(feature = "references")]
+        references: false,
     });
     methods::register(&mut endpoint, &logger, shutdown.clone());
     let mut decoder = Decoder::new();
@@ -179,6 +181,9 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             | Event::MayStream { .. }
             | Event::CheckExpired { .. }
             | Event::SessionEnded => {}
+            // It offers none: nothing is ever by reference here.
+            #[cfg(feature = "references")]
+            Event::References(_) => {}
         }
     }
 }

@@ -85,7 +85,12 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         // Each member is asked by reference: nothing of it is copied to be classified.
         let responses = members.iter().map(|member| member.as_ref().is_some_and(Envelope::is_response));
         if !self.refused(members.len(), responses, &mut actions) {
-            self.receive_batch(members, &mut actions);
+            self.receive_batch(
+                members,
+                #[cfg(feature = "references")]
+                Vec::new(),
+                &mut actions,
+            );
         }
         actions
     }
@@ -116,7 +121,12 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     /// completes something: the call itself, or the last open call of a batch.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) -> Option<Outgoing<V>> {
         let InFlight { id, batch, .. } = self.calls.remove(&call.0)?;
-        let response = Response { id: Some(id), payload: outcome };
+        let response = Response {
+            id: Some(id),
+            payload: outcome,
+            #[cfg(feature = "references")]
+            refs: self.answer_refs.take(),
+        };
         let Some((key, slot)) = batch else {
             return Some(Outgoing::Single(response));
         };
@@ -160,16 +170,37 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
     }
 
     /// A batch that is not refused (see [`Dispatcher::refused`]).
-    pub(super) fn receive_batch(&mut self, members: Vec<Option<Envelope<V>>>, actions: &mut Vec<Action<V, H>>) {
+    /// `refs`: each member's references, by position (empty: none).
+    pub(super) fn receive_batch(
+        &mut self,
+        members: Vec<Option<Envelope<V>>>,
+        #[cfg(feature = "references")] refs: Vec<Option<V>>,
+        actions: &mut Vec<Action<V, H>>,
+    ) {
         let key = self.next_batch;
         self.next_batch = self.next_batch.wrapping_add(1);
         let mut replies: Vec<Slot<V>> = Vec::new();
         let mut outstanding = 0;
+        #[cfg(feature = "references")]
+        let mut refs = refs.into_iter();
         for member in members {
+            // The member's references go with its own actions, bracketed.
+            #[cfg(feature = "references")]
+            let brought = match refs.next().flatten() {
+                Some(brought) => {
+                    actions.push(Action::Refs(Some(brought)));
+                    true
+                }
+                None => false,
+            };
             let slot = replies.len();
             let calls_before = self.calls.len();
             let inbound = self.classify_member(member);
             let reply = self.answer(inbound, Some((key, slot)), actions);
+            #[cfg(feature = "references")]
+            if brought {
+                actions.push(Action::Refs(None));
+            }
             if self.calls.len() > calls_before {
                 replies.push(Slot::Waiting);
                 outstanding += 1;

@@ -54,13 +54,24 @@ pub struct Limits {
     pub max_message_bytes: usize,
     /// The deepest nesting of arrays and objects in a text message.
     pub max_depth: usize,
+    /// The most of this side's references the peer may hold (export
+    /// entries), and the most stubs of the peer's this side takes (imports):
+    /// past it, [`code::TOO_MANY_REFERENCES`](crate::core::code::TOO_MANY_REFERENCES).
+    #[cfg(feature = "references")]
+    pub max_references: usize,
 }
 
 impl Limits {
     /// The longest batch a server answers by default.
     pub const MAX_BATCH: usize = 1_000;
 
-    pub const DEFAULT: Limits = Limits { max_in_flight: 10_000, max_message_bytes: 10 << 20, max_depth: 1_000 };
+    pub const DEFAULT: Limits = Limits {
+        max_in_flight: 10_000,
+        max_message_bytes: 10 << 20,
+        max_depth: 1_000,
+        #[cfg(feature = "references")]
+        max_references: 10_000,
+    };
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +88,10 @@ pub struct Config {
     /// The protocol spoken over JSON-RPC ([`Config::with_dialect`] sets it
     /// with its conventions).
     pub dialect: Dialect,
+    /// Functions and objects by reference: offered in `$/ready` by a Peer
+    /// in the plain dialect, taken from a peer that offered them.
+    #[cfg(feature = "references")]
+    pub references: bool,
 }
 
 /// A protocol built on JSON-RPC 2.0 whose conventions change what goes on the wire.
@@ -113,6 +128,8 @@ impl Config {
             cancellation: Cancellation::Lsp,
             limits: Limits::DEFAULT,
             dialect: Dialect::Plain,
+            #[cfg(feature = "references")]
+            references: false,
         }
     }
 }
@@ -194,6 +211,27 @@ pub enum Event<V, H, W> {
     /// Call [`super::Endpoint::flush`] once the current turn's work is done (a
     /// microtask in a browser): queued calls and batch answers go out then.
     ScheduleFlush,
+    /// Something about references, by the connection's rules.
+    #[cfg(feature = "references")]
+    References(ReferenceEvent<V>),
+}
+
+/// What the host must do about references (see [`Event::References`]).
+#[cfg(feature = "references")]
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReferenceEvent<V> {
+    /// The next event's payload (a handler's params, a notification's, a
+    /// call's result) holds references at these `[[id, path], …]`: a stub
+    /// for each `id > 0`, this side's own export `-id` for each `id < 0`.
+    Stubs(V),
+    /// Run export `reference` (its `member`, if named) as the handler of
+    /// `call`, and answer as any handler does ([`super::Endpoint::complete`]).
+    Invoke { call: CallId, reference: u32, member: Option<String>, params: Option<V> },
+    /// The other side released every introduction of these exports: forget their targets.
+    Freed(Vec<u32>),
+    /// The connection's references are gone, both ways: every stub fails,
+    /// every target is forgotten.
+    Dropped,
 }
 
 /// How one call of this side's is made (see [`super::Endpoint::request_with`]).

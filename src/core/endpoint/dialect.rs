@@ -58,6 +58,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         let id = self.calls.unused_id();
         let params = V::flags(self.dispatcher.method_names());
-        self.send(Message::Request { id, method: V::string(LIST_COMPONENTS), params: Some(params) }, None);
+        let request = Message::Request {
+            id,
+            method: V::string(LIST_COMPONENTS),
+            params: Some(params),
+            #[cfg(feature = "references")]
+            refs: None,
+        };
+        self.send(request, None);
     }
 }

@@ -18,7 +18,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             || kind == Kind::Array
             || (kind == Kind::Object && value.member("jsonrpc").is_some_and(|v| v.is_version_2()));
         let actions = self.dispatcher.receive_kind(value, kind, framing);
-        self.received(ours, actions);
+        // Read only from a peer both sides agreed references with: elsewhere
+        // `refs` is the sender's own business, and a stranger never hears `$/release`.
+        #[cfg(feature = "references")]
+        let refs = (kind == Kind::Object && ours && self.takes_references()).then(|| value.member("refs")).flatten();
+        self.received(
+            ours,
+            actions,
+            #[cfg(feature = "references")]
+            refs,
+        );
         if kind == Kind::Array {
             // Toward a peer that takes split answers, what settled at once goes this turn.
             self.schedule_flush();
@@ -40,7 +49,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             return;
         }
         let actions = self.dispatcher.receive_members(members);
-        self.received(true, actions);
+        self.received(
+            true,
+            actions,
+            #[cfg(feature = "references")]
+            None,
+        );
         // Toward a peer that takes split answers, what settled at once goes this turn.
         self.schedule_flush();
     }
@@ -52,7 +66,24 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         let ours = framing == Framing::Text || envelope.version_2;
         let actions = self.dispatcher.receive_envelope(envelope, framing);
-        self.received(ours, actions);
+        self.received(
+            ours,
+            actions,
+            #[cfg(feature = "references")]
+            None,
+        );
+    }
+
+    /// [`Endpoint::receive_envelope`] for a message whose `refs` member the
+    /// host read along with its envelope.
+    #[cfg(feature = "references")]
+    pub fn receive_envelope_with_refs(&mut self, envelope: Envelope<V>, refs: Option<V>, framing: Framing) {
+        if self.destroyed {
+            return;
+        }
+        let ours = framing == Framing::Text || envelope.version_2;
+        let actions = self.dispatcher.receive_envelope(envelope, framing);
+        self.received(ours, actions, refs.filter(|_| ours && self.takes_references()));
     }
 
     /// Text the host did not read as a message: not JSON, or past a limit
@@ -60,7 +91,12 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub fn receive_refused(&mut self, refusal: TextRefusal) {
         if !self.destroyed {
             let actions = self.dispatcher.receive_refused(refusal);
-            self.received(true, actions);
+            self.received(
+                true,
+                actions,
+                #[cfg(feature = "references")]
+                None,
+            );
         }
     }
 
@@ -73,7 +109,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
     }
 
-    fn received(&mut self, ours: bool, actions: Vec<Action<V, H>>) {
+    /// What a message's `actions` say, carried out. `refs`: the references
+    /// it brings, delivered with the payload its action delivers, released otherwise.
+    fn received(&mut self, ours: bool, actions: Vec<Action<V, H>>, #[cfg(feature = "references")] refs: Option<V>) {
+        #[cfg(feature = "references")]
+        let mut arriving = refs.map(|refs| self.arriving(refs));
         // A message in means a new task: what this side sends next may go alone.
         self.sent_alone = false;
         let mut ack = None;
@@ -95,10 +135,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                             self.progress_tokens.push((call, token));
                         }
                     }
+                    #[cfg(feature = "references")]
+                    if let Err(refused) = self.deliver(&mut arriving) {
+                        self.complete(call, Err(refused));
+                        continue;
+                    }
                     let params = self.incoming_params(params);
                     self.events.push_back(Event::Invoke { call, handler, params })
                 }
                 Action::Notify { handler, params } => {
+                    #[cfg(feature = "references")]
+                    if self.deliver(&mut arriving).is_err() {
+                        continue;
+                    }
                     let params = self.incoming_params(params);
                     self.events.push_back(Event::Notify { handler, params })
                 }
@@ -109,10 +158,33 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         Err(error) => Outcome::Error(error),
                     };
                     if let Some((id, call)) = own_call_of(&id).and_then(|id| Some((id, self.calls.remove(id)?))) {
+                        // References come with a result only.
+                        #[cfg(feature = "references")]
+                        let outcome = match outcome {
+                            Outcome::Result(result) => match self.deliver(&mut arriving) {
+                                Ok(()) => Outcome::Result(result),
+                                Err(refused) => Outcome::Error(refused),
+                            },
+                            outcome => outcome,
+                        };
                         self.events.push_back(Event::Settled { id, waiter: call.waiter, outcome });
                     }
                 }
                 Action::Cancel { call } => self.events.push_back(Event::Cancelled { call }),
+                #[cfg(feature = "references")]
+                Action::Release { params } => self.released(params),
+                #[cfg(feature = "references")]
+                Action::Refs(refs) => {
+                    // A batch member's: what the one before it did not deliver goes back first.
+                    if let Some(left) = arriving.take() {
+                        self.release_arrivals(left);
+                    }
+                    arriving = refs.filter(|_| self.takes_references()).map(|refs| self.arriving(refs));
+                }
+                #[cfg(feature = "references")]
+                Action::CallReference { call, reference, member, params } => {
+                    self.call_reference(call, reference, member, params, &mut arriving)
+                }
                 Action::Credit { call, resumed } => {
                     if resumed {
                         self.events.push_back(Event::MayStream { call });
@@ -163,6 +235,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         Some(session) => session.ready(ack, SessionHello::read(params.as_ref())),
                         None => Answered::Nothing,
                     };
+                    // A session resumed, or one replaced (its references already dropped), keeps them.
+                    #[cfg(feature = "references")]
+                    let kept = match &answered {
+                        Answered::Resumed(_) | Answered::Replaced { .. } => true,
+                        Answered::Answer(answer, _) => answer.resumed == Some(true),
+                        _ => false,
+                    };
                     let (answer, again) = match answered {
                         Answered::Answer(answer, again) => (Some(answer), again),
                         Answered::Lost(answer) => {
@@ -179,6 +258,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         }
                         Answered::Nothing => (None, Vec::new()),
                     };
+                    #[cfg(feature = "references")]
+                    if !ack {
+                        self.hello_heard(kept);
+                    }
                     if !ack {
                         self.transmit(Transmit::Single(self.ready(true, answer)));
                     }
@@ -193,6 +276,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     self.peer_ready(capabilities);
                 }
             }
+        }
+        // Nothing took them (no handler, too many calls, a late answer, …): released at once.
+        #[cfg(feature = "references")]
+        if let Some(arriving) = arriving {
+            self.release_arrivals(arriving);
         }
         if ours && self.peer.is_none() {
             // Whatever it sent, the other side is there; what it accepts stays unknown.
@@ -212,14 +300,26 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         for transmit in &held {
             for message in transmit.messages() {
                 if let Message::Request { id, .. } = message {
+                    #[cfg(feature = "references")]
+                    if !carries_no_references(message) {
+                        continue;
+                    }
                     carried.push(*id);
                 }
             }
         }
         self.fail_calls(&carried, Failure::ConnectionClosed);
+        // The old session's references are gone: a message naming them would name nothing.
+        #[cfg(feature = "references")]
+        self.drop_references();
         // Sent as any message is: the new session (if any) numbers and keeps
         // them, and what was held fits the bound it kept before.
+        #[cfg(not(feature = "references"))]
         let goes_on = |message: &Message<V>| matches!(message, Message::Request { .. } | Message::Notification { .. });
+        #[cfg(feature = "references")]
+        let goes_on = |message: &Message<V>| {
+            matches!(message, Message::Request { .. } | Message::Notification { .. }) && carries_no_references(message)
+        };
         for transmit in held {
             match transmit {
                 Transmit::Single(message) if goes_on(&message) => self.transmit(Transmit::Single(message)),
@@ -246,4 +346,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             _ => None,
         }
     }
+}
+
+/// Whether a call or notification has no `refs`.
+#[cfg(feature = "references")]
+fn carries_no_references<V>(message: &Message<V>) -> bool {
+    !matches!(message, Message::Request { refs: Some(_), .. } | Message::Notification { refs: Some(_), .. })
 }

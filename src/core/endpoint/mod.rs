@@ -19,9 +19,13 @@ mod config;
 mod dialect;
 mod incoming;
 mod outgoing;
+#[cfg(feature = "references")]
+mod references;
 mod serving;
 mod session;
 
+#[cfg(feature = "references")]
+pub use config::ReferenceEvent;
 pub use config::{
     Batching, CallOptions, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered,
     COARSE_FROM_MS, TICK_MS,
@@ -35,6 +39,8 @@ use alloc::collections::VecDeque;
 use outgoing::Queued;
 use session::{Answered, Session};
 
+#[cfg(feature = "references")]
+use super::dispatch::Roles;
 use super::dispatch::{Action, CallId, Dispatcher, TextRefusal};
 use super::error::code;
 use super::error::ErrorObject;
@@ -99,6 +105,8 @@ pub struct Endpoint<V, H, W> {
     connected: bool,
     /// jrpc-oo: this side's methods are announced at the end of the turn.
     components_due: bool,
+    #[cfg(feature = "references")]
+    references: references::References<V>,
 }
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
@@ -142,7 +150,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             session: session.map(Session::new),
             connected: true,
             components_due: false,
+            #[cfg(feature = "references")]
+            references: references::References::default(),
         };
+        #[cfg(feature = "references")]
+        endpoint.dispatcher.set_references(endpoint.offers_references());
         endpoint.dispatcher.set_lists_components(config.dialect == Dialect::JrpcOo);
         if config.handshake != Handshake::Off {
             let hello = endpoint.session.as_mut().and_then(Session::hello);
@@ -222,6 +234,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             && self.session.as_ref().is_none_or(|session| session.kept() == 0)
             && self.dispatcher.is_clean()
             && (self.queue.is_empty() || self.holding())
+            && self.references_idle()
     }
 
     // ---- this side's calls -------------------------------------------------
@@ -264,7 +277,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         now: impl FnOnce() -> Deadline,
     ) -> Option<u64> {
         let kind = params.as_ref().map(Value::kind);
-        match self.request_of_kind(method, params, kind, waiter, options, now) {
+        match self.request_of_kind(
+            method,
+            params,
+            #[cfg(feature = "references")]
+            None,
+            kind,
+            waiter,
+            options,
+            now,
+        ) {
             Ok(id) => Some(id),
             Err((waiter, outcome)) => {
                 self.events.push_back(Event::Settled { id: 0, waiter, outcome });
@@ -275,11 +297,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// [`Endpoint::request_with`] for a host that knows the params' kind
     /// (`None`: no params) and settles a refused call itself: its outcome
-    /// comes back with the waiter, and no event is queued for it.
+    /// comes back with the waiter, and no event is queued for it. With
+    /// references, `refs` go beside the params (see [`Endpoint::export`]).
+    #[cfg_attr(feature = "references", allow(clippy::too_many_arguments))]
     pub fn request_of_kind(
         &mut self,
         method: V,
         params: Option<V>,
+        #[cfg(feature = "references")] refs: Option<V>,
         kind: Option<Kind>,
         waiter: W,
         options: CallOptions,
@@ -331,7 +356,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             true => with_progress_token(params, id),
             false => params,
         };
-        let request = Message::Request { id, method, params };
+        let request = Message::Request {
+            id,
+            method,
+            params,
+            #[cfg(feature = "references")]
+            refs,
+        };
+        // References toward a peer not heard yet wait for its hello: it may not take them.
+        #[cfg(feature = "references")]
+        if self.peer_refers().is_none() && matches!(request, Message::Request { refs: Some(_), .. }) {
+            self.wait_for_hello(request, id);
+            return Ok(id);
+        }
         match window {
             // One batch at the end of the turn: the request and its credit cross together.
             Some(credit) => {
@@ -351,7 +388,15 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         structured(params.as_ref().map(Value::kind))?;
         if !self.destroyed {
             let params = self.outgoing_params(&method, params);
-            self.send(Message::Notification { method, params }, None);
+            self.send(
+                Message::Notification {
+                    method,
+                    params,
+                    #[cfg(feature = "references")]
+                    refs: None,
+                },
+                None,
+            );
         }
         Ok(())
     }
@@ -422,18 +467,45 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// notifications stay for a next connection).
     fn fail_connection(&mut self) {
         self.unqueue(None);
+        #[cfg(feature = "references")]
+        self.drop_references();
         self.fail_all(Failure::ConnectionClosed);
     }
 
     /// Takes the request of the call `call` (`None`: of every call) off the
     /// queue; notifications stay. One predicate for all three uses: each
     /// closure of its own would link another copy of `retain`.
+    #[cfg(not(feature = "references"))]
     fn unqueue(&mut self, call: Option<u64>) {
         self.queue.retain(|queued| match (queued.call, call) {
             (Some(queued), Some(call)) => queued != call,
             (Some(_), None) => false,
             (None, _) => true,
         });
+    }
+
+    /// As without references, from the queue and from the calls waiting for
+    /// the peer's hello; a request that never leaves gives back what it introduced.
+    #[cfg(feature = "references")]
+    fn unqueue(&mut self, call: Option<u64>) {
+        let mut given = Vec::new();
+        self.queue.retain(|queued| {
+            let keep = unqueued(queued.call, call);
+            if let (false, Message::Request { refs: Some(refs), .. }) = (keep, &queued.message) {
+                given.push(refs.clone());
+            }
+            keep
+        });
+        // And from the calls waiting for the peer's hello.
+        for queued in core::mem::take(&mut self.references.waiting) {
+            match (unqueued(queued.call, call), queued.message) {
+                (false, Message::Request { refs, .. }) => given.extend(refs),
+                (_, message) => self.references.waiting.push(Queued { message, call: queued.call }),
+            }
+        }
+        for refs in given {
+            self.give_back(Some(refs));
+        }
     }
 
     /// The connection is not open yet (a WebSocket still connecting): what
@@ -539,6 +611,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if let Some(session) = &mut self.session {
             session.end();
         }
+        #[cfg(feature = "references")]
+        self.drop_references();
         self.fail_all(Failure::Destroyed);
     }
 
@@ -564,6 +638,25 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// (`1` and `"1"` are different ids: a string never matches).
     fn own_call(&self, id: &V) -> Option<u64> {
         id.as_number().and_then(PendingTable::<Call<W>>::key_of)
+    }
+}
+
+#[cfg(not(feature = "references"))]
+impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
+    /// No references without the feature: nothing is ever held.
+    fn references_idle(&self) -> bool {
+        true
+    }
+}
+
+/// Whether a queued message (of the call `queued`, if a request) stays when
+/// the request of `call` (`None`: of every call) is taken off the queue.
+#[cfg(feature = "references")]
+fn unqueued(queued: Option<u64>, call: Option<u64>) -> bool {
+    match (queued, call) {
+        (Some(queued), Some(call)) => queued != call,
+        (Some(_), None) => false,
+        (None, _) => true,
     }
 }
 

@@ -28,6 +28,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             },
             stream_credit: true,
             progress: true,
+            #[cfg(feature = "references")]
+            references: self.offers_references(),
         };
         Message::Ready { ack, capabilities, presence: self.presence.clone(), session }
     }
@@ -42,6 +44,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.events.push_back(Event::PeerReady(capabilities));
         // What waited for the other side goes now.
         self.send_queued();
+        #[cfg(feature = "references")]
+        self.send_waiting();
     }
 
     // ---- sending -------------------------------------------------------------
@@ -56,6 +60,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             return;
         }
         self.announce_components();
+        #[cfg(feature = "references")]
+        self.send_releases();
         self.send_queued();
         for reply in self.dispatcher.take_settled() {
             self.transmit(reply_transmit(reply));
@@ -209,12 +215,25 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         match transmit {
             Transmit::Single(Message::Response(mut response)) => {
                 if strippable(&response) {
+                    #[cfg(feature = "references")]
+                    self.give_back(response.refs.take());
                     mend(&mut response, reason);
                     self.transmit(Transmit::Single(Message::Response(response)));
                 }
                 None
             }
+            #[cfg(not(feature = "references"))]
             Transmit::Single(Message::Request { id, .. }) => self.calls.remove(id).map(|call| (id, call.waiter)),
+            #[cfg(feature = "references")]
+            Transmit::Single(Message::Request { id, refs, .. }) => {
+                self.give_back(refs);
+                self.calls.remove(id).map(|call| (id, call.waiter))
+            }
+            #[cfg(feature = "references")]
+            Transmit::Single(Message::Notification { refs, .. }) => {
+                self.give_back(refs);
+                None
+            }
             Transmit::Single(_) => None,
             Transmit::Batch(mut messages) if messages.iter().all(|m| matches!(m, Message::Response(_))) => {
                 let carried = |response: &Response<V>| match &response.payload {
@@ -228,6 +247,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                 for message in &mut messages {
                     if let Message::Response(response) = message {
                         if blamed(response) {
+                            #[cfg(feature = "references")]
+                            self.give_back(response.refs.take());
                             mend(response, reason);
                             mended = true;
                         }

@@ -136,12 +136,24 @@ fn kept_copy<V: Clone>(transmit: &Transmit<V>) -> Transmit<V> {
 
 fn kept_message<V: Clone>(message: &Message<V>) -> Message<V> {
     match message {
+        #[cfg(not(feature = "references"))]
         Message::Request { id, method, params } => {
             Message::Request { id: *id, method: method.clone(), params: params.clone() }
         }
+        #[cfg(not(feature = "references"))]
         Message::Notification { method, params } => {
             Message::Notification { method: method.clone(), params: params.clone() }
         }
+        #[cfg(feature = "references")]
+        Message::Request { id, method, params, refs } => {
+            Message::Request { id: *id, method: method.clone(), params: params.clone(), refs: refs.clone() }
+        }
+        #[cfg(feature = "references")]
+        Message::Notification { method, params, refs } => {
+            Message::Notification { method: method.clone(), params: params.clone(), refs: refs.clone() }
+        }
+        #[cfg(feature = "references")]
+        Message::Release { refs } => Message::Release { refs: refs.clone() },
         Message::Response(response) => Message::Response(response.clone()),
         Message::Cancel { id, convention } => Message::Cancel { id: *id, convention: *convention },
         Message::Chunk { id, chunk } => Message::Chunk { id: id.clone(), chunk: chunk.clone() },
