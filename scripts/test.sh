@@ -43,9 +43,13 @@ run() {
 
 run "cargo fmt --check" cargo fmt --check
 run "clippy, native" cargo clippy --all-targets --all-features -- -D warnings
-run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets --all-features -- -D warnings
+# On wasm32 with the features the package builds with: the bindings leave
+# `references` out until they take it, so --all-features would skip them.
+run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets --features framing -- -D warnings
 run "clippy, wasm32, the package's no_std build" \
-  env RUSTFLAGS="--cfg wiggum_no_std" cargo clippy --target wasm32-unknown-unknown --lib --all-features -- -D warnings
+  env RUSTFLAGS="--cfg wiggum_no_std" cargo clippy --target wasm32-unknown-unknown --lib --features framing -- -D warnings
+run "clippy, wasm32, the core with references" \
+  cargo clippy --target wasm32-unknown-unknown --lib --all-features -- -D warnings
 run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test --features references
 run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
