@@ -6,7 +6,7 @@
 //
 // Each scenario runs by name in a fresh page of its own (a real
 // MessageChannel, Worker, iframe, sandboxed iframe); a failure prints its
-// stack. Exits non-zero if any failed.
+// stack (with its message, which Firefox's stacks leave out). Exits non-zero if any failed.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -112,7 +112,7 @@ const inPage = async (code) =>
     const script = document.createElement("script");
     script.type = "module";
     script.textContent = `const done = (detail) => document.dispatchEvent(new CustomEvent(${JSON.stringify(id)}, { detail }));
-      (async () => { ${code} })().then((value) => done({ value }), (error) => done({ error: String(error?.stack ?? error) }));`;
+      (async () => { ${code} })().then((value) => done({ value }), (error) => done({ error: error instanceof Error && !String(error.stack).includes(error.message) ? \`\${error.name}: \${error.message}\n\${error.stack}\` : String(error?.stack ?? error) }));`;
     document.head.append(script);
   });
 const scenario = (name) => `await (await import("/tests/browser/harness.js")).scenario(${JSON.stringify(name)});`;

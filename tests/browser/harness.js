@@ -100,6 +100,18 @@ function recorder(port) {
     announce(capabilities) {
       port.postMessage({ jsonrpc: "2.0", method: "$/ready", params: { ack: true, ...capabilities } });
     },
+    /** Waits for the endpoint's hello (a loaded machine may take longer than a turn or two). */
+    async hello(ms = 2000) {
+      const until = Date.now() + ms;
+      while (ready.length === 0) {
+        if (Date.now() > until) throw new Error("expected a $/ready hello, got none");
+        await new Promise((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 20);
+        });
+      }
+      return ready;
+    },
     async take(n, ms = 2000) {
       const until = Date.now() + ms;
       while (seen.length < n) {
@@ -455,7 +467,7 @@ const scenarios = {
       const raw = recorder(port1);
       const client = new lib.JSONRPCClient(lib.portTransport(port2), { batch });
       try {
-        await sleep(10);
+        await raw.hello();
         eq(raw.ready.map(({ params: { presence, ...capabilities } }) => capabilities), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000, streamCredit: true, progress: true }],
           `${what}: the client says hello with its capabilities`);
         assert(/^wiggum-rpc:[0-9a-f-]{36}$/.test(raw.ready[0].params.presence), `${what}: and names the Web Lock it holds while it lives`);
