@@ -5,10 +5,10 @@
 //   node tests/js/cluster-node.mjs <redis url> <lease ms> <node id>
 import { createRequire } from "node:module";
 import { WebSocketServer } from "ws";
-import { redisCluster } from "../../js/entries/redis.js";
 
 const require = createRequire(import.meta.url);
 const { Hub } = require("../../pkg/node/hub.cjs");
+const { redisCluster } = require("../../pkg/node/redis.cjs");
 
 const [url, lease, node] = process.argv.slice(2);
 const cluster = redisCluster({ url, lease: Number(lease), node, prefix: "test" });
