@@ -7,7 +7,6 @@
  * @module wiggum-rpc/redis
  */
 
-import type { RPCError } from "./wiggum_rpc.js";
 import type { ClusterEngine } from "./hub.js";
 
 export interface RedisClusterOptions {
@@ -42,6 +41,6 @@ export interface RedisCluster extends ClusterEngine {
  * `new Hub({ cluster: redisCluster({ url, lease }) })`. Calls, notifications
  * and presence go between processes over pub/sub, as JSON; a call to a
  * client of a process that is gone, or while Redis is unreachable, rejects
- * with an {@link RPCError} of code `CONNECTION_CLOSED`.
+ * with an `RPCError` of code `CONNECTION_CLOSED`.
  */
 export function redisCluster(options?: RedisClusterOptions): RedisCluster;

@@ -4,8 +4,9 @@
 // the others), with real WebSocket clients of the package. Calls to a client
 // of another process (answers, errors, timeouts and cancels, a hub method
 // calling on), notifications to all from two processes at once, a process
-// killed mid-call, a death seen by every process within the lease and a
-// pause shorter than the lease evicting nobody, Redis stopped and started
+// killed mid-call, a death seen by every process within the lease, a pause
+// shorter than the lease evicting nobody and a longer one evicting and
+// rejoining, Redis stopped (a call in flight failing then) and started
 // again. Bounds are relative to the lease, generous for a loaded machine.
 import { fork, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -339,6 +340,30 @@ test("a process paused for less than the lease evicts nobody, and its clients an
   });
 });
 
+test("a process paused for longer than the lease is announced gone (its calls failing), and joins again when it runs", async () => {
+  const lease = 1000;
+  await cluster(2, lease, async ({ nodes: [a, b], join }) => {
+    const ca = await join(a);
+    const cb = await join(b);
+    cb.peer.method("greet", ({ name }) => `hello ${name}`);
+    await seenEverywhere([a, b], { [ca.id]: "node-a", [cb.id]: "node-b" });
+    b.kill("SIGSTOP");
+    try {
+      const call = a.order("request", { client: cb.id, method: "greet", params: { name: "paused" } });
+      await assert.rejects(call, { code: ErrorCode.CONNECTION_CLOSED });
+      await seenEverywhere([a], { [ca.id]: "node-a" });
+    } finally {
+      b.kill("SIGCONT");
+    }
+    const resumed = Date.now();
+    await seenEverywhere([a, b], { [ca.id]: "node-a", [cb.id]: "node-b" });
+    console.log(`node-b's client was back on node-a ${Date.now() - resumed} ms after node-b ran again (lease ${lease} ms)`);
+    const seen = (await a.order("events")).filter(({ id }) => id === cb.id).map(({ event }) => event);
+    assert.deepEqual(seen, ["connection", "disconnection", "connection"]);
+    assert.equal(await a.order("request", { client: cb.id, method: "greet", params: { name: "back" } }), "hello back");
+  });
+});
+
 test("Redis stopped: each process serves its own clients, calls across fail fast; Redis back on the same port: they work again", async () => {
   const lease = 1000;
   await cluster(2, lease, async ({ redis, nodes: [a, b], join }) => {
@@ -349,7 +374,25 @@ test("Redis stopped: each process serves its own clients, calls across fail fast
     await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
     assert.equal(await a.order("request", { client: cb.id, method: "greet", params: { name: "a" } }), `${cb.id} greets a`);
 
+    let hung = 0;
+    cb.peer.method("hang", () => {
+      hung++;
+      return new Promise(() => {});
+    });
+    const inFlight = a.order("request", { client: cb.id, method: "hang" });
+    // Handled now: it fails while Redis is being stopped, before it is awaited.
+    inFlight.catch(() => {});
+    await until(() => hung === 1, "the call to reach its client");
+
+    const stopped = Date.now();
     await redis.stop();
+    // A call waiting for its answer when the connection went fails then, not at a timeout.
+    await assert.rejects(inFlight, (error) => {
+      assert.equal(error.code, ErrorCode.CONNECTION_CLOSED);
+      assert.match(error.message, /cluster is unreachable/);
+      return true;
+    });
+    assert.ok(Date.now() - stopped < lease, "the call in flight failed fast");
     // Both processes have seen their connections go.
     await until(async () => {
       const answers = await Promise.allSettled([a.order("request", { client: cb.id, method: "greet", params: { name: "a" } }),
