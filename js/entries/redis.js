@@ -49,6 +49,8 @@ class RedisCluster {
   #timers = [];
   #offs = [];
   #joined = false;
+  /** This node's list of clients has been sent (from then on, each change is told). */
+  #announced = false;
   #destroyed = false;
   #resolveReady;
 
@@ -131,8 +133,9 @@ class RedisCluster {
     for (;;) {
       if (this.#destroyed) return;
       try {
-        if (this.#pub.status === "wait") await this.#pub.connect();
-        if (this.#sub.status === "wait") await this.#sub.connect();
+        for (const connection of [this.#pub, this.#sub]) {
+          if (connection.status === "wait" || connection.status === "end") await connection.connect();
+        }
         await until(() => this.#reachable || this.#destroyed);
         if (this.#destroyed) return;
         await this.#sub.subscribe(this.#channelOf(this.node), this.#all);
@@ -161,7 +164,10 @@ class RedisCluster {
       .del(mine);
     if (clients.length > 0) multi.sadd(mine, ...clients).pexpire(mine, this.#lease * 3);
     multi.publish(this.#all, JSON.stringify({ kind: "node", node: this.node, clients }));
-    await multi.exec();
+    const sent = multi.exec();
+    // A client that comes or goes from here on is told after this list (one connection keeps the order).
+    this.#announced = true;
+    await sent;
     const nodes = new Set(await this.#pub.smembers(this.#key("nodes")));
     for (const node of nodes) {
       if (node !== this.node) this.#present(node, await this.#pub.smembers(this.#key("clients", node)));
@@ -368,7 +374,7 @@ class RedisCluster {
 
   /** Updates this node's list of clients and says so to all (while unreachable: told when it joins again). */
   #tell(kind, id, update) {
-    if (this.#destroyed || !this.#joined || !this.#reachable) return;
+    if (this.#destroyed || !this.#announced || !this.#reachable) return;
     const multi = this.#pub.multi();
     update(multi, this.#key("clients", this.node));
     multi.publish(this.#all, JSON.stringify({ kind, node: this.node, client: id })).exec().catch(() => {});

@@ -24,10 +24,11 @@ hub.method("whoami", (params, { client }) => client);
 const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
 hub.attach(wss, { sessions: false });
 await new Promise((resolve) => wss.once("listening", resolve));
-await cluster.ready;
 
 /** Each order, by its `op`; what it returns is the answer. */
 const orders = {
+  /** Resolves once the hub has joined its cluster (Redis may be down when the process starts). */
+  joined: () => cluster.ready.then(() => true),
   async request({ client, method, params, timeout, abortAfter }) {
     const signal = abortAfter === undefined ? undefined : AbortSignal.timeout(abortAfter);
     return hub.request(client, method, params, { timeout, signal });

@@ -100,7 +100,7 @@ async function startNode(redis, lease, name) {
     waiting.clear();
   });
   const [{ ready }] = await within(once(child, "message"), 15000, `${name} to start`);
-  return {
+  const node = {
     name,
     child,
     port: ready.port,
@@ -117,6 +117,7 @@ async function startNode(redis, lease, name) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
   };
+  return node;
 }
 
 /** A client Peer over a real WebSocket to `node`, open, and its id there. */
@@ -134,7 +135,11 @@ async function cluster(count, lease, run) {
   const nodes = [];
   const clients = [];
   try {
-    for (let n = 0; n < count; n++) nodes.push(await startNode(redis, lease, `node-${"abcdefgh"[n]}`));
+    for (let n = 0; n < count; n++) {
+      const node = await startNode(redis, lease, `node-${"abcdefgh"[n]}`);
+      nodes.push(node);
+      await node.order("joined");
+    }
     const join = async (node) => {
       const client = await connect(node);
       clients.push(client);
@@ -142,11 +147,17 @@ async function cluster(count, lease, run) {
     };
     await run({ redis, nodes, join });
   } finally {
-    for (const { peer } of clients) peer.destroy();
-    for (const node of nodes) node.kill();
-    await Promise.all(nodes.map(({ child }) => (child.exitCode === null && child.signalCode === null ? within(once(child, "exit"), 5000, "exit").catch(() => {}) : undefined)));
+    await end(nodes, clients);
     await redis.stop();
   }
+}
+
+/** Ends the clients and kills the hub processes, waiting for each to exit. */
+async function end(nodes, clients) {
+  for (const { peer } of clients) peer.destroy();
+  for (const node of nodes) node.kill();
+  const exits = nodes.map(({ child }) => (child.exitCode === null && child.signalCode === null ? within(once(child, "exit"), 5000, "exit") : undefined));
+  await Promise.all(exits.map((exit) => exit?.catch(() => {})));
 }
 
 /** Waits until every node lists exactly `ids` among its clients, each where `where[id]` says. */
@@ -362,6 +373,32 @@ test("a process paused for longer than the lease is announced gone (its calls fa
     assert.deepEqual(seen, ["connection", "disconnection", "connection"]);
     assert.equal(await a.order("request", { client: cb.id, method: "greet", params: { name: "back" } }), "hello back");
   });
+});
+
+test("a process started while Redis is down serves its own clients, and joins the cluster once Redis is up", async () => {
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  const nodes = [];
+  const clients = [];
+  let redis;
+  try {
+    for (const name of ["node-a", "node-b"]) nodes.push(await startNode({ url }, 1000, name));
+    const [a, b] = nodes;
+    for (const node of nodes) clients.push(await connect(node));
+    const [ca, cb] = clients;
+    for (const client of clients) client.peer.method("greet", ({ name }) => `${client.id} greets ${name}`);
+    assert.equal(await ca.peer.request("relay", { to: ca.id, method: "greet", params: { name: "itself" } }), `${ca.id} greets itself`);
+    assert.deepEqual(await a.order("clients"), [[ca.id, "node-a"]], "only its own client");
+    await assert.rejects(a.order("request", { client: cb.id, method: "greet" }), { code: ErrorCode.CONNECTION_CLOSED });
+    redis = await startRedis(port);
+    await Promise.all(nodes.map((node) => node.order("joined")));
+    await seenEverywhere(nodes, { [ca.id]: "node-a", [cb.id]: "node-b" });
+    assert.equal(await a.order("request", { client: cb.id, method: "greet", params: { name: "a" } }), `${cb.id} greets a`);
+    assert.equal(await b.order("request", { client: ca.id, method: "greet", params: { name: "b" } }), `${ca.id} greets b`);
+  } finally {
+    await end(nodes, clients);
+    await redis?.stop();
+  }
 });
 
 test("Redis stopped: each process serves its own clients, calls across fail fast; Redis back on the same port: they work again", async () => {
