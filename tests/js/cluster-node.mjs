@@ -34,6 +34,7 @@ const orders = {
     return hub.request(client, method, params, { timeout, signal });
   },
   notify: ({ client, method, params }) => hub.notify(client, method, params),
+  requestAll: ({ method, params, timeout }) => hub.requestAll(method, params, { timeout }),
   notifyAll({ method, count }) {
     for (let seq = 0; seq < count; seq++) hub.notifyAll(method, { from: node, seq });
   },

@@ -222,6 +222,11 @@ test("a call to a client of another process: one answer to each caller, errors, 
     await assert.rejects(a.order("request", { client: "node-z/client-1", method: "greet" }), { code: ErrorCode.CONNECTION_CLOSED });
     assert.ok(Date.now() - asked < 1000, "at once");
 
+    // A call to every client of every process: each answers, wherever it is.
+    ca.peer.method("greet", ({ name }) => ({ hello: name, by: ca.id }));
+    const outcomes = await c.order("requestAll", { method: "greet", params: { name: "all" }, timeout: 5000 });
+    assert.deepEqual(outcomes, { [ca.id]: { result: { hello: "all", by: ca.id } }, [cb.id]: { result: { hello: "all", by: cb.id } } });
+
     // A client's call to a hub method that calls a client of another process.
     const relayed = await ca.peer.request("relay", { to: cb.id, method: "greet", params: { name: "relayed" } });
     assert.deepEqual(relayed, { hello: "relayed", by: cb.id, via: ca.id });
