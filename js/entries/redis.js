@@ -30,6 +30,9 @@ class RedisCluster {
   node;
   /** Resolves once this node has joined (subscribed, leased, announced its clients and learnt the others'). */
   ready;
+  /** The Redis server, as ioredis reads it (its default when undefined). */
+  #url;
+  /** The options of both connections. */
   #options;
   #lease;
   #prefix;
@@ -71,8 +74,6 @@ class RedisCluster {
     this.#url = url;
     this.ready = new Promise((resolve) => (this.#resolveReady = resolve));
   }
-
-  #url;
 
   #key(...parts) {
     return [this.#prefix, ...parts].join(":");
