@@ -4,7 +4,7 @@
 //
 //   node scripts/doc-examples.mjs [page.md ...]   (default: README.md and docs/)
 //
-// Code for Node (run=node, or importing `node:` modules or `wiggum-rpc/framing`)
+// Code for Node (run=node, or importing `node:` modules, `wiggum-rpc/framing` or `wiggum-rpc/redis`)
 // is checked with the package's Node types, as TypeScript's own Node set-up
 // has them (`lib: ["esnext"]`, `types: ["node"]`, no DOM). A fence's info
 // string is `lang [meta...]`:
@@ -123,7 +123,7 @@ function layOut(page) {
     const text = fence.lang === "html" ? fence.code : `${fence.prelude}\n${fence.code}\nexport {};\n`;
     writeFileSync(join(dir, name), text);
     // Code for Node is checked with the package's Node types (its `node` export condition).
-    const node = fence.meta.run === "node" || /from "(node:|wiggum-rpc\/framing)/.test(fence.code);
+    const node = fence.meta.run === "node" || /from "(node:|wiggum-rpc\/framing|wiggum-rpc\/redis)/.test(fence.code);
     if (fence.lang !== "html") checked.push({ file: join(dir, name), where, lang: fence.lang, node });
     if (fence.meta.run) {
       if (typeof fence.meta.expect !== "string") throw new Error(`${where}: run= needs expect="…"`);

@@ -49,7 +49,7 @@ export function servedSizes(dir, skip = () => false) {
 
 /** The subpath entries' files beside a build's glue: not part of the root entry. */
 export const subpathFile = (path) =>
-  [...SUBPATHS, "framing"].some((name) => [".js", ".d.ts", ".js.map"].some((end) => path.endsWith(`/${name}${end}`)));
+  [...SUBPATHS, "framing", "redis"].some((name) => [".js", ".d.ts", ".js.map"].some((end) => path.endsWith(`/${name}${end}`)));
 
 /**
  * The gzip size of one minified esbuild bundle of `source` (a page's

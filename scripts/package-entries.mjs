@@ -24,14 +24,21 @@
 //   its types there export nothing.
 // - `wiggum-rpc/esbuild`, for Node where esbuild runs: the plugin that
 //   bundles the root entry's `.wasm` (js/tools/esbuild.js).
+// - `wiggum-rpc/redis`, Node only: `redisCluster`, the engine of a hub
+//   across processes (js/entries/redis.js). It imports `ioredis`, which
+//   stays an import (the package's optional peer dependency: only a server
+//   that imports this entry needs it); a page that imports `wiggum-rpc/hub`
+//   loads none of it. Outside Node, importing it throws, saying so.
 //
 //   node scripts/package-entries.mjs <package dir> <nodejs build dir> <web build dir>
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { transformSync } from "esbuild";
+import { buildSync, transformSync } from "esbuild";
 import { INSTALLS, SUBPATHS, writeSubpathEntries } from "./subpath-entries.mjs";
 
 const [dir, nodeBuild, webBuild] = process.argv.slice(2);
+/** The major version of ioredis the engine is written for: the one the repository pins. */
+const IOREDIS_MAJOR = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).devDependencies.ioredis.split(".")[0];
 if (!dir || !nodeBuild || !webBuild) {
   console.error("usage: node scripts/package-entries.mjs <package dir> <nodejs build dir> <web build dir>");
   process.exit(2);
@@ -97,6 +104,25 @@ writeFileSync(
 );
 const framingDoc = "/**\n * Node only: the Content-Length framing of LSP and `duet-rpc` over a child process's stdio.\n *\n * @module wiggum-rpc/framing\n */\n";
 writeFileSync(join(node, "framing.d.cts"), `${framingDoc}export { ${framingExports.join(", ")} } from "./wiggum_rpc.cjs";\n`);
+// `wiggum-rpc/redis`: the engine as CommonJS for Node, ioredis left an import (require).
+const redisSource = join(new URL("..", import.meta.url).pathname, "js/entries/redis.js");
+const redisCode = buildSync({
+  entryPoints: [redisSource],
+  bundle: true,
+  write: false,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  external: ["ioredis"],
+  logLevel: "silent",
+}).outputFiles[0].text;
+if (/from\s*"\.\//.test(redisCode) || /require\("\.\//.test(redisCode)) fail("redis.js imports a file of its own: it is meant to stand alone");
+writeFileSync(join(node, "redis.cjs"), redisCode);
+const redisTypes = readFileSync(redisSource.replace(/\.js$/, ".d.ts"), "utf8");
+writeFileSync(join(node, "redis.d.cts"), redisTypes.replaceAll('"./wiggum_rpc.js"', '"./wiggum_rpc.cjs"').replaceAll('"./hub.js"', '"./hub.cjs"'));
+const browserRedis = `// \`wiggum-rpc/redis\` outside Node: a hub across processes needs a Redis connection.\nthrow new Error("wiggum-rpc/redis is for Node (a hub across server processes on Redis); import wiggum-rpc/hub in a page");\n`;
+const browserRedisTypes = `// \`wiggum-rpc/redis\` is for Node: outside Node it exports nothing.\nexport {};\n`;
+
 const browserFraming = `// \`wiggum-rpc/framing\` outside Node: there is no stdio to frame here.\nthrow new Error("wiggum-rpc/framing is for Node (framed JSON-RPC over a child process's stdio); browsers have no stdio");\n`;
 const browserFramingTypes = `// \`wiggum-rpc/framing\` is for Node: outside Node it exports nothing.\nexport {};\n`;
 
@@ -141,6 +167,8 @@ cpSync(join(tools, "esbuild.d.ts"), join(dir, "esbuild.d.cts"));
 for (const folder of [dir, join(dir, "web")]) {
   writeFileSync(join(folder, "framing.js"), browserFraming);
   writeFileSync(join(folder, "framing.d.ts"), browserFramingTypes);
+  writeFileSync(join(folder, "redis.js"), browserRedis);
+  writeFileSync(join(folder, "redis.d.ts"), browserRedisTypes);
 }
 
 const manifestPath = join(dir, "package.json");
@@ -152,7 +180,7 @@ const entry = (browser, nodeTypes, nodeFile) => ({
   types: `${browser}.d.ts`,
   default: `${browser}.js`,
 });
-const subpaths = [...SUBPATHS, "framing"];
+const subpaths = [...SUBPATHS, "framing", "redis"];
 manifest.exports = {
   ".": entry("./wiggum_rpc", "./node/wiggum_rpc.d.cts", "./node/wiggum_rpc.cjs"),
   ...Object.fromEntries(subpaths.map((name) => [`./${name}`, entry(`./${name}`, `./node/${name}.d.cts`, `./node/${name}.cjs`)])),
@@ -175,6 +203,9 @@ manifest.exports = {
 // bundler as unused imports.
 const installing = Object.keys(INSTALLS).flatMap((name) => [`./${name}.js`, `./web/${name}.js`]);
 manifest.sideEffects = [...new Set([...(manifest.sideEffects ?? []), "./web/wiggum_rpc.js", ...installing])];
+// Only a server that imports `wiggum-rpc/redis` needs ioredis.
+manifest.peerDependencies = { ...manifest.peerDependencies, ioredis: `^${IOREDIS_MAJOR}.0.0` };
+manifest.peerDependenciesMeta = { ...manifest.peerDependenciesMeta, ioredis: { optional: true } };
 // require() of the ES-module snippets needs Node 20.19 or later.
 manifest.engines = { node: ">=20.19" };
 const rootFiles = subpaths.flatMap((name) => [`${name}.js`, `${name}.d.ts`]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the demo, the tests and the benchmark need, idempotently:
 # the wasm target, Chromium, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
+# redis-server (the cluster tests start their own, one per test),
 # and the npm tools (wasm-opt and vscode-jsonrpc among them).
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
@@ -20,6 +21,7 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v firefox-esr >/dev/null || missing+=(firefox-esr)
 command -v emacs >/dev/null || missing+=(emacs-nox)
+command -v redis-server >/dev/null || missing+=(redis-server)
 if [ "${#missing[@]}" -gt 0 ]; then
   step "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo

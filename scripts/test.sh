@@ -105,6 +105,8 @@ run "Node: json-rpc-2.0 on the other side of a MessageChannel (a stranger: no ba
 run "WebSocket: Chromium and Node peers over real sockets (reconnect, streaming, faults)" node --test tests/js/websocket.test.mjs
 run "WebSocket hub: one server for many clients (Node and Chromium clients, call-all, drops, 200 clients coming and going)" \
   node --test tests/js/hub.test.mjs
+run "A hub across processes on Redis (a redis-server and hub processes per test): calls to a client of another process, notifications to all from two at once, a process killed mid-call, a death seen within the lease and a pause that evicts nobody, Redis stopped and started again" \
+  node --test tests/js/cluster.test.mjs
 run "WebSocket sessions that survive: a build, notifications and a stream across killed sockets, kills during the reconnect, a restarted server, a grace run out, another's session id, strangers, the bound" \
   node --test tests/js/sessions.test.mjs
 run "A hostile client against a hub (2,000 random frames, a million-request batch frame) while ten others call" \

@@ -9,6 +9,7 @@ const guide = [
   ["Build worker ↔ page", "/guide/worker"],
   ["Coordinator ↔ agent (MessageChannel)", "/guide/message-channel"],
   ["Page ↔ server (WebSocket, hub)", "/guide/websocket"],
+  ["One hub, many processes (Redis)", "/guide/cluster"],
   ["Service worker, SharedWorker, BroadcastChannel", "/guide/shared-workers"],
   ["MCP over HTTP", "/guide/mcp"],
   ["The duet-rpc daemon from an editor", "/guide/daemon"],

@@ -58,6 +58,35 @@ export interface SessionOptions {
   wait?: number;
 }
 
+/**
+ * What joins a hub to the hubs of other processes (`redisCluster()` of
+ * `wiggum-rpc/redis`): the hub tells it of its own clients and asks it to
+ * carry calls and notifications to the others'; it tells the hub who is
+ * connected where. An engine serves one hub. Its methods are the hub's to
+ * call.
+ */
+export interface ClusterEngine {
+  /** This process's id in the cluster (what `nodeOf` says of its own clients; the prefix of their ids). */
+  readonly node: string;
+  start(hub: unknown): void;
+  connected(id: string): void;
+  disconnected(id: string): void;
+  request(id: string, node: string, method: string, params: Params | undefined, options?: RequestOptions): Promise<any>;
+  notify(id: string, node: string, method: string, params?: Params): void;
+  notifyAll(method: string, params?: Params): void;
+  destroy(): void;
+}
+
+export interface HubOptions extends EndpointOptions {
+  /**
+   * Joins this hub to the hubs of other processes: its clients are then
+   * theirs too (`clients`, `request`, `notify`, `notifyAll`, `requestAll`,
+   * `connection` and `disconnection` span every process). Params, results
+   * and errors' data that cross processes go as JSON.
+   */
+  cluster?: ClusterEngine;
+}
+
 /** How one client's call went, in `requestAll`'s result. */
 export type ClientOutcome<T> = { result: T; error?: undefined } | { error: RPCError; result?: undefined };
 
@@ -66,10 +95,16 @@ export type ClientOutcome<T> = { result: T; error?: undefined } | { error: RPCEr
  * own; the same methods are served to all.
  */
 export class Hub {
-  /** `options`: each client's Peer options (`timeout`, `trace`, …). */
-  constructor(options?: EndpointOptions);
-  /** The ids of the clients connected now. */
+  /** `options`: each client's Peer options (`timeout`, `trace`, …), and `cluster`. */
+  constructor(options?: HubOptions);
+  /** The ids of the clients connected now (to any process of its cluster). */
   readonly clients: string[];
+  /**
+   * The node (process) client `id` is connected to, by the cluster engine's
+   * id; undefined for a client it does not know, or any client of a hub
+   * without a cluster.
+   */
+  nodeOf(id: string): string | undefined;
   /** Serves `name` to every client, now and later; `context.client` is the caller's id. */
   method<P = unknown, R = unknown>(
     name: string,
@@ -84,11 +119,15 @@ export class Hub {
   drop(id: string): boolean;
   /** The Peer of a client. */
   peer(id: string): Peer | undefined;
-  /** Calls a method of one client (rejects with `CONNECTION_CLOSED` if there is no such client). */
+  /**
+   * Calls a method of one client (rejects with `CONNECTION_CLOSED` if there
+   * is no such client, or, in a cluster, when its process is gone or the
+   * cluster is unreachable).
+   */
   request<T = unknown>(id: string, method: string, params?: Params, options?: RequestOptions): Promise<T>;
-  /** Notifies one client; false if there is no such client. */
+  /** Notifies one client (here or in another process of its cluster); false if there is no such client. */
   notify(id: string, method: string, params?: Params): boolean;
-  /** Notifies every client. */
+  /** Notifies every client (of every process of its cluster: each once, in the order sent). */
   notifyAll(method: string, params?: Params): void;
   /** Calls every client connected now; never rejects: each client's result or error, by id. */
   requestAll<T = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<Record<string, ClientOutcome<T>>>;

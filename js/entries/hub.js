@@ -5,7 +5,12 @@
 // or calls one client or all, and forgets a client when its connection
 // closes (only that client's calls fail). The protocol is each Peer's: this
 // is bookkeeping over them. `broadcastHub` makes the peers on one
-// BroadcastChannel the clients of each other's hubs.
+// BroadcastChannel the clients of each other's hubs. With a `cluster`
+// engine (`wiggum-rpc/redis`), the hub's clients are those of every process
+// of the cluster: the engine carries calls, notifications and presence
+// between processes; the hub tells it of its own clients and asks it for the
+// others (the engine is given, never imported here, so that a page loading
+// this entry loads no Redis client).
 
 // It imports the root entry and `wiggum-rpc/websocket` as the package lays
 // them out beside it; the build bundles the rest (js/transports/) in.
@@ -35,15 +40,68 @@ export class Hub {
   #sessions = new Map();
   /** Clients whose session waits for them to reconnect, oldest first. */
   #away = new Set();
+  /** The engine that joins this hub to others (undefined: this process alone). */
+  #cluster;
+  /** Client id → the node it is connected to, for the clients of the other processes. */
+  #remote = new Map();
 
-  /** `options` are each client's Peer options (`timeout`, `trace`, …). */
+  /**
+   * `options` are each client's Peer options (`timeout`, `trace`, …), and
+   * `cluster`, an engine joining this hub to the hubs of other processes.
+   */
   constructor(options) {
-    this.#options = options;
+    const cluster = options?.cluster;
+    if (cluster === undefined) {
+      this.#options = options;
+      return;
+    }
+    const { cluster: _, ...peerOptions } = options;
+    this.#options = peerOptions;
+    this.#cluster = cluster;
+    cluster.start(this.#clusterSide());
   }
 
-  /** The ids of the clients connected now, in the order they came. */
+  /** What the cluster engine may ask of this hub: its own clients, and telling it of the others. */
+  #clusterSide() {
+    return {
+      clients: () => [...this.#clients.keys()],
+      request: (id, method, params, options) => this.#requestHere(id, method, params, options),
+      notify: (id, method, params) => {
+        const peer = this.peer(id);
+        peer?.notify(method, params);
+        return peer !== undefined;
+      },
+      notifyAll: (method, params) => this.#notifyHere(method, params),
+      joined: (id, node) => {
+        if (this.#destroyed || this.#clients.has(id)) return;
+        const known = this.#remote.has(id);
+        this.#remote.set(id, node);
+        if (!known) this.#listeners.emit("connection", id);
+      },
+      left: (id, node) => {
+        if (this.#destroyed || this.#remote.get(id) !== node) return;
+        this.#remote.delete(id);
+        this.#listeners.emit("disconnection", id);
+      },
+      error: (code, message, data) => new RPCError(code, message, data),
+      codes: ErrorCode,
+      timeout: this.#options?.timeout,
+    };
+  }
+
+  /** The ids of the clients connected now (to every process of a cluster), in the order they came. */
   get clients() {
-    return [...this.#clients.keys()];
+    return [...this.#clients.keys(), ...this.#remote.keys()];
+  }
+
+  /**
+   * The node (process) client `id` is connected to: the cluster engine's id
+   * for this process; undefined for an unknown client, or any client of a
+   * hub without a cluster.
+   */
+  nodeOf(id) {
+    if (this.#clients.has(id)) return this.#cluster?.node;
+    return this.#remote.get(id);
   }
 
   /**
@@ -77,8 +135,10 @@ export class Hub {
    */
   accept(transport, id) {
     if (this.#destroyed) throw new Error("hub destroyed");
-    id = id === undefined ? `client-${++this.#next}` : String(id);
-    if (this.#clients.has(id)) throw new Error(`a client ${id} is connected already`);
+    // Ids are unique across a cluster: each process prefixes its own.
+    const prefix = this.#cluster === undefined ? "" : `${this.#cluster.node}/`;
+    id = id === undefined ? `${prefix}client-${++this.#next}` : String(id);
+    if (this.#clients.has(id) || this.#remote.has(id)) throw new Error(`a client ${id} is connected already`);
     const peer = new Peer(transport, this.#options);
     // `gone` ends what waits on this client (a lock wait) when it is dropped.
     const client = { peer, transport, unwatch: undefined, gone: new AbortController(), session: transport.session?.id };
@@ -96,6 +156,7 @@ export class Hub {
       // A transport without events: the application calls drop(id).
     }
     this.#listeners.emit("connection", id);
+    this.#cluster?.connected(id);
     return id;
   }
 
@@ -190,6 +251,7 @@ export class Hub {
     const { transport } = client;
     if (gone && typeof transport?.emit === "function") transport.emit("close", { reason: "client gone" });
     client.peer.destroy();
+    if (!this.#destroyed) this.#cluster?.disconnected(id);
     this.#listeners.emit("disconnection", id);
     return true;
   }
@@ -199,22 +261,39 @@ export class Hub {
     return this.#clients.get(id)?.peer;
   }
 
-  /** Calls a method of client `id`. */
+  /** Calls a method of client `id` (through the cluster when it is connected to another process). */
   request(id, method, params, options) {
+    const node = this.#clients.has(id) ? undefined : this.#remote.get(id);
+    if (node !== undefined) return this.#cluster.request(id, node, method, params, options);
+    return this.#requestHere(id, method, params, options);
+  }
+
+  #requestHere(id, method, params, options) {
     const peer = this.peer(id);
     if (peer === undefined) return Promise.reject(new RPCError(ErrorCode.CONNECTION_CLOSED, `No client ${id}`));
     return peer.request(method, params, options);
   }
 
-  /** Notifies client `id`; returns whether it is connected. */
+  /** Notifies client `id`; returns whether it is connected (here or, in a cluster, to another process). */
   notify(id, method, params) {
     const peer = this.peer(id);
-    peer?.notify(method, params);
-    return peer !== undefined;
+    if (peer !== undefined) {
+      peer.notify(method, params);
+      return true;
+    }
+    const node = this.#remote.get(id);
+    if (node === undefined) return false;
+    this.#cluster.notify(id, node, method, params);
+    return true;
   }
 
-  /** Notifies every client. */
+  /** Notifies every client (of every process, in a cluster). */
   notifyAll(method, params) {
+    this.#notifyHere(method, params);
+    this.#cluster?.notifyAll(method, params);
+  }
+
+  #notifyHere(method, params) {
     for (const { peer } of this.#clients.values()) peer.notify(method, params);
   }
 
@@ -416,12 +495,18 @@ export class Hub {
     port.addEventListener("message", onLock);
   }
 
-  /** Drops every client and stops taking connections (attached servers stay up: they are yours). */
+  /**
+   * Drops every client and stops taking connections (attached servers stay
+   * up: they are yours); a cluster engine leaves its cluster (the other
+   * processes learn at once that this one's clients are gone).
+   */
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
     for (const undo of this.#detach.splice(0)) undo();
-    for (const id of this.clients) this.#remove(id, false);
+    this.#cluster?.destroy();
+    this.#remote.clear();
+    for (const id of [...this.#clients.keys()]) this.#remove(id, false);
     this.#listeners.clear();
   }
 }

@@ -4,7 +4,7 @@
 // tarball in Node (`require` and `import`, over a MessageChannel and a `ws`
 // WebSocket), under tsc's `node16` resolution, and through the ecosystem's
 // package linters; the entries (the root, `websocket`, `remote`, `stream`,
-// `framing`, `web` and its subpaths) across them.
+// `framing`, `redis`, `web` and its subpaths) across them.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -40,17 +40,18 @@ test("the tarball holds the package and nothing else", () => {
   const esm = entries.flatMap((name) => [`${name}.d.ts`, `${name}.js`, `${name}.js.map`]);
   const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    ...esm, "esbuild.cjs", "esbuild.d.cts", "esbuild.d.ts", "esbuild.js", "framing.d.ts", "framing.js", "node", "package.json", "snippets", "web",
+    ...esm, "esbuild.cjs", "esbuild.d.cts", "esbuild.d.ts", "esbuild.js", "framing.d.ts", "framing.js", "node", "package.json",
+    "redis.d.ts", "redis.js", "snippets", "web",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
   ].sort(byName));
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
-    ...esm, "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs",
+    ...esm, "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs", "redis.d.ts", "redis.js",
     "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
   ].sort(byName));
   // Without a bundler the glue is one module: its snippets are inside it.
   assert.doesNotMatch(readFileSync(join(app, "node_modules/wiggum-rpc/web/wiggum_rpc.js"), "utf8"), /from\s*"\.\/snippets/);
   assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
-    ...[...entries, "framing"].flatMap((name) => [`${name}.cjs`, `${name}.d.cts`]),
+    ...[...entries, "framing", "redis"].flatMap((name) => [`${name}.cjs`, `${name}.d.cts`]),
     "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
   ].sort(byName));
   // The subpath entries are outside the module's imports: a page that does not import them does not load them.
@@ -96,6 +97,20 @@ test("in a browser build, wiggum-rpc/framing throws on import, saying it is for 
   await assert.rejects(import(url), /wiggum-rpc\/framing is for Node/);
 });
 
+test("wiggum-rpc/redis: in Node, ioredis is its one import and an optional peer dependency; in a browser build it throws on import, saying it is for Node", async () => {
+  const dir = join(app, "node_modules/wiggum-rpc");
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  assert.match(manifest.peerDependencies?.ioredis ?? "", /^\^\d+\.0\.0$/);
+  assert.deepEqual(manifest.peerDependenciesMeta?.ioredis, { optional: true });
+  const code = readFileSync(join(dir, "node/redis.cjs"), "utf8");
+  assert.deepEqual([...code.matchAll(/require\("([^"]+)"\)/g)].map(([, name]) => name).sort(), ["ioredis", "node:crypto"]);
+  // A page that imports the hub loads none of it.
+  assert.doesNotMatch(readFileSync(join(dir, "hub.js"), "utf8"), /ioredis|redis\.js/);
+  for (const file of ["redis.js", "web/redis.js"]) {
+    await assert.rejects(import(pathToFileURL(join(dir, file)).href), /wiggum-rpc\/redis is for Node/);
+  }
+});
+
 test("the types compile under tsc's node16 resolution, from ES modules and CommonJS", () => {
   try {
     execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(app, "node")], { stdio: "pipe" });
@@ -128,6 +143,7 @@ import { httpTransport, connectMcp } from "wiggum-rpc/http";
 import { Hub, broadcastHub } from "wiggum-rpc/hub";
 import { workerPool } from "wiggum-rpc/pool";
 import { FrameDecoder, encodeFrame } from "wiggum-rpc/framing";
+import { redisCluster } from "wiggum-rpc/redis";
 import "wiggum-rpc/remote";
 import "wiggum-rpc/stream";
 import "wiggum-rpc/trace";
@@ -142,6 +158,10 @@ peer.request("add", 3);
 // @ts-expect-error there is no Worker in Node to pass
 workerTransport({});
 export const used: unknown[] = [webSocketTransport, httpTransport, connectMcp, Hub, broadcastHub, workerPool, FrameDecoder, encodeFrame];
+export const clustered = new Hub({ timeout: 1000, cluster: redisCluster({ url: "redis://127.0.0.1:6379", lease: 2000 }) });
+export const where: string | undefined = clustered.nodeOf("client-1");
+// @ts-expect-error the lease is a number of ms
+redisCluster({ lease: "2s" });
 export type Used = RPCTransport;
 `;
   writeFileSync(join(dir, "main.mts"), every);
@@ -172,7 +192,7 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   }
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
-  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "pool", "remote", "stream", "trace", "websocket"];
+  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "pool", "redis", "remote", "stream", "trace", "websocket"];
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
     ".", "./esbuild", "./package.json", "./web", ...subpaths.flatMap((name) => [`./${name}`, `./web/${name}`]),
   ].sort());

@@ -1,0 +1,58 @@
+// One hub process of the cluster tests (tests/js/cluster.test.mjs): a `ws`
+// server on a free port of 127.0.0.1 with a Hub joined to the others on
+// Redis, taking its orders over IPC from the test that forked it.
+//
+//   node tests/js/cluster-node.mjs <redis url> <lease ms> <node id>
+import { createRequire } from "node:module";
+import { WebSocketServer } from "ws";
+
+const require = createRequire(import.meta.url);
+const { Hub } = require("../../pkg/node/hub.cjs");
+const { redisCluster } = require("../../pkg/node/redis.cjs");
+
+const [url, lease, node] = process.argv.slice(2);
+const cluster = redisCluster({ url, lease: Number(lease), node, prefix: "test" });
+const hub = new Hub({ cluster });
+const events = [];
+hub.on("connection", (id) => events.push({ event: "connection", id, node: hub.nodeOf(id), at: Date.now() }));
+hub.on("disconnection", (id) => events.push({ event: "disconnection", id, at: Date.now() }));
+
+// A client's call that calls another client, wherever it is connected.
+hub.method("relay", ({ to, method, params }, { client }) => hub.request(to, method, { ...params, via: client }));
+hub.method("whoami", (params, { client }) => client);
+
+const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+hub.attach(wss, { sessions: false });
+await new Promise((resolve) => wss.once("listening", resolve));
+
+/** Each order, by its `op`; what it returns is the answer. */
+const orders = {
+  /** Resolves once the hub has joined its cluster (Redis may be down when the process starts). */
+  joined: () => cluster.ready.then(() => true),
+  async request({ client, method, params, timeout, abortAfter }) {
+    const signal = abortAfter === undefined ? undefined : AbortSignal.timeout(abortAfter);
+    return hub.request(client, method, params, { timeout, signal });
+  },
+  notify: ({ client, method, params }) => hub.notify(client, method, params),
+  requestAll: ({ method, params, timeout }) => hub.requestAll(method, params, { timeout }),
+  notifyAll({ method, count }) {
+    for (let seq = 0; seq < count; seq++) hub.notifyAll(method, { from: node, seq });
+  },
+  clients: () => hub.clients.map((id) => [id, hub.nodeOf(id)]),
+  events: () => events,
+  destroy: async () => {
+    hub.destroy();
+    await cluster.closed;
+  },
+};
+
+process.on("message", async ({ id, op, ...args }) => {
+  try {
+    const value = await orders[op](args);
+    process.send({ id, ok: true, value });
+  } catch (error) {
+    process.send({ id, ok: false, error: { code: error?.code, message: String(error?.message ?? error), data: error?.data } });
+  }
+});
+
+process.send({ ready: { port: wss.address().port, node } });
