@@ -434,7 +434,8 @@ test("Redis stopped: each process serves its own clients, calls across fail fast
       assert.match(error.message, /cluster is unreachable/);
       return true;
     });
-    assert.ok(Date.now() - stopped < lease, "the call in flight failed fast");
+    // "Fast": well before any timeout (this call has none), within the bound the other tests hold a loaded machine to.
+    assert.ok(Date.now() - stopped < 2.5 * lease, `the call in flight failed fast (${Date.now() - stopped} ms)`);
     // Both processes have seen their connections go.
     await until(async () => {
       const answers = await Promise.allSettled([a.order("request", { client: cb.id, method: "greet", params: { name: "a" } }),
@@ -447,7 +448,7 @@ test("Redis stopped: each process serves its own clients, calls across fail fast
       assert.match(error.message, /cluster is unreachable/);
       return true;
     });
-    assert.ok(Date.now() - started < lease, "fails fast");
+    assert.ok(Date.now() - started < 2.5 * lease, `fails fast (${Date.now() - started} ms)`);
     assert.equal(await a.order("request", { client: ca2.id, method: "greet", params: { name: "a" } }), `${ca2.id} greets a`, "local calls go on");
     assert.equal(await ca.peer.request("relay", { to: ca2.id, method: "greet", params: { name: "ca" } }), `${ca2.id} greets ca`);
 
