@@ -14,6 +14,7 @@ const require = createRequire(import.meta.url);
 const build = "../../target/pkg-node-references";
 const lib = require(`${build}/wiggum_rpc.cjs`);
 const { reference, referencesHeld } = require(`${build}/remote.cjs`);
+require(`${build}/trace.cjs`);
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc");
@@ -26,10 +27,10 @@ const METHOD_NOT_FOUND = -32601;
 const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Two Peers over a MessageChannel; `use` runs with both, then both go. */
-async function pair(use, options = {}) {
+async function pair(use, options = {}, holderOptions = {}) {
   const { port1, port2 } = new MessageChannel();
   const owner = new lib.Peer(lib.portTransport(port1), { timeout: 3000, ...options });
-  const holder = new lib.Peer(lib.portTransport(port2), { timeout: 3000 });
+  const holder = new lib.Peer(lib.portTransport(port2), { timeout: 3000, ...holderOptions });
   try {
     await use(owner, holder);
   } finally {
@@ -194,7 +195,70 @@ test("a stub of another connection cannot be passed on without reference()", asy
   });
 });
 
+test("the wire: refs beside params and result, $/ref/<id> calls, $/release; the caller's params unchanged", async () => {
+  const out = [];
+  await pair(async (owner, holder) => {
+    holder.method("call", async ([callback]) => {
+      const answer = await callback("x");
+      callback.release();
+      return answer;
+    });
+    const params = { nested: [1, reference((text) => `${text}!`)] };
+    assert.equal(await owner.request("call", [params.nested[1]]), "x!");
+    await tick();
+    assert.ok(params.nested[1].target, "still the marker");
+  }, { trace: ({ direction, message }) => direction === "out" && out.push(message) });
+  const call = out.find((one) => one.method === "call");
+  assert.deepEqual([call.params, call.refs], [[{ $ref: 1 }], [[1, [0]]]]);
+  const release = out.find((one) => one.method === "$/release");
+  assert.deepEqual(release, undefined, "the owner sends no release of its own");
+  const answer = out.find((one) => one.id !== undefined && one.result === "x!");
+  assert.ok(answer, "the callback's answer went out");
+});
+
+test("a notification carries references; each arrival is its own stub", async () => {
+  await pair(async (owner, holder) => {
+    const called = [];
+    const done = new Promise((resolve) => {
+      holder.onNotify("tell", async ([a, b]) => {
+        called.push(await a(1), await b(2));
+        assert.notEqual(a, b);
+        a.release();
+        b.release();
+        resolve();
+      });
+    });
+    const target = (n) => n * 10;
+    // Toward a peer not heard yet a notification is refused at once (it has no promise to wait with).
+    assert.throws(() => owner.notify("tell", [reference(target)]), (error) => error.code === INVALID_PARAMS);
+    assert.deepEqual(referencesHeld(owner), [0, 0], "what it introduced was given back");
+    holder.method("hello", () => "hi");
+    await owner.request("hello");
+    owner.notify("tell", [reference(target), reference(target)]);
+    await done;
+    assert.deepEqual(called, [10, 20]);
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+  });
+});
+
+test("limits.maxReferences bounds what the other side may hold: past it -32090, nothing sent", async () => {
+  await pair(async (owner, holder) => {
+    const kept = [];
+    holder.method("keep", ([stub]) => kept.push(stub));
+    await owner.request("keep", [reference(() => 1)]);
+    await owner.request("keep", [reference(() => 2)]);
+    await assert.rejects(owner.request("keep", [reference(() => 3)]), (error) => error.code === -32090);
+    assert.equal(kept.length, 2);
+    kept[0].release();
+    await tick();
+    await owner.request("keep", [reference(() => 4)]);
+    assert.equal(kept.length, 3);
+  }, { limits: { maxReferences: 2 } });
+});
+
 test("a stub collected unreleased is released by the backstop, and the owner's table empties", async () => {
+  const leaked = [];
   await pair(async (owner, holder) => {
     holder.method("drop", async ([stub]) => stub());
     for (let i = 0; i < 20; i++) assert.equal(await owner.request("drop", [reference(() => i)]), i);
@@ -205,5 +269,7 @@ test("a stub collected unreleased is released by the backstop, and the owner's t
     }
     assert.deepEqual(referencesHeld(owner), [0, 0]);
     assert.deepEqual(referencesHeld(holder), [0, 0]);
-  });
+  }, {}, { trace: (record) => record.event === "reference-leaked" && leaked.push(record) });
+  assert.ok(leaked.length > 0, "the holder's observer heard of each leak");
+  assert.equal(leaked[0].method.startsWith("$/ref/"), true);
 });
