@@ -216,6 +216,27 @@ test("the wire: refs beside params and result, $/ref/<id> calls, $/release; the 
   assert.ok(answer, "the callback's answer went out");
 });
 
+test("calls made in one turn go as a batch, each member with its own refs, read whole", async () => {
+  const out = [];
+  await pair(async (owner, holder) => {
+    holder.method("hello", () => "hi");
+    await owner.request("hello");
+    holder.method("call", async ([callback]) => {
+      const answer = await callback();
+      callback.release();
+      return answer;
+    });
+    const answers = await Promise.all([1, 2, 3].map((n) => owner.request("call", [reference(() => n)])));
+    assert.deepEqual(answers, [1, 2, 3]);
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+  }, { trace: ({ direction, message, batch }) => direction === "out" && batch !== undefined && out.push(message) });
+  // The first call goes at once; those made after it in the same turn go together.
+  const members = out.filter((one) => one.method === "call");
+  assert.ok(members.length >= 2, "calls went as a batch");
+  for (const one of members) assert.deepEqual(one.refs, [[one.params[0].$ref, [0]]]);
+});
+
 test("a notification carries references; each arrival is its own stub", async () => {
   await pair(async (owner, holder) => {
     const called = [];
