@@ -5,6 +5,9 @@
 #   scripts/build.sh          pkg-web/  (no bundler: init(); the demo, tests, benchmark)
 #   scripts/build.sh bundler  pkg/      (the npm package: the .wasm as a WebAssembly ES module,
 #                                        with its Node and no-bundler builds in pkg/node/ and pkg/web/)
+#   scripts/build.sh references  target/pkg-node-references/  (the Node build with the Cargo
+#                                        feature `references`, and its CommonJS entries: the
+#                                        package leaves references out until they fit its size budget)
 # Every build has the whole protocol in its one module (src/core,
 # src/bindings) and one JS file of glue (js/module, and what it links:
 # js/transports/postmessage.js); each subpath entry (js/entries,
@@ -17,7 +20,8 @@ target="${1:-web}"
 case "$target" in
   web) out=pkg-web ;;
   bundler) out=pkg ;;
-  *) echo "usage: scripts/build.sh [web|bundler]" >&2; exit 2 ;;
+  references) out=target/pkg-node-references ;;
+  *) echo "usage: scripts/build.sh [web|bundler|references]" >&2; exit 2 ;;
 esac
 # no_std with a trapping panic handler: std's panic and formatting machinery
 # out of the module (see src/lib.rs).
@@ -29,7 +33,7 @@ read -r -a opt_flags <<<"$(sed -n 's/^flags = \[\(.*\)\]$/\1/p' Cargo.toml | tr 
 module() {
   local dir=$1 features=${2:-}
   local target_dir=target
-  [ -n "$features" ] && target_dir=target/with-$features
+  [ -n "$features" ] && target_dir=target/with-${features//,/-}
   cargo build --lib --release --target wasm32-unknown-unknown --target-dir "$target_dir" ${features:+--features "$features"}
   rm -rf "$dir"
   mkdir -p "$dir"
@@ -38,6 +42,13 @@ module() {
     "$target_dir/wasm32-unknown-unknown/release/wiggum_rpc.wasm" -o "$dir/wiggum_rpc_bg.wasm"
 }
 
+if [ "$target" = references ]; then
+  module "$out" framing,references
+  node scripts/glue.mjs node "$out"
+  cp "$out/wiggum_rpc.js" "$out/wiggum_rpc.cjs"
+  node --input-type=module -e "import { REFERENCE_SOURCES, writeSubpathEntries } from './scripts/subpath-entries.mjs'; await writeSubpathEntries('$out', 'cjs', REFERENCE_SOURCES);"
+  exit 0
+fi
 if [ "$target" = web ]; then
   module pkg-web
   node scripts/glue.mjs web pkg-web

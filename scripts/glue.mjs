@@ -141,7 +141,7 @@ function renameExports(bytes, table) {
 async function bundle(source, out, format, more = "") {
   const file = `./${source.split("/").pop()}`;
   const hasDefault = /^export default /m.test(readFileSync(join(root, source), "utf8"));
-  const contents = `export * from "${file}";\n${hasDefault ? `export { default } from "${file}";\n` : ""}${more}`;
+  const contents = `export * from "${file}";\n${hasDefault ? `export { default } from "${file}";\n` : ""}${more}${referenceOps}`;
   const result = await build({
     mangleProps: /^\$/,
     mangleCache: { ...table },
@@ -171,6 +171,9 @@ if (Object.values(table).length === 0 || WebAssembly.Module.exports(new WebAssem
   fail("the .wasm's exports are short already: build it anew (scripts/build.sh)");
 }
 wasm = renameExports(wasm, table);
+// A module built with references (Cargo feature `references`) has their
+// exports: its glue bundles what speaks to them (js/module/references.js).
+const referenceOps = "$export_refs" in table ? 'import "./references.js";\n' : "";
 writeFileSync(join(dir, "wiggum_rpc_bg.wasm"), wasm);
 const types = readFileSync(join(root, "js/types/wiggum_rpc.d.ts"), "utf8");
 const compiledModuleTypes = (web) => `

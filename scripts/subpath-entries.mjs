@@ -42,10 +42,12 @@ export const SOURCES = {
   pool: "js/entries/pool.js",
 };
 export const SUBPATHS = Object.keys(SOURCES);
+/** The sources of a build whose module takes references (Cargo feature `references`). */
+export const REFERENCE_SOURCES = { ...SOURCES, remote: "js/entries/remote-references.js" };
 
 /** The entries whose import installs something in the root's classes or `extensions`. */
 export const INSTALLS = {
-  remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer"]],
+  remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer", "extensions", "RPCError"], ["reference", "referencesHeld"]],
   stream: ["installStream", ["JSONRPCClient", "Peer"]],
   trace: ["installTrace", ["extensions"]],
   contracts: ["installContracts", ["extensions"]],
@@ -81,15 +83,17 @@ function packageLayout(format) {
 }
 
 /** One entry as a module (ES or CommonJS): its source bundled with what it imports under js/, and its install call. */
-async function entryCode(name, format) {
-  const source = join(root, SOURCES[name]);
+async function entryCode(name, format, sources) {
+  const source = join(root, sources[name]);
   const install = INSTALLS[name];
   let contents = `export * from ${JSON.stringify(source)};\n`;
   if (install) {
-    const [fn, names] = install;
-    if (!readFileSync(source, "utf8").includes(`export function ${fn}(`)) fail(`${SOURCES[name]} has no export function ${fn}(`);
+    const [fn, names, exported = []] = install;
+    if (!readFileSync(source, "utf8").includes(`export function ${fn}(`)) fail(`${sources[name]} has no export function ${fn}(`);
     const list = names.join(", ");
     contents = `import { ${fn} } from ${JSON.stringify(source)};\nimport { ${list} } from "./wiggum_rpc.js";\n${fn}({ ${list} });\n`;
+    // What the entry exports besides installing.
+    if (exported.length !== 0) contents += `export { ${exported.join(", ")} } from ${JSON.stringify(source)};\n`;
   }
   const result = await build({
     stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: "js" },
@@ -109,12 +113,16 @@ async function entryCode(name, format) {
 }
 
 /** Writes every entry into `dir`, as ES modules or as CommonJS on `wiggum_rpc.cjs`. */
-export async function writeSubpathEntries(dir, format) {
+/**
+ * `sources`: each entry's source, SOURCES unless a build says otherwise (a
+ * module built with references has its own `remote`: REFERENCE_SOURCES).
+ */
+export async function writeSubpathEntries(dir, format, sources = SOURCES) {
   for (const name of SUBPATHS) {
     let code;
     let map;
     try {
-      ({ code, map } = await entryCode(name, format));
+      ({ code, map } = await entryCode(name, format, sources));
     } catch (error) {
       fail(`${name}: ${error.message}`);
     }

@@ -16,15 +16,8 @@
 
 extern crate alloc;
 
-// The bindings take references once the JS side does: until then the
-// feature builds the core alone.
-#[cfg(all(target_arch = "wasm32", not(feature = "references")))]
+#[cfg(target_arch = "wasm32")]
 pub mod bindings;
-
-// The bindings' allocator, for the core built alone.
-#[cfg(all(target_arch = "wasm32", feature = "references", feature = "allocator"))]
-#[global_allocator]
-static ALLOCATOR: heap::Wasm = heap::Wasm::new();
 pub mod core;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub mod heap;

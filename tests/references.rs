@@ -1276,6 +1276,15 @@ fn a_notification_with_references_toward_an_unheard_peer_is_refused_at_once() {
     let mut pair = unheard(referring(), referring());
     let refused = pair.a.endpoint.notify_with_refs(json!("note"), Some(json!([])), json!([]));
     assert_eq!(refused.unwrap_err().code, -32602);
+    // What it introduced (the export made before it) is given back: nothing was sent.
+    pair.turn(To::A, |side| {
+        let id = side.endpoint.export(1, &[], &[]).unwrap();
+        let refused = side.endpoint.notify_with_refs(json!("note"), Some(json!([{"$ref": id}])), json!([[id, [0]]]));
+        assert_eq!(refused.unwrap_err().code, -32602);
+    });
+    assert!(pair.a.seen.contains(&Seen::Freed(vec![1])));
+    assert_eq!(sent_refs(&pair.a), 0);
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
 }
 
 #[test]

@@ -8,8 +8,11 @@
  */
 
 import type {
+  JSONRPCClient,
+  JSONRPCServer,
   MethodHandler,
   MethodInfo,
+  Peer,
   RequestOptions,
   SchemaInput,
   SchemaOutput,
@@ -82,3 +85,24 @@ declare module "./wiggum_rpc.js" {
     implement<C extends Contract>(contract: C, handlers?: Partial<Handlers<C>>): void;
   }
 }
+
+/** A function or object marked to be sent by reference (see `reference`). */
+export interface Reference<T extends object> {
+  readonly target: T;
+}
+
+/**
+ * Marks a function or an object to be sent by reference in a call's params
+ * or a result: the other side gets a stub that calls it here (`await
+ * stub(…)`, `await stub.method(…)`) until it releases it (`stub.release()`,
+ * `using`). Works between wiggum-rpc Peers that both import this entry, in
+ * a build that takes references (its Cargo feature `references`); elsewhere
+ * it throws a TypeError.
+ */
+export function reference<T extends object>(target: T): Reference<T>;
+
+/**
+ * How many of this side's targets the other side of `endpoint` holds, and
+ * how many stubs of the other side's this side holds, as the module counts them.
+ */
+export function referencesHeld(endpoint: JSONRPCClient | JSONRPCServer | Peer): [number, number];

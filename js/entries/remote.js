@@ -7,6 +7,16 @@
 
 import { contractClient, contractEntries, remoteProxy } from "./remote-proxy.js";
 
+// A module built without references (the package's): `reference()` says so.
+// A build with them has its own entry (remote-references.js).
+export function reference() {
+  throw new TypeError("this build of wiggum-rpc leaves references out");
+}
+
+export function referencesHeld() {
+  return [0, 0];
+}
+
 /**
  * Adds `remote()` to the calling classes, and `expose()` and `implement()`
  * to the serving ones.

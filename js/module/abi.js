@@ -8,17 +8,18 @@
 import { RPCError, chunk, describeError, encodable as encodableAs, progress, receivedError, rejectCall, resolveCall } from "./glue.js";
 import { abortHandlers, arm, invoke, mayStream, notifyHandler, sessionEnded, takeThrown } from "./serving.js";
 import { Transfer, post } from "./wire.js";
+import { extensions } from "./extensions.js";
 import {
   E_SEND, E_INVOKE, E_NOTIFY, E_SETTLED, E_PROGRESS, E_CHUNK, E_CANCELLED, E_CHECK_EXPIRED, E_MAY_STREAM, E_WATCH,
-  E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, E_UNDELIVERED, M_REQUEST, M_NOTIFICATION, M_RESULT, M_ERROR, M_CANCEL,
-  M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH,
+  E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, E_UNDELIVERED, M_REQUEST, M_NOTIFICATION, M_RESULT,
+  M_ERROR, M_CANCEL, M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH,
 } from "./numbers.js";
 
 // ---- the table of JS values ----
 // Handle 0 is undefined ("none"); the module counts its references in its
 // own memory and lists the handles it let go (`FREED`), which are cleared
 // here once the events naming them have been carried out.
-const vals = [undefined];
+export const vals = [undefined];
 const free = [];
 export function put(value) {
   if (free.length !== 0) {
@@ -54,7 +55,7 @@ export let x;
 let memory;
 let heapBase = 0;
 let H; // the header (src/bindings/mod.rs)
-let F64;
+export let F64;
 let U8;
 let U32;
 let hdrAt = 0;
@@ -87,7 +88,7 @@ function name(at, len) {
   return s;
 }
 // A string of the events (its offset in `STR`), or the scratch buffer's first `len` bytes.
-const str = (at, len) => utf8(H[6] + at, len);
+export const str = (at, len) => utf8(H[6] + at, len);
 export const scratchText = (len) => utf8(H[7], len);
 /** The refusal a `request` or `notify` returned (`code`), its message in the scratch buffer. */
 export const refusal = (code) => receivedError(code, scratchText(H[8]));
@@ -311,10 +312,16 @@ function message(w) {
       return { jsonrpc: JSONRPC, method: "$/ready", params };
     }
     case M_ACK:
-    default:
       after = w + 2;
       return { jsonrpc: JSONRPC, method: "$/ack", params: { received: F64[w + 1] } };
+    default:
+      // A message of references': only a module built with them writes one (references.js reads it).
+      return extensions.referenceOps.message(w, message);
   }
+}
+/** Where the message being read ends (the word after it). */
+export function ended(w) {
+  after = w;
 }
 
 // How a call of this side's failed (E_SETTLED's kind 2-6): its observer event and error.
@@ -435,8 +442,9 @@ function carryOut(w) {
       hooks?.observer?.local("undelivered", F64[w + 2], undefined, hooks.undelivered);
       return w + 3;
     default:
-      // Unknown: the layout differs from this file's; stop rather than misread.
-      return H[0] / 8 + H[1];
+      // An event of references' (references.js, in a build that has them); or
+      // unknown: the layout differs from this file's, stop rather than misread.
+      return extensions.referenceOps?.carryOut(w, hooks) ?? H[0] / 8 + H[1];
   }
 }
 
@@ -468,12 +476,26 @@ function send(hooks, out, sent, ids, answers, transfer) {
   }
 }
 
+/**
+ * Answers call `call` with `value`: a result that holds references (the
+ * entry's scan) has them introduced first, or is answered with why not.
+ */
+export function resolved(hooks, call, value) {
+  try {
+    value = extensions.references?.scan(hooks, value) ?? value;
+  } catch (error) {
+    x.$complete(hooks.endpoint, call, 0, put(error));
+    return;
+  }
+  x.$complete(hooks.endpoint, call, 1, opt(value));
+}
+
 // Runs a handler for call `call`: its outcome goes back with `complete` now,
 // or later through `hooks.signal` (a promise).
 function serve(hooks, call, handler, params) {
   const result = invoke(hooks, handler, params, call);
   speaking(hooks.text);
-  if (result !== undefined) x.$complete(hooks.endpoint, call, 1, put(result));
+  if (result !== undefined) resolved(hooks, call, result);
   else if (hooks.threw) {
     hooks.threw = false;
     x.$complete(hooks.endpoint, call, 0, put(takeThrown(hooks)));

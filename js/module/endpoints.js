@@ -14,7 +14,7 @@ import {
 } from "./numbers.js";
 import { envelopeReader } from "./reader.js";
 import {
-  closeLater, destroyedError, endpoints,
+  closeLater, destroyedError, endpoints, resolved,
   kindOf, openedLimits, opt, put, refusal, run, scratch, scratchText, speaking, x,
 } from "./abi.js";
 import { extensions, observerOf, wrapped } from "./extensions.js";
@@ -45,7 +45,7 @@ function signalled(hooks, what, n, value) {
       x.$cancel(ep, n);
       break;
     case RESOLVED:
-      x.$complete(ep, n, 1, opt(value));
+      resolved(hooks, n, value);
       break;
     case REJECTED:
       speaking(hooks.text);
@@ -139,7 +139,7 @@ function open(transport, options, roles) {
   const flags = (given.jrpcOo === true ? JRPC_OO : 0) | (transport.dialect === "mcp" ? MCP : 0)
     | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
     | (given.exposeStack === true ? EXPOSE_STACK : 0) | (transport.connected === false ? CONNECTING : 0)
-    | (typeof transport.idle === "function" ? IDLE : 0);
+    | (typeof transport.idle === "function" ? IDLE : 0) | (extensions.references?.opening(given) ?? 0);
   // A transport may know better (a WebSocket's server may be slow: 60 s).
   const timeout = typeof given.timeout === "number" ? given.timeout
     : typeof transport.defaultTimeout === "number" ? transport.defaultTimeout : NaN;
@@ -183,7 +183,7 @@ class Endpoint {
 
   constructor(transport, options, roles) {
     this.#state = open(transport, options, roles);
-    const context = { calls: (roles & CALLS) !== 0, serves: (roles & SERVES) !== 0, transport };
+    const context = { calls: (roles & CALLS) !== 0, serves: (roles & SERVES) !== 0, transport, hooks: this.#state };
     for (const plugin of extensions.plugins) plugin.opened?.(this, options ?? {}, context);
   }
 
@@ -259,6 +259,12 @@ class Calls {
       if (onChunk !== undefined && typeof options.window === "number" && options.window >= 1) window = Math.min(options.window, 0xffffffff);
       if (typeof options.maxTotalTimeout === "number") maxTotal = options.maxTotalTimeout;
     }
+    // Params that hold references are sent as the entry that keeps their objects made them.
+    try {
+      params = extensions.references?.scan(hooks, params) ?? params;
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const kind = params === undefined ? 0 : kindOf(params) + 1;
     const id = x.$request(hooks.endpoint, put(method), opt(params), kind, timeout, bits, window, maxTotal);
     if (id <= 0) {
@@ -280,6 +286,7 @@ class Calls {
     if (typeof method !== "string") throw new TypeError("method must be a string");
     if (Array.isArray(options?.transfer) && params !== undefined) params = transfer(params, options.transfer);
     if (hooks.retired) throw destroyedError();
+    params = extensions.references?.scan(hooks, params) ?? params;
     const refused = x.$notify(hooks.endpoint, put(method), opt(params));
     const error = refused === 0 ? undefined : refused === -1 ? destroyedError() : refusal(refused);
     run();

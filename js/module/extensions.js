@@ -19,6 +19,13 @@ export const extensions = {
   // { calls, serves, transport })` as an endpoint opens, `registered(endpoint,
   // name, info, notification)` once a handler is in, `destroyed(endpoint)`.
   plugins: [],
+  // References' objects (targets, stubs), kept by the entry that fills it:
+  // `opening(options)` (bits for `open`), `scan(hooks, value)` (a call's
+  // params or a result, made ready to send: undefined when it holds none;
+  // throws what the call fails with), `event(hooks, what, n, value, id, member)`
+  // (an E_REFERENCE: the payload with its stubs, for R_STUBS). A build whose
+  // module takes references also sets `referenceOps` (references.js).
+  references: undefined,
   // What needs an entry that is not imported, and which: `{ options: { [option]: entry }, schemas: entry }`.
   requirements: { options: {}, schemas: undefined },
   isSchema,

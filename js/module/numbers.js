@@ -19,6 +19,12 @@ export const E_UNHANDLED = 13;
 export const E_IDLE = 14;
 export const E_ARM = 15;
 export const E_UNDELIVERED = 16;
+export const E_REFERENCE = 17;
+// What an E_REFERENCE says (its third word).
+export const R_STUBS = 0;
+export const R_INVOKE = 1;
+export const R_FREED = 2;
+export const R_DROPPED = 3;
 // The messages of an E_SEND.
 export const M_REQUEST = 1;
 export const M_NOTIFICATION = 2;
@@ -31,6 +37,9 @@ export const M_CREDIT = 8;
 export const M_PROGRESS = 9;
 export const M_READY = 10;
 export const M_ACK = 11;
+export const M_REFS = 12;
+export const M_RELEASE = 13;
+export const M_OFFERS = 14;
 // Envelope flags: the kind in bits 0-2, VERSION_2, the id's kind + 1 from
 // ID_SHIFT, METHOD, the params' kind + 1 from PARAMS_SHIFT, RESULT, ERROR, TEXT.
 export const OBJECT = 5;
@@ -49,6 +58,7 @@ export const ANNOUNCE = 8;
 export const EXPOSE_STACK = 32;
 export const CONNECTING = 64;
 export const IDLE = 256;
+export const REFERENCES = 512;
 
 // What JS tells an endpoint through its state's one callback,
 // `hooks.signal(what, n, value)` (endpoints.js, `signalled`): JS only.

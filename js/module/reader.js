@@ -41,6 +41,7 @@ function readObject(ep, message, text) {
 }
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+const hasRefs = (one) => isObject(one) && one.refs !== undefined;
 
 /**
  * An endpoint's message handler: parses JSON text once (text past the
@@ -74,8 +75,9 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
       hooks.text = true;
     }
     if (hooks.observer !== undefined) observeIn(hooks, message, text);
+    // A message with references goes whole (the module reads its `refs`), and so does a batch with one.
     if (Array.isArray(message)) {
-      if (x.$batch_begin(ep, message.length) === 1) {
+      if (!message.some(hasRefs) && x.$batch_begin(ep, message.length) === 1) {
         for (const one of message) {
           if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
           else {
@@ -86,6 +88,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
         x.$members_end(ep);
       } else x.$recv_value(ep, put(message), text);
     } else if (!isObject(message)) x.$recv_value(ep, opt(message), text);
+    else if (message.refs !== undefined) x.$recv_value(ep, put(message), text);
     else readObject(ep, message, text);
     run();
   };

@@ -38,6 +38,21 @@ pub mod event {
     pub const ARM: f64 = 15.0;
     /// `[UNDELIVERED, ep, id]`: call `id` failed as the transport reported (for an observer).
     pub const UNDELIVERED: f64 = 16.0;
+    /// `[REFERENCE, ep, what, n, value, id, at, len]` (`reference`'s kinds).
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const REFERENCE: f64 = 17.0;
+}
+
+/// What a `REFERENCE` event says: `STUBS` (`value` the payload of the event
+/// after it, `id` the handle of its `refs`), `INVOKE` (`n` the call, `value`
+/// its params, `id` the export, its member at `at`, `len` bytes, or `len`
+/// -1), `FREED` (export `id`), `DROPPED`.
+#[cfg_attr(not(feature = "references"), allow(dead_code))]
+pub mod reference {
+    pub const STUBS: f64 = 0.0;
+    pub const INVOKE: f64 = 1.0;
+    pub const FREED: f64 = 2.0;
+    pub const DROPPED: f64 = 3.0;
 }
 
 /// The messages of a `SEND` event, each an opcode then its words.
@@ -64,6 +79,15 @@ pub mod message {
     pub const READY: f64 = 10.0;
     /// `[ACK, received]`.
     pub const ACK: f64 = 11.0;
+    /// `[REFS, refs]`, then the call or result they go beside.
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const REFS: f64 = 12.0;
+    /// `[RELEASE, n, id, count, ...]`: `$/release` of n pairs.
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const RELEASE: f64 = 13.0;
+    /// `[OFFERS]`, then a `READY` whose hello offers references.
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const OFFERS: f64 = 14.0;
 }
 
 /// The envelope flags the reader packs (`envelopeOf` in abi.js).
@@ -97,6 +121,9 @@ pub mod opening {
     pub const CONNECTING: u32 = 64;
     /// The transport has `idle()`: the drain says when this side serves nothing.
     pub const IDLE: u32 = 256;
+    /// The endpoint offers references (an entry that keeps their objects is installed).
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const REFERENCES: u32 = 512;
 }
 
 /// The options bits of `request`.
@@ -128,6 +155,11 @@ const _: () = {
         (b"const E_IDLE = ", event::IDLE),
         (b"const E_ARM = ", event::ARM),
         (b"const E_UNDELIVERED = ", event::UNDELIVERED),
+        (b"const E_REFERENCE = ", event::REFERENCE),
+        (b"const R_STUBS = ", reference::STUBS),
+        (b"const R_INVOKE = ", reference::INVOKE),
+        (b"const R_FREED = ", reference::FREED),
+        (b"const R_DROPPED = ", reference::DROPPED),
         (b"const M_REQUEST = ", message::REQUEST),
         (b"const M_NOTIFICATION = ", message::NOTIFICATION),
         (b"const M_RESULT = ", message::RESULT),
@@ -139,6 +171,9 @@ const _: () = {
         (b"const M_PROGRESS = ", message::PROGRESS),
         (b"const M_READY = ", message::READY),
         (b"const M_ACK = ", message::ACK),
+        (b"const M_REFS = ", message::REFS),
+        (b"const M_RELEASE = ", message::RELEASE),
+        (b"const M_OFFERS = ", message::OFFERS),
         (b"const OBJECT = ", flags::OBJECT as f64),
         (b"const VERSION_2 = ", flags::VERSION_2 as f64),
         (b"const ID_SHIFT = ", flags::ID_SHIFT as f64),
@@ -154,6 +189,7 @@ const _: () = {
         (b"const EXPOSE_STACK = ", opening::EXPOSE_STACK as f64),
         (b"const CONNECTING = ", opening::CONNECTING as f64),
         (b"const IDLE = ", opening::IDLE as f64),
+        (b"const REFERENCES = ", opening::REFERENCES as f64),
         (b"const CALL_PROGRESS = ", call::PROGRESS as f64),
         (b"const CALL_NO_RESET = ", call::NO_RESET as f64),
     ];

@@ -4,12 +4,12 @@
 
 use super::abi::call;
 use super::value::kind_of_index;
-use super::{clock, enter, events, leave, owned, scratch_bytes, slot, whole_ms, with, Handle, HDR, SCRATCH};
+use super::{clock, enter, events, leave, owned, scratch_bytes, slot, whole_ms, with, Handle, Slot, HDR, SCRATCH};
 use crate::core::{thrown_error, CallId, CallOptions, Deadline, ErrorObject, Outcome};
 
 /// A refusal's code, its message written at the scratch buffer's address
 /// (its length in the header's word 8).
-fn refusal(error: &ErrorObject<Handle>) -> f64 {
+pub(super) fn refusal(error: &ErrorObject<Handle>) -> f64 {
     let s = SCRATCH.get();
     s.clear();
     s.extend_from_slice(error.message.as_bytes());
@@ -47,7 +47,17 @@ pub extern "C" fn request(
         };
         let kind = kind.checked_sub(1).map(kind_of_index);
         let params = kind.and(params);
-        match slot.core.request_of_kind(method, params, kind, 0, options, || clock() as Deadline) {
+        // The `refs` a scan staged for this call (`references::refs`).
+        match slot.core.request_of_kind(
+            method,
+            params,
+            #[cfg(feature = "references")]
+            slot.refs.take(),
+            kind,
+            0,
+            options,
+            || clock() as Deadline,
+        ) {
             Ok(call) => id = call as f64,
             Err((_, Outcome::Error(error))) => id = refusal(&error),
             Err(_) => {}
@@ -67,7 +77,7 @@ pub extern "C" fn notify(ep: u32, method: u32, params: u32) -> f64 {
     let mut refused = -1.0;
     if let (Some(slot), Some(method)) = (slot(ep), method) {
         if !slot.core.is_destroyed() {
-            refused = match slot.core.notify(method, params) {
+            refused = match notification(slot, method, params) {
                 Ok(()) => 0.0,
                 Err(error) => refusal(&error),
             };
@@ -76,6 +86,20 @@ pub extern "C" fn notify(ep: u32, method: u32, params: u32) -> f64 {
     }
     leave();
     refused
+}
+
+/// A notification, with the `refs` a scan staged for it.
+#[cfg(feature = "references")]
+fn notification(slot: &mut Slot, method: Handle, params: Option<Handle>) -> Result<(), ErrorObject<Handle>> {
+    match slot.refs.take() {
+        Some(refs) => slot.core.notify_with_refs(method, params, refs),
+        None => slot.core.notify(method, params),
+    }
+}
+
+#[cfg(not(feature = "references"))]
+fn notification(slot: &mut Slot, method: Handle, params: Option<Handle>) -> Result<(), ErrorObject<Handle>> {
+    slot.core.notify(method, params)
 }
 
 /// A handler's outcome: `ok` 1 its result (0: `null`), 0 what it threw.
@@ -92,6 +116,11 @@ pub extern "C" fn complete(ep: u32, call: u32, ok: u32, h: u32) {
                 Err(thrown_error(&thrown, || thrown.described(stack)))
             }
         };
+        #[cfg(feature = "references")]
+        if let (Some(refs), Ok(result)) = (slot.refs.take(), &outcome) {
+            slot.core.complete_with_refs(CallId(call), result.clone(), refs);
+            return;
+        }
         slot.core.complete(CallId(call), outcome);
     });
 }

@@ -2,9 +2,13 @@
 //! into `OUT` once per export call (abi.rs names each event and message;
 //! js/module/abi.js carries them out in order).
 
+#[cfg(feature = "references")]
+use super::abi::reference as r;
 use super::abi::{event as e, message as m};
 use super::value::raw;
 use super::{clock, Handle, Slot, OUT, SENT, STR};
+#[cfg(feature = "references")]
+use crate::core::ReferenceEvent;
 use crate::core::{Cancellation, Event, Failure, Id, Message, Outcome, Response, Transmit, TICK_MS};
 
 pub(super) fn words(w: &[f64]) {
@@ -45,7 +49,14 @@ pub(super) fn settled(outcome: &Outcome<Handle>) -> [f64; 5] {
 /// Polls endpoint `ep` dry, writing each event; then the timers it needs.
 pub(super) fn drain(ep: u32, slot: &mut Slot) {
     let ep_word = ep as f64;
+    // The `refs` of the payload the next event delivers (the core says so just before it).
+    #[cfg(feature = "references")]
+    let mut stubs: Option<Handle> = None;
     while let Some(event) = slot.core.poll() {
+        #[cfg(feature = "references")]
+        if let Some(refs) = stubs.take() {
+            stubs_of(ep_word, refs, payload_of(&event));
+        }
         match event {
             Event::Transmit(transmit) => {
                 let sent = SENT.get();
@@ -86,7 +97,15 @@ pub(super) fn drain(ep: u32, slot: &mut Slot) {
             Event::SessionEnded => words(&[e::SESSION_ENDED, ep_word]),
             Event::ScheduleFlush => words(&[e::FLUSH, ep_word]),
             Event::PeerReady(_) => {}
+            #[cfg(feature = "references")]
+            Event::References(event) => reference(ep_word, event, &mut stubs),
         }
+    }
+    // Stubs with no payload after them (none of the core's orders): the
+    // entry makes them and releases them, so the owner hears of each.
+    #[cfg(feature = "references")]
+    if let Some(refs) = stubs.take() {
+        stubs_of(ep_word, refs, 0.0);
     }
     if slot.idle && !slot.core.is_serving() {
         words(&[e::IDLE, ep_word]);
@@ -105,16 +124,68 @@ pub(super) fn drain(ep: u32, slot: &mut Slot) {
     }
 }
 
+/// The payload an event delivers (the one `refs` name paths into), as a handle word.
+#[cfg(feature = "references")]
+fn payload_of(event: &Event<Handle, u32, u32>) -> f64 {
+    match event {
+        Event::Invoke { params, .. } | Event::Notify { params, .. } => raw(params),
+        Event::Settled { outcome: Outcome::Result(result), .. } => result.raw() as f64,
+        Event::References(ReferenceEvent::Invoke { params, .. }) => raw(params),
+        _ => 0.0,
+    }
+}
+
+/// `[REFERENCE, ep, STUBS, 0, payload, refs, 0, -1]`: before the event that delivers `payload`.
+#[cfg(feature = "references")]
+fn stubs_of(ep_word: f64, refs: Handle, payload: f64) {
+    words(&[e::REFERENCE, ep_word, r::STUBS, 0.0, payload, refs.raw() as f64, 0.0, -1.0]);
+}
+
+#[cfg(feature = "references")]
+fn reference(ep_word: f64, event: ReferenceEvent<Handle>, stubs: &mut Option<Handle>) {
+    match event {
+        ReferenceEvent::Stubs(refs) => *stubs = Some(refs),
+        ReferenceEvent::Invoke { call, reference, member, params } => {
+            let [at, len] = member.as_deref().map_or([0.0, -1.0], string);
+            words(&[e::REFERENCE, ep_word, r::INVOKE, call.0 as f64, raw(&params), reference as f64, at, len]);
+        }
+        ReferenceEvent::Freed(ids) => {
+            for id in ids {
+                words(&[e::REFERENCE, ep_word, r::FREED, 0.0, 0.0, id as f64, 0.0, -1.0]);
+            }
+        }
+        ReferenceEvent::Dropped => words(&[e::REFERENCE, ep_word, r::DROPPED, 0.0, 0.0, 0.0, 0.0, -1.0]),
+    }
+}
+
 fn id_raw(id: &Option<Id<Handle>>) -> f64 {
     id.as_ref().map_or(0.0, |id| id.value().raw() as f64)
 }
 
 fn encode(message: &Message<Handle>) {
+    // A call or result with references: `[REFS, refs]` before it.
+    #[cfg(feature = "references")]
+    if let Message::Request { refs: Some(refs), .. }
+    | Message::Notification { refs: Some(refs), .. }
+    | Message::Response(Response { refs: Some(refs), .. }) = message
+    {
+        words(&[m::REFS, refs.raw() as f64]);
+    }
+    #[cfg(feature = "references")]
+    if let Message::Ready { capabilities, .. } = message {
+        if capabilities.references {
+            words(&[m::OFFERS]);
+        }
+    }
     match message {
-        Message::Request { id, method, params } => words(&[m::REQUEST, *id as f64, method.raw() as f64, raw(params)]),
-        Message::Notification { method, params } => words(&[m::NOTIFICATION, method.raw() as f64, raw(params)]),
-        Message::Response(Response { id, payload: Ok(result) }) => words(&[m::RESULT, id_raw(id), result.raw() as f64]),
-        Message::Response(Response { id, payload: Err(error) }) => {
+        Message::Request { id, method, params, .. } => {
+            words(&[m::REQUEST, *id as f64, method.raw() as f64, raw(params)])
+        }
+        Message::Notification { method, params, .. } => words(&[m::NOTIFICATION, method.raw() as f64, raw(params)]),
+        Message::Response(Response { id, payload: Ok(result), .. }) => {
+            words(&[m::RESULT, id_raw(id), result.raw() as f64])
+        }
+        Message::Response(Response { id, payload: Err(error), .. }) => {
             let [at, len] = string(&error.message);
             words(&[m::ERROR, id_raw(id), error.code as f64, at, len, raw(&error.data)]);
         }
@@ -154,5 +225,12 @@ fn encode(message: &Message<Handle>) {
             ]);
         }
         Message::Ack { received } => words(&[m::ACK, *received as f64]),
+        #[cfg(feature = "references")]
+        Message::Release { refs } => {
+            words(&[m::RELEASE, refs.len() as f64]);
+            for (id, count) in refs {
+                words(&[*id as f64, *count as f64]);
+            }
+        }
     }
 }

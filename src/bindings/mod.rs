@@ -16,6 +16,7 @@
 //!   reconnect schedule.
 //! - `types`: the build's checks of `ErrorCode`.
 //! - `framed`: Content-Length framing for Node (feature `framing`).
+//! - `references`: references' exports (feature `references`).
 //!
 //! The header (`hdr()`, eleven `u32`s) says where the buffers are: 0 `OUT`'s
 //! address, 1 its length in words, 2 `FREED`'s address, 3 its length, 4 how
@@ -38,6 +39,8 @@ mod events;
 mod framed;
 mod open;
 mod receive;
+#[cfg(feature = "references")]
+mod references;
 mod types;
 mod value;
 
@@ -102,6 +105,9 @@ struct Slot {
     idle: bool,
     /// The members of the batch being read.
     batch: Option<Vec<Option<Envelope<Handle>>>>,
+    /// The `refs` of the next call or result this endpoint makes (`references::refs`).
+    #[cfg(feature = "references")]
+    refs: Option<Handle>,
 }
 
 static SLOTS: Global<Vec<Option<Slot>>> = Global::new(Vec::new());

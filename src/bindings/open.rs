@@ -45,6 +45,8 @@ pub extern "C" fn open(
         max_in_flight: at_least_one(max_in_flight, Limits::DEFAULT.max_in_flight),
         max_message_bytes: at_least_one(max_bytes, Limits::DEFAULT.max_message_bytes),
         max_depth: at_least_one(max_depth, Limits::DEFAULT.max_depth),
+        #[cfg(feature = "references")]
+        max_references: at_least_one(*super::references::MAX_REFERENCES.get(), Limits::DEFAULT.max_references),
     };
     // An MCP transport says so: its conventions are the core's `Dialect::Mcp`.
     let dialect = match flags {
@@ -72,6 +74,8 @@ pub extern "C" fn open(
             _ => BatchPolicy::Limit(Limits::MAX_BATCH),
         },
         limits,
+        #[cfg(feature = "references")]
+        references: flags & opening::REFERENCES != 0,
         ..Config::new(roles)
     }
     .with_dialect(dialect);
@@ -99,6 +103,8 @@ pub extern "C" fn open(
         expose_stack: flags & opening::EXPOSE_STACK != 0,
         idle: flags & opening::IDLE != 0,
         batch: None,
+        #[cfg(feature = "references")]
+        refs: None,
     };
     let hdr = super::HDR.get();
     hdr[9] = limits.max_message_bytes.min(u32::MAX as usize) as u32;

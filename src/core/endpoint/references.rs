@@ -397,11 +397,16 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     /// [`Endpoint::notify`], the notification carrying `refs` beside its params.
+    /// Refused, it gives back what its `refs` introduced (nothing was sent).
     pub fn notify_with_refs(&mut self, method: V, params: Option<V>, refs: V) -> Result<(), ErrorObject<V>> {
-        if !self.takes_references() {
-            return Err(not_taken(code::INVALID_PARAMS, "params"));
+        let refused = match self.takes_references() {
+            false => Err(not_taken(code::INVALID_PARAMS, "params")),
+            true => structured(params.as_ref().map(Value::kind)),
+        };
+        if let Err(refused) = refused {
+            self.give_back(Some(refs));
+            return Err(refused);
         }
-        structured(params.as_ref().map(Value::kind))?;
         let params = self.outgoing_params(&method, params);
         self.send(Message::Notification { method, params, refs: Some(refs) }, None);
         Ok(())

@@ -1,0 +1,296 @@
+// Functions and objects by reference between two Peers on a MessageChannel
+// (`wiggum-rpc/remote`'s `reference()`), in the Node build with the Cargo
+// feature `references` (`scripts/build.sh references`): callbacks called
+// back and released, live objects, a stub passed back arriving as the
+// original, a stranger refused before anything is sent, destroy, released
+// stubs, and the backstop for a stub collected unreleased.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+const require = createRequire(import.meta.url);
+const build = "../../target/pkg-node-references";
+const lib = require(`${build}/wiggum_rpc.cjs`);
+const { reference, referencesHeld } = require(`${build}/remote.cjs`);
+require(`${build}/trace.cjs`);
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc");
+
+const UNKNOWN_REFERENCE = -32091;
+const CONNECTION_CLOSED = -32095;
+const INVALID_PARAMS = -32602;
+const METHOD_NOT_FOUND = -32601;
+
+const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Two Peers over a MessageChannel; `use` runs with both, then both go. */
+async function pair(use, options = {}, holderOptions = {}) {
+  const { port1, port2 } = new MessageChannel();
+  const owner = new lib.Peer(lib.portTransport(port1), { timeout: 3000, ...options });
+  const holder = new lib.Peer(lib.portTransport(port2), { timeout: 3000, ...holderOptions });
+  try {
+    await use(owner, holder);
+  } finally {
+    owner.destroy();
+    holder.destroy();
+    port1.close();
+  }
+}
+
+test("a callback passed to a Peer is called back 1,000 times, then released: both tables empty", async () => {
+  await pair(async (owner, holder) => {
+    holder.method("watch", async ([from, times, onChange]) => {
+      let sum = 0;
+      for (let i = 0; i < times; i++) sum += await onChange(from + i);
+      assert.equal(onChange.release(), true);
+      assert.equal(onChange.release(), false, "a second release does nothing");
+      return sum;
+    });
+    const seen = [];
+    const params = [0, 1200, reference((n) => {
+      seen.push(n);
+      return n * 2;
+    })];
+    const sum = await owner.request("watch", params);
+    assert.equal(seen.length, 1200);
+    assert.equal(sum, 1199 * 1200);
+    assert.ok(params[2] instanceof Object && !("$ref" in params[2]), "the caller's params are not changed");
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0], "the owner's table is empty once released");
+    assert.deepEqual(referencesHeld(holder), [0, 0]);
+  });
+});
+
+test("a live object returned by reference: its methods, its state, no private members", async () => {
+  await pair(async (owner, holder) => {
+    class Counter {
+      count = 0;
+      add(n) {
+        this.count += n;
+        return this.count;
+      }
+      async later(n) {
+        await tick(1);
+        return this.add(n);
+      }
+      _secret() {
+        return "hidden";
+      }
+    }
+    const counter = new Counter();
+    owner.method("counter", () => reference(counter));
+    const stub = await holder.request("counter");
+    assert.equal(typeof stub, "function");
+    assert.equal(await stub.add(2), 2);
+    assert.equal(await stub.later(3), 5);
+    assert.equal(counter.count, 5, "the original object changed");
+    await assert.rejects(stub._secret(), (error) => error.code === METHOD_NOT_FOUND);
+    await assert.rejects(stub.missing(), (error) => error.code === METHOD_NOT_FOUND);
+    await assert.rejects(stub(), (error) => error.code === METHOD_NOT_FOUND, "an object is not a function");
+    assert.deepEqual(referencesHeld(owner), [1, 0]);
+    assert.deepEqual(referencesHeld(holder), [0, 1]);
+    stub[Symbol.dispose]?.() ?? stub.release();
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+  });
+});
+
+test("a stub passed back to its owner arrives as the original", async () => {
+  await pair(async (owner, holder) => {
+    const target = { hello: () => "hi" };
+    let arrived;
+    owner.method("same", ([one]) => {
+      arrived = one;
+      return one === target;
+    });
+    holder.method("keep", async ([stub]) => {
+      const same = await holder.request("same", [stub]);
+      stub.release();
+      return same;
+    });
+    assert.equal(await owner.request("keep", [reference(target)]), true);
+    assert.equal(arrived, target);
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+  });
+});
+
+test("a stranger that answers hello without references: the call is refused -32602, nothing is sent", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const received = [];
+  port2.onmessage = ({ data }) => {
+    received.push(data);
+    // An endpoint that speaks JSON-RPC and answers hello, but offers no references.
+    if (data?.method === "$/ready" && data.params?.ack === false) {
+      port2.postMessage({ jsonrpc: "2.0", method: "$/ready", params: { ack: true, batches: true } });
+    }
+  };
+  const peer = new lib.Peer(lib.portTransport(port1), { timeout: 2000 });
+  try {
+    await assert.rejects(peer.request("watch", [reference(() => 1)]), (error) => error.code === INVALID_PARAMS);
+    await tick();
+    assert.deepEqual(received.filter((one) => one.method !== "$/ready"), [], "only hellos went out");
+    assert.ok(received.every((one) => one.refs === undefined));
+    assert.deepEqual(referencesHeld(peer), [0, 0], "what the call introduced was given back");
+    assert.throws(() => peer.notify("watch", [reference(() => 1)]), (error) => error.code === INVALID_PARAMS);
+  } finally {
+    peer.destroy();
+    port1.close();
+    port2.close();
+  }
+});
+
+test("destroy: every stub the endpoint holds fails CONNECTION_CLOSED", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const owner = new lib.Peer(lib.portTransport(port1), { timeout: 3000 });
+  const holder = new lib.Peer(lib.portTransport(port2), { timeout: 3000 });
+  let kept;
+  holder.method("keep", ([stub]) => {
+    kept = stub;
+    return true;
+  });
+  await owner.request("keep", [reference({ ping: () => "pong" })]);
+  assert.equal(await kept.ping(), "pong");
+  holder.destroy();
+  await assert.rejects(kept.ping(), (error) => error.code === CONNECTION_CLOSED);
+  await assert.rejects(kept(), (error) => error.code === CONNECTION_CLOSED);
+  assert.equal(kept.release(), true, "released after the end: nothing is sent");
+  owner.destroy();
+  port1.close();
+});
+
+test("a released stub fails UNKNOWN_REFERENCE; a call of a released id is answered so by its owner", async () => {
+  await pair(async (owner, holder) => {
+    let kept;
+    holder.method("keep", ([stub]) => {
+      kept = stub;
+      return true;
+    });
+    await owner.request("keep", [reference(() => "called")]);
+    assert.equal(await kept(), "called");
+    kept.release();
+    await assert.rejects(kept(), (error) => error.code === UNKNOWN_REFERENCE);
+    await assert.rejects(holder.request("anything", [kept]), (error) => error.code === UNKNOWN_REFERENCE, "nor passed back");
+    await tick();
+    // The id is released on its owner's side too: a call of it by name is refused there.
+    await assert.rejects(holder.request("$/ref/1", []), (error) => error.code === UNKNOWN_REFERENCE);
+  });
+});
+
+test("a stub of another connection cannot be passed on without reference()", async () => {
+  await pair(async (owner, holder) => {
+    let kept;
+    holder.method("keep", ([stub]) => {
+      kept = stub;
+      return true;
+    });
+    await owner.request("keep", [reference(() => "first")]);
+    await pair(async (other) => {
+      await assert.rejects(other.request("keep", [kept]), TypeError);
+    });
+    kept.release();
+  });
+});
+
+test("the wire: refs beside params and result, $/ref/<id> calls, $/release; the caller's params unchanged", async () => {
+  const out = [];
+  await pair(async (owner, holder) => {
+    holder.method("call", async ([callback]) => {
+      const answer = await callback("x");
+      callback.release();
+      return answer;
+    });
+    const params = { nested: [1, reference((text) => `${text}!`)] };
+    assert.equal(await owner.request("call", [params.nested[1]]), "x!");
+    await tick();
+    assert.ok(params.nested[1].target, "still the marker");
+  }, { trace: ({ direction, message }) => direction === "out" && out.push(message) });
+  const call = out.find((one) => one.method === "call");
+  assert.deepEqual([call.params, call.refs], [[{ $ref: 1 }], [[1, [0]]]]);
+  const release = out.find((one) => one.method === "$/release");
+  assert.deepEqual(release, undefined, "the owner sends no release of its own");
+  const answer = out.find((one) => one.id !== undefined && one.result === "x!");
+  assert.ok(answer, "the callback's answer went out");
+});
+
+test("calls made in one turn go as a batch, each member with its own refs, read whole", async () => {
+  const out = [];
+  await pair(async (owner, holder) => {
+    holder.method("hello", () => "hi");
+    await owner.request("hello");
+    holder.method("call", async ([callback]) => {
+      const answer = await callback();
+      callback.release();
+      return answer;
+    });
+    const answers = await Promise.all([1, 2, 3].map((n) => owner.request("call", [reference(() => n)])));
+    assert.deepEqual(answers, [1, 2, 3]);
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+  }, { trace: ({ direction, message, batch }) => direction === "out" && batch !== undefined && out.push(message) });
+  // The first call goes at once; those made after it in the same turn go together.
+  const members = out.filter((one) => one.method === "call");
+  assert.ok(members.length >= 2, "calls went as a batch");
+  for (const one of members) assert.deepEqual(one.refs, [[one.params[0].$ref, [0]]]);
+});
+
+test("a notification carries references; each arrival is its own stub", async () => {
+  await pair(async (owner, holder) => {
+    const called = [];
+    const done = new Promise((resolve) => {
+      holder.onNotify("tell", async ([a, b]) => {
+        called.push(await a(1), await b(2));
+        assert.notEqual(a, b);
+        a.release();
+        b.release();
+        resolve();
+      });
+    });
+    const target = (n) => n * 10;
+    // Toward a peer not heard yet a notification is refused at once (it has no promise to wait with).
+    assert.throws(() => owner.notify("tell", [reference(target)]), (error) => error.code === INVALID_PARAMS);
+    assert.deepEqual(referencesHeld(owner), [0, 0], "what it introduced was given back");
+    holder.method("hello", () => "hi");
+    await owner.request("hello");
+    owner.notify("tell", [reference(target), reference(target)]);
+    await done;
+    assert.deepEqual(called, [10, 20]);
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+  });
+});
+
+test("limits.maxReferences bounds what the other side may hold: past it -32090, nothing sent", async () => {
+  await pair(async (owner, holder) => {
+    const kept = [];
+    holder.method("keep", ([stub]) => kept.push(stub));
+    await owner.request("keep", [reference(() => 1)]);
+    await owner.request("keep", [reference(() => 2)]);
+    await assert.rejects(owner.request("keep", [reference(() => 3)]), (error) => error.code === -32090);
+    assert.equal(kept.length, 2);
+    kept[0].release();
+    await tick();
+    await owner.request("keep", [reference(() => 4)]);
+    assert.equal(kept.length, 3);
+  }, { limits: { maxReferences: 2 } });
+});
+
+test("a stub collected unreleased is released by the backstop, and the owner's table empties", async () => {
+  const leaked = [];
+  await pair(async (owner, holder) => {
+    holder.method("drop", async ([stub]) => stub());
+    for (let i = 0; i < 20; i++) assert.equal(await owner.request("drop", [reference(() => i)]), i);
+    assert.equal(referencesHeld(owner)[0] > 0, true);
+    for (let i = 0; i < 10 && referencesHeld(owner)[0] !== 0; i++) {
+      gc();
+      await tick(30);
+    }
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+    assert.deepEqual(referencesHeld(holder), [0, 0]);
+  }, {}, { trace: (record) => record.event === "reference-leaked" && leaked.push(record) });
+  assert.ok(leaked.length > 0, "the holder's observer heard of each leak");
+  assert.equal(leaked[0].method.startsWith("$/ref/"), true);
+});
