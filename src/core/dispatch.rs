@@ -556,16 +556,26 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
 /// `$/ref/<id>.<member>`, `id` a whole number from 1 in decimal digits.
 #[cfg(feature = "references")]
 fn reference_call(method: &str) -> Option<(u32, Option<String>)> {
-    let rest = method.strip_prefix(REFERENCE)?;
-    let (digits, member) = match rest.split_once('.') {
-        Some((digits, member)) if !member.is_empty() => (digits, Some(member.to_owned())),
-        Some(_) => return None,
-        None => (rest, None),
-    };
-    let leading_zero = digits.starts_with('0');
-    let id = match digits.bytes().all(|byte| byte.is_ascii_digit()) && !leading_zero {
-        true => digits.parse::<u32>().ok()?,
-        false => return None,
+    // Byte by byte: slicing a `str` (or `split_once` on a char) links the
+    // panic path's formatting into the module.
+    let rest = method.as_bytes().strip_prefix(REFERENCE.as_bytes())?;
+    let mut id: u32 = 0;
+    let mut digits = 0;
+    for &byte in rest {
+        if byte == b'.' {
+            break;
+        }
+        if !byte.is_ascii_digit() || (digits == 0 && byte == b'0') {
+            return None;
+        }
+        id = id.checked_mul(10)?.checked_add(u32::from(byte - b'0'))?;
+        digits += 1;
+    }
+    let member = match rest.get(digits + 1..) {
+        _ if digits == 0 => return None,
+        None => None,
+        Some([]) => return None,
+        Some(member) => Some(String::from(core::str::from_utf8(member).ok()?)),
     };
     Some((id, member))
 }
