@@ -332,13 +332,19 @@ test("a process's death is seen by every other within the lease, each of its cli
   });
 });
 
+/** A client on each of nodes `a` and `b`, `b`'s answering `greet`, both seen by both nodes. */
+async function greeting(a, b, join) {
+  const ca = await join(a);
+  const cb = await join(b);
+  cb.peer.method("greet", ({ name }) => `hello ${name}`);
+  await seenEverywhere([a, b], { [ca.id]: "node-a", [cb.id]: "node-b" });
+  return { ca, cb };
+}
+
 test("a process paused for less than the lease evicts nobody, and its clients answer after", async () => {
   const lease = 2000;
   await cluster(2, lease, async ({ nodes: [a, b], join }) => {
-    const ca = await join(a);
-    const cb = await join(b);
-    cb.peer.method("greet", ({ name }) => `hello ${name}`);
-    await seenEverywhere([a, b], { [ca.id]: "node-a", [cb.id]: "node-b" });
+    const { ca, cb } = await greeting(a, b, join);
     b.kill("SIGSTOP");
     try {
       await sleep(lease / 2);
@@ -359,10 +365,7 @@ test("a process paused for less than the lease evicts nobody, and its clients an
 test("a process paused for longer than the lease is announced gone (its calls failing), and joins again when it runs", async () => {
   const lease = 1000;
   await cluster(2, lease, async ({ nodes: [a, b], join }) => {
-    const ca = await join(a);
-    const cb = await join(b);
-    cb.peer.method("greet", ({ name }) => `hello ${name}`);
-    await seenEverywhere([a, b], { [ca.id]: "node-a", [cb.id]: "node-b" });
+    const { ca, cb } = await greeting(a, b, join);
     b.kill("SIGSTOP");
     try {
       const call = a.order("request", { client: cb.id, method: "greet", params: { name: "paused" } });

@@ -221,20 +221,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// made; exports that reach zero are freed.
     pub(super) fn give_back(&mut self, refs: Option<V>) {
         let Some(refs) = refs else { return };
-        let mut freed = Vec::new();
-        for entry in refs.elements() {
-            // Positive ids only: a stub passed back introduced nothing.
-            let Some(id) = entry.elements().first().and_then(whole) else { continue };
-            let Some(held) = self.references.exports.get_mut(&id) else { continue };
-            *held = held.saturating_sub(1);
-            if *held == 0 {
-                self.references.exports.remove(&id);
-                freed.push(id);
-            }
-        }
-        if !freed.is_empty() {
-            self.events.push_back(Event::References(ReferenceEvent::Freed(freed)));
-        }
+        // Positive ids only: a stub passed back introduced nothing.
+        let given: Vec<(u32, u32)> = refs
+            .elements()
+            .iter()
+            .filter_map(|entry| entry.elements().first().and_then(whole))
+            .map(|id| (id, 1))
+            .collect();
+        self.take_introductions(given);
     }
 
     /// The end of a turn: this turn's releases go, as few messages as may carry them.
@@ -250,13 +244,22 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// zero); the exports that reach zero are freed, and the host hears which.
     pub(super) fn released(&mut self, params: Option<V>) {
         let pairs = params.and_then(|params| params.member("refs")).map_or_else(Vec::new, |refs| refs.elements());
+        let taken: Vec<(u32, u32)> = pairs
+            .iter()
+            .filter_map(|pair| match pair.elements().as_slice() {
+                [id, count] => Some((whole(id)?, whole(count)?)),
+                _ => None,
+            })
+            .collect();
+        self.take_introductions(taken);
+    }
+
+    /// Takes `count` introductions off each export `id` (clamped: never below
+    /// zero, an unknown id ignored); the exports that reach zero are freed,
+    /// and the host hears which.
+    fn take_introductions(&mut self, taken: Vec<(u32, u32)>) {
         let mut freed = Vec::new();
-        for pair in pairs {
-            let pair = pair.elements();
-            let (Some(id), Some(count), 2) = (pair.first().and_then(whole), pair.get(1).and_then(whole), pair.len())
-            else {
-                continue;
-            };
+        for (id, count) in taken {
             let Some(held) = self.references.exports.get_mut(&id) else { continue };
             *held = held.saturating_sub(count);
             if *held == 0 {
