@@ -145,6 +145,8 @@ async function bundle(source, out, format, more = "") {
   const result = await build({
     mangleProps: /^\$/,
     mangleCache: { ...table },
+    // A module without references gets glue without their code (js/module/abi.js, `WITH_REFERENCES`).
+    define: { WITH_REFERENCES: referenceOps === "" ? "false" : "true" },
     stdin: { contents, resolveDir: join(root, "js/module"), sourcefile: out, loader: "js" },
     bundle: true,
     format,

@@ -15,6 +15,10 @@ import {
   M_ERROR, M_CANCEL, M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH,
 } from "./numbers.js";
 
+// `WITH_REFERENCES`: whether this build's module takes references (Cargo
+// feature `references`); scripts/glue.mjs defines it, so that the glue of a
+// module without them carries none of their code.
+
 // ---- the table of JS values ----
 // Handle 0 is undefined ("none"); the module counts its references in its
 // own memory and lists the handles it let go (`FREED`), which are cleared
@@ -311,12 +315,11 @@ function message(w) {
       after = w + 15;
       return { jsonrpc: JSONRPC, method: "$/ready", params };
     }
-    case M_ACK:
-      after = w + 2;
-      return { jsonrpc: JSONRPC, method: "$/ack", params: { received: F64[w + 1] } };
     default:
       // A message of references': only a module built with them writes one (references.js reads it).
-      return extensions.referenceOps.message(w, message);
+      if (WITH_REFERENCES && F64[w] !== M_ACK) return extensions.referenceOps.message(w, message);
+      after = w + 2;
+      return { jsonrpc: JSONRPC, method: "$/ack", params: { received: F64[w + 1] } };
   }
 }
 /** Where the message being read ends (the word after it). */
@@ -444,7 +447,7 @@ function carryOut(w) {
     default:
       // An event of references' (references.js, in a build that has them); or
       // unknown: the layout differs from this file's, stop rather than misread.
-      return extensions.referenceOps?.carryOut(w, hooks) ?? H[0] / 8 + H[1];
+      return (WITH_REFERENCES ? extensions.referenceOps?.carryOut(w, hooks) : undefined) ?? H[0] / 8 + H[1];
   }
 }
 
@@ -481,11 +484,13 @@ function send(hooks, out, sent, ids, answers, transfer) {
  * entry's scan) has them introduced first, or is answered with why not.
  */
 export function resolved(hooks, call, value) {
-  try {
-    value = extensions.references?.scan(hooks, value) ?? value;
-  } catch (error) {
-    x.$complete(hooks.endpoint, call, 0, put(error));
-    return;
+  if (WITH_REFERENCES) {
+    try {
+      value = extensions.references?.scan(hooks, value) ?? value;
+    } catch (error) {
+      x.$complete(hooks.endpoint, call, 0, put(error));
+      return;
+    }
   }
   x.$complete(hooks.endpoint, call, 1, opt(value));
 }

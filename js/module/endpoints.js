@@ -136,10 +136,12 @@ function open(transport, options, roles) {
   const number = (value, least) => (typeof value === "number" && value >= least ? value : -1);
   const { batches, limits } = given;
   const { session } = transport;
+  // An endpoint takes references only where an entry that keeps their objects is installed.
+  const referring = WITH_REFERENCES ? extensions.references?.opening(given) ?? 0 : 0;
   const flags = (given.jrpcOo === true ? JRPC_OO : 0) | (transport.dialect === "mcp" ? MCP : 0)
     | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
     | (given.exposeStack === true ? EXPOSE_STACK : 0) | (transport.connected === false ? CONNECTING : 0)
-    | (typeof transport.idle === "function" ? IDLE : 0) | (extensions.references?.opening(given) ?? 0);
+    | (typeof transport.idle === "function" ? IDLE : 0) | referring;
   // A transport may know better (a WebSocket's server may be slow: 60 s).
   const timeout = typeof given.timeout === "number" ? given.timeout
     : typeof transport.defaultTimeout === "number" ? transport.defaultTimeout : NaN;
@@ -160,7 +162,7 @@ function open(transport, options, roles) {
   const hooks = {
     endpoint: ep, transport, text, observer, settled: typeof transport.settled === "function" ? transport.settled : undefined,
     calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), streaming: new Map(), timers: [], listening: [],
-    threw: false, thrown: undefined, retired: false, undelivered: undefined, signal: undefined,
+    threw: false, thrown: undefined, retired: false, undelivered: undefined, signal: undefined, takesReferences: WITH_REFERENCES && referring !== 0,
   };
   hooks.signal = (what, n, value) => signalled(hooks, what, n, value);
   endpoints[ep] = hooks;
@@ -260,10 +262,12 @@ class Calls {
       if (typeof options.maxTotalTimeout === "number") maxTotal = options.maxTotalTimeout;
     }
     // Params that hold references are sent as the entry that keeps their objects made them.
-    try {
-      params = extensions.references?.scan(hooks, params) ?? params;
-    } catch (error) {
-      return Promise.reject(error);
+    if (WITH_REFERENCES) {
+      try {
+        params = extensions.references?.scan(hooks, params) ?? params;
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     const kind = params === undefined ? 0 : kindOf(params) + 1;
     const id = x.$request(hooks.endpoint, put(method), opt(params), kind, timeout, bits, window, maxTotal);
@@ -286,7 +290,7 @@ class Calls {
     if (typeof method !== "string") throw new TypeError("method must be a string");
     if (Array.isArray(options?.transfer) && params !== undefined) params = transfer(params, options.transfer);
     if (hooks.retired) throw destroyedError();
-    params = extensions.references?.scan(hooks, params) ?? params;
+    if (WITH_REFERENCES) params = extensions.references?.scan(hooks, params) ?? params;
     const refused = x.$notify(hooks.endpoint, put(method), opt(params));
     const error = refused === 0 ? undefined : refused === -1 ? destroyedError() : refusal(refused);
     run();

@@ -52,6 +52,8 @@ const hasRefs = (one) => isObject(one) && one.refs !== undefined;
  */
 export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
   const ep = hooks.endpoint;
+  // Only an endpoint that takes references reads `refs`; to any other it is data, as the core reads it.
+  const referring = WITH_REFERENCES && hooks.takesReferences;
   return (message) => {
     if (hooks.retired) return;
     let text = 0;
@@ -77,7 +79,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
     if (hooks.observer !== undefined) observeIn(hooks, message, text);
     // A message with references goes whole (the module reads its `refs`), and so does a batch with one.
     if (Array.isArray(message)) {
-      if (!message.some(hasRefs) && x.$batch_begin(ep, message.length) === 1) {
+      if (!(WITH_REFERENCES && referring && message.some(hasRefs)) && x.$batch_begin(ep, message.length) === 1) {
         for (const one of message) {
           if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
           else {
@@ -88,7 +90,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
         x.$members_end(ep);
       } else x.$recv_value(ep, put(message), text);
     } else if (!isObject(message)) x.$recv_value(ep, opt(message), text);
-    else if (message.refs !== undefined) x.$recv_value(ep, put(message), text);
+    else if (WITH_REFERENCES && referring && message.refs !== undefined) x.$recv_value(ep, put(message), text);
     else readObject(ep, message, text);
     run();
   };
