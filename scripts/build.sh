@@ -4,10 +4,11 @@
 # then our own glue per target (scripts/glue.mjs, from js/module/):
 #   scripts/build.sh          pkg-web/  (no bundler: init(); the demo, tests, benchmark)
 #   scripts/build.sh bundler  pkg/      (the npm package: the .wasm as a WebAssembly ES module,
-#                                        with its Node and no-bundler builds in pkg/node/ and pkg/web/)
-#   scripts/build.sh references  target/pkg-node-references/  (the Node build with the Cargo
-#                                        feature `references`, and its CommonJS entries: the
-#                                        package leaves references out until they fit its size budget)
+#                                        with its Node and no-bundler builds in pkg/node/ and pkg/web/,
+#                                        and all of it again in pkg/references/ on a module built
+#                                        with the Cargo feature `references`)
+#   scripts/build.sh references  target/pkg-node-references/  (that flavour's Node build alone,
+#                                        and its CommonJS entries)
 # Every build has the whole protocol in its one module (src/core,
 # src/bindings) and one JS file of glue (js/module, and what it links:
 # js/transports/postmessage.js); each subpath entry (js/entries,
@@ -42,11 +43,16 @@ module() {
     "$target_dir/wasm32-unknown-unknown/release/wiggum_rpc.wasm" -o "$dir/wiggum_rpc_bg.wasm"
 }
 
+# The Node build with references, and its CommonJS entries, into $1.
+references_node() {
+  module "$1" framing,references
+  node scripts/glue.mjs node "$1"
+  cp "$1/wiggum_rpc.js" "$1/wiggum_rpc.cjs"
+  node --input-type=module -e "import { REFERENCE_SOURCES, writeSubpathEntries } from './scripts/subpath-entries.mjs'; await writeSubpathEntries('$1', 'cjs', REFERENCE_SOURCES);"
+}
+
 if [ "$target" = references ]; then
-  module "$out" framing,references
-  node scripts/glue.mjs node "$out"
-  cp "$out/wiggum_rpc.js" "$out/wiggum_rpc.cjs"
-  node --input-type=module -e "import { REFERENCE_SOURCES, writeSubpathEntries } from './scripts/subpath-entries.mjs'; await writeSubpathEntries('$out', 'cjs', REFERENCE_SOURCES);"
+  references_node "$out"
   exit 0
 fi
 if [ "$target" = web ]; then
@@ -64,4 +70,12 @@ node scripts/glue.mjs bundler pkg
 node scripts/glue.mjs web target/pkg-web-nobundler
 module target/pkg-node framing
 node scripts/glue.mjs node target/pkg-node
-node scripts/package-entries.mjs pkg target/pkg-node target/pkg-web-nobundler
+# The references flavour: the three builds again on the module with them.
+module target/pkg-references references
+rm -rf target/pkg-web-references && mkdir -p target/pkg-web-references
+cp target/pkg-references/wiggum_rpc_bg.wasm target/pkg-web-references/
+node scripts/glue.mjs bundler target/pkg-references
+node scripts/glue.mjs web target/pkg-web-references
+references_node target/pkg-node-references
+node scripts/package-entries.mjs pkg target/pkg-node target/pkg-web-nobundler \
+  target/pkg-references target/pkg-node-references target/pkg-web-references

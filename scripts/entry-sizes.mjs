@@ -94,19 +94,27 @@ export async function bundledSize(source) {
  */
 export async function entrySizes(pkg = join(root, "pkg")) {
   if (!existsSync(join(pkg, "package.json"))) return [];
-  const wasm = gzip(readFileSync(join(pkg, "wiggum_rpc_bg.wasm")));
-  const rootPage = `import * as lib from ${JSON.stringify(join(pkg, "wiggum_rpc.js"))}; globalThis.lib = lib;`;
+  const entries = await flavourSizes(pkg, "wiggum-rpc");
+  // The flavour whose module takes references (package-entries.mjs).
+  if (existsSync(join(pkg, "references"))) entries.push(...(await flavourSizes(join(pkg, "references"), "wiggum-rpc/references")));
+  return entries;
+}
+
+/** The rows of one flavour of the package: its root in `dir`, named `name`. */
+async function flavourSizes(dir, name) {
+  const wasm = gzip(readFileSync(join(dir, "wiggum_rpc_bg.wasm")));
+  const rootPage = `import * as lib from ${JSON.stringify(join(dir, "wiggum_rpc.js"))}; globalThis.lib = lib;`;
   const rootJs = await bundledSize(rootPage);
-  const entries = [{ entry: "wiggum-rpc", wasm, js: rootJs }];
-  for (const name of SUBPATHS) {
-    const withEntry = await bundledSize(`${rootPage} import * as entry from ${JSON.stringify(join(pkg, `${name}.js`))}; globalThis.entry = entry;`);
-    entries.push({ entry: `wiggum-rpc/${name}`, wasm: 0, js: withEntry - rootJs });
+  const entries = [{ entry: name, wasm, js: rootJs }];
+  for (const subpath of SUBPATHS) {
+    const withEntry = await bundledSize(`${rootPage} import * as entry from ${JSON.stringify(join(dir, `${subpath}.js`))}; globalThis.entry = entry;`);
+    entries.push({ entry: `${name}/${subpath}`, wasm: 0, js: withEntry - rootJs });
   }
-  const web = join(pkg, "web");
+  const web = join(dir, "web");
   if (existsSync(web)) {
     const served = servedSizes(web, (path) => subpathFile(path) || /\/node\.[cm]?js$/.test(path));
-    entries.push({ entry: "wiggum-rpc/web", wasm: served.wasm.gzip, js: served.glue.gzip });
-    for (const name of SUBPATHS) entries.push({ entry: `wiggum-rpc/web/${name}`, wasm: 0, js: gzip(readFileSync(join(web, `${name}.js`))) });
+    entries.push({ entry: `${name}/web`, wasm: served.wasm.gzip, js: served.glue.gzip });
+    for (const subpath of SUBPATHS) entries.push({ entry: `${name}/web/${subpath}`, wasm: 0, js: gzip(readFileSync(join(web, `${subpath}.js`))) });
   }
   return entries;
 }
@@ -114,7 +122,7 @@ export async function entrySizes(pkg = join(root, "pkg")) {
 export const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
 /** The README's "a page pays" cell for an entry: the root's whole, a subpath's addition. */
-const paid = ({ entry, wasm, js }) => (entry === "wiggum-rpc" || entry === "wiggum-rpc/web" ? kb(wasm + js) : `+ ${kb(wasm + js)}`);
+const paid = ({ wasm, js }) => (wasm !== 0 ? kb(wasm + js) : `+ ${kb(wasm + js)}`);
 
 /** The README with its entry table's sizes from `entries` (rows it has, matched by their first cell). */
 export function readmeWithSizes(readme, entries) {

@@ -22,7 +22,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { writeSubpathEntries } from "./subpath-entries.mjs";
+import { REFERENCE_SOURCES, SOURCES, writeSubpathEntries } from "./subpath-entries.mjs";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const [target, dir] = process.argv.slice(2);
@@ -249,7 +249,7 @@ if (target === "bundler") {
     `import "./snippets/wasm-allowed.js";\nimport * as wasm from "./wiggum_rpc_bg.wasm";\nimport { start } from "./wiggum_rpc_bg.js";\nstart(wasm);\nexport { ${PUBLIC.join(", ")} } from "./wiggum_rpc_bg.js";\n`,
   );
   write("wiggum_rpc.d.ts", types);
-  await writeSubpathEntries(dir, "esm");
+  await writeSubpathEntries(dir, "esm", referenceOps === "" ? SOURCES : REFERENCE_SOURCES);
   write("package.json", `${JSON.stringify(manifest("wiggum_rpc.js", ["wiggum_rpc_bg.js", "snippets"]), null, 2)}\n`);
 } else if (target === "web") {
   const glue = await bundle("js/module/web.js", "wiggum_rpc.js", "esm");
@@ -259,7 +259,7 @@ if (target === "bundler") {
   write("wiggum_rpc.js", `${stamped.trimEnd()}\n//# sourceMappingURL=wiggum_rpc.js.map\n`);
   write("wiggum_rpc.js.map", glue.map);
   write("wiggum_rpc.d.ts", `${types}${initTypes}${compiledModuleTypes(true)}`);
-  await writeSubpathEntries(dir, "esm");
+  await writeSubpathEntries(dir, "esm", referenceOps === "" ? SOURCES : REFERENCE_SOURCES);
   write("package.json", `${JSON.stringify(manifest("wiggum_rpc.js", []), null, 2)}\n`);
 } else {
   const glue = await bundle("js/module/node.js", "wiggum_rpc.js", "cjs");

@@ -43,8 +43,8 @@ run() {
 
 run "cargo fmt --check" cargo fmt --check
 run "clippy, native" cargo clippy --all-targets --all-features -- -D warnings
-# On wasm32 with the features the package builds with (it leaves
-# `references` out: see scripts/build.sh), then with every feature.
+# On wasm32 with the features of the package's plain flavour (it leaves
+# `references` out: see scripts/build.sh), then with every feature (its references flavour).
 run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets --features framing -- -D warnings
 run "clippy, wasm32, the package's no_std build" \
   env RUSTFLAGS="--cfg wiggum_no_std" cargo clippy --target wasm32-unknown-unknown --lib --features framing -- -D warnings
@@ -94,9 +94,10 @@ run "docs: the API reference generated, the benchmark's charts drawn, the VitePr
 run "MCP over Streamable HTTP and the older HTTP+SSE: the TypeScript SDK's servers, from Node and Chromium (sessions, SSE, resumption, cancellation both ways, HTTP errors; the fallback on a 4xx, the endpoint's origin, a stream's end failing its calls)" \
   node --test tests/js/mcp.test.mjs tests/js/mcp-sse.test.mjs
 run "Node: the root entry alone, then each capability entry imported (trace, contracts, introspection)" node --test tests/js/entries.test.mjs
-run "Node build with references (target/pkg-node-references/)" bash scripts/build.sh references
-run "Node: functions and objects by reference between Peers (callbacks, objects, stubs passed back, strangers, destroy, release, leaks)" \
+run "Node: functions and objects by reference between Peers, on the package's references flavour (callbacks, objects, stubs passed back, strangers, destroy, release, leaks)" \
   node --test tests/js/references.test.mjs
+run "functions and objects by reference across a Worker in Chromium and Firefox (wiggum-rpc/references/web): a callback called back 10,000 times then released, 64 in flight, a live object, a stub given back, a worker terminated" \
+  node --test tests/js/references-browser.test.mjs
 run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: a MessagePort shared with ZenFS's Port backend (both at full load; closePort: false leaves the port open, the default closes it)" \
   node --test tests/js/shared-port.test.mjs

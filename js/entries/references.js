@@ -51,7 +51,7 @@ export function reference(target) {
   if (typeof target !== "function" && (target === null || typeof target !== "object")) {
     throw new TypeError("reference() takes a function or an object");
   }
-  if (ops === undefined) throw new TypeError("this build of wiggum-rpc leaves references out");
+  if (ops === undefined) throw new TypeError("wiggum-rpc/remote leaves references out: import every entry from wiggum-rpc/references");
   const marker = new Reference(target);
   live += 1;
   reachable.register(marker, undefined);

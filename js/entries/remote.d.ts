@@ -25,8 +25,48 @@ import type {
  */
 export type Remote<T> = {
   readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R
-    ? (...args: A) => Promise<Awaited<R>>
+    ? (...args: Passed<A>) => Promise<Returned<R>>
     : T[K] extends object ? Remote<T[K]> : never;
+};
+
+/**
+ * The params of a call as the caller passes them: where the other side's
+ * handler takes a `Stub<T>`, the caller passes `reference(t)` (or a stub it holds).
+ */
+export type Passed<A extends readonly unknown[]> = {
+  [I in keyof A]: A[I] extends { readonly [stubbed]: infer T } ? Reference<T & object> | A[I] : A[I];
+};
+
+/** What a call resolves with: a `reference(t)` the handler returns arrives as a `Stub<T>`. */
+export type Returned<R> = Awaited<R> extends Reference<infer T> ? Stub<T> : Awaited<R>;
+
+declare const stubbed: unique symbol;
+// `Symbol.dispose` where the program's lib has it (ES2022's has not).
+type DisposeKey = SymbolConstructor extends { readonly dispose: infer D extends symbol } ? D : never;
+
+/** What every stub has beside its calls. */
+export type StubControls = {
+  /**
+   * Releases the stub: true the first time, false after. The owner keeps the
+   * target until every holder has released it; a call after release fails.
+   */
+  release(): boolean;
+} & { readonly [K in DisposeKey]: () => void };
+
+/**
+ * A function or object of the other side, held by reference: `await
+ * stub(…)`, `await stub.method(…)` each make a call over the connection it
+ * came by (with its timeouts, cancellation and errors). Release it
+ * (`release()`, `using`) when done; every stub fails with
+ * `CONNECTION_CLOSED` once the connection ends.
+ */
+export type Stub<T> = (T extends (...args: infer A) => infer R ? (...args: Passed<A>) => Promise<Returned<R>> : unknown) & {
+  readonly [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends (...args: infer A) => infer R
+    ? (...args: Passed<A>) => Promise<Returned<R>>
+    : never;
+} & StubControls & {
+  /** The target's type (for the types only: the symbol is not exported). */
+  readonly [stubbed]: T;
 };
 
 /** One method of a contract: its schemas and description (and, on the server, perhaps its handler). */
@@ -95,9 +135,10 @@ export interface Reference<T extends object> {
  * Marks a function or an object to be sent by reference in a call's params
  * or a result: the other side gets a stub that calls it here (`await
  * stub(…)`, `await stub.method(…)`) until it releases it (`stub.release()`,
- * `using`). Works between wiggum-rpc Peers that both import this entry, in
- * a build that takes references (its Cargo feature `references`); elsewhere
- * it throws a TypeError.
+ * `using`). Works between wiggum-rpc Peers that both import this entry
+ * from the package's references flavour (`wiggum-rpc/references/remote`,
+ * with every other entry from `wiggum-rpc/references`); the plain
+ * `wiggum-rpc/remote` leaves references out, and there it throws a TypeError.
  */
 export function reference<T extends object>(target: T): Reference<T>;
 
@@ -106,3 +147,4 @@ export function reference<T extends object>(target: T): Reference<T>;
  * how many stubs of the other side's this side holds, as the module counts them.
  */
 export function referencesHeld(endpoint: JSONRPCClient | JSONRPCServer | Peer): [number, number];
+export {};

@@ -10,7 +10,7 @@ import { contractClient, contractEntries, remoteProxy } from "./remote-proxy.js"
 // A module built without references (the package's): `reference()` says so.
 // A build with them has its own entry (remote-references.js).
 export function reference() {
-  throw new TypeError("this build of wiggum-rpc leaves references out");
+  throw new TypeError("wiggum-rpc/remote leaves references out: import every entry from wiggum-rpc/references");
 }
 
 export function referencesHeld() {

@@ -74,11 +74,12 @@ export async function openLibPage({ build = "pkg-web", pageErrors, entries = [] 
  * `run(browser, module, name, ...args)` calls export `name` of `module` (a
  * page script, e.g. "/pool.js") with `args` in that browser's page and
  * resolves with what it returns. `close()` ends both browsers and the server.
+ * `build`: the build served at `/pkg/` (pkg-web/ unless given).
  */
-export async function pagesInBothBrowsers() {
+export async function pagesInBothBrowsers(build = "pkg-web") {
   const { launchFirefox } = await import("./firefox.mjs");
-  const chromium = await openLibPage();
-  const server = await startPagesServer();
+  const chromium = await openLibPage({ build });
+  const server = await startPagesServer(build);
   const firefox = await launchFirefox();
   return {
     async run(browser, module, name, ...args) {

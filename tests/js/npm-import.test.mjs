@@ -35,25 +35,31 @@ before(() => {
 after(() => rmSync(app, { recursive: true, force: true }));
 
 test("the tarball holds the package and nothing else", () => {
-  const files = readdirSync(join(app, "node_modules/wiggum-rpc")).sort();
   const entries = ["contracts", "http", "hub", "introspection", "pool", "remote", "stream", "trace", "websocket"];
   const esm = entries.flatMap((name) => [`${name}.d.ts`, `${name}.js`, `${name}.js.map`]);
   const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-  assert.deepEqual(files.filter((f) => !/^(README|LICENSE)/.test(f)), [
-    ...esm, "esbuild.cjs", "esbuild.d.cts", "esbuild.d.ts", "esbuild.js", "framing.d.ts", "framing.js", "node", "package.json",
-    "redis.d.ts", "redis.js", "snippets", "web",
-    "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
-  ].sort(byName));
-  assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/web")).sort(), [
-    ...esm, "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs", "redis.d.ts", "redis.js",
-    "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
-  ].sort(byName));
-  // Without a bundler the glue is one module: its snippets are inside it.
-  assert.doesNotMatch(readFileSync(join(app, "node_modules/wiggum-rpc/web/wiggum_rpc.js"), "utf8"), /from\s*"\.\/snippets/);
-  assert.deepEqual(readdirSync(join(app, "node_modules/wiggum-rpc/node")).sort(), [
-    ...[...entries, "framing", "redis"].flatMap((name) => [`${name}.cjs`, `${name}.d.cts`]),
-    "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
-  ].sort(byName));
+  // Each flavour: the package's root, and references/ (the same on a module that takes references).
+  for (const [flavour, more] of [["", ["esbuild.cjs", "esbuild.d.cts", "esbuild.d.ts", "esbuild.js", "package.json", "references"]], ["references", []]]) {
+    const dir = join(app, "node_modules/wiggum-rpc", flavour);
+    assert.deepEqual(readdirSync(dir).filter((f) => !/^(README|LICENSE)/.test(f)).sort(), [
+      ...esm, ...more, "framing.d.ts", "framing.js", "node",
+      "redis.d.ts", "redis.js", "snippets", "web",
+      "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc_bg.js", "wiggum_rpc_bg.js.map", "wiggum_rpc_bg.wasm",
+    ].sort(byName));
+    assert.deepEqual(readdirSync(join(dir, "web")).sort(), [
+      ...esm, "framing.d.ts", "framing.js", "node.cjs", "node.d.cts", "node.d.mts", "node.mjs", "redis.d.ts", "redis.js",
+      "wiggum_rpc.d.ts", "wiggum_rpc.js", "wiggum_rpc.js.map", "wiggum_rpc_bg.wasm",
+    ].sort(byName));
+    // Without a bundler the glue is one module: its snippets are inside it.
+    assert.doesNotMatch(readFileSync(join(dir, "web/wiggum_rpc.js"), "utf8"), /from\s*"\.\/snippets/);
+    assert.deepEqual(readdirSync(join(dir, "node")).sort(), [
+      ...[...entries, "framing", "redis"].flatMap((name) => [`${name}.cjs`, `${name}.d.cts`]),
+      "wiggum_rpc.cjs", "wiggum_rpc.d.cts", "wiggum_rpc_bg.wasm",
+    ].sort(byName));
+  }
+  // Only the references flavour's module takes references.
+  const exportsOf = (flavour) => WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(join(app, "node_modules/wiggum-rpc", flavour, "wiggum_rpc_bg.wasm")))).length;
+  assert.ok(exportsOf("references") > exportsOf(""), "the references module has more exports");
   // The subpath entries are outside the module's imports: a page that does not import them does not load them.
   const wasm = new WebAssembly.Module(readFileSync(join(app, "node_modules/wiggum-rpc/wiggum_rpc_bg.wasm")));
   assert.deepEqual(WebAssembly.Module.imports(wasm).filter((i) => /websocket|http|remote|stream|trace|contracts|introspection/i.test(i.module)), []);
@@ -85,6 +91,21 @@ for (const [how, file] of [
     assert.deepEqual(JSON.parse(output), { sum: 5, missing: true });
   });
 }
+
+for (const [how, file] of [
+  ["require", "node/references-require.cjs"],
+  ["import", "node/references-import.mjs"],
+]) {
+  test(`in Node, by ${how} of wiggum-rpc/references: a callback passed by reference is called back, released, and both tables are empty`, () => {
+    const output = execFileSync(process.execPath, [join(app, file)], { cwd: app, encoding: "utf8", stdio: "pipe" });
+    assert.deepEqual(JSON.parse(output), { sum: 5, called: 5, held: [0, 0, 0, 0] });
+  });
+}
+
+test("in Node, the plain flavour's reference() says where references are", () => {
+  const output = execFileSync(process.execPath, ["--input-type=module", "-e", 'import { reference } from "wiggum-rpc/remote"; try { reference(() => 1); } catch (error) { console.log(error.message); }'], { cwd: app, encoding: "utf8" });
+  assert.match(output, /import every entry from wiggum-rpc\/references/);
+});
 
 test("in Node, wiggum-rpc/framing: a frame cut in two decodes; import and require give one class", () => {
   const output = execFileSync(process.execPath, [join(app, "node/framing.mjs")], { cwd: app, encoding: "utf8", stdio: "pipe" });
@@ -193,8 +214,9 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
   const subpaths = ["contracts", "framing", "http", "hub", "introspection", "pool", "redis", "remote", "stream", "trace", "websocket"];
+  const flavour = (at) => [at, `${at}/web`, ...subpaths.flatMap((name) => [`${at}/${name}`, `${at}/web/${name}`])];
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
-    ".", "./esbuild", "./package.json", "./web", ...subpaths.flatMap((name) => [`./${name}`, `./web/${name}`]),
+    "./esbuild", "./package.json", ...flavour("."), ...flavour("./references"),
   ].sort());
   for (const entry of Object.keys(analysis.entrypoints)) {
     assert.deepEqual(Object.keys(analysis.entrypoints[entry].resolutions).sort(), ["bundler", "node10", "node16-cjs", "node16-esm"]);

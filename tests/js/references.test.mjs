@@ -1,6 +1,6 @@
 // Functions and objects by reference between two Peers on a MessageChannel
-// (`wiggum-rpc/remote`'s `reference()`), in the Node build with the Cargo
-// feature `references` (`scripts/build.sh references`): callbacks called
+// (`wiggum-rpc/references/remote`'s `reference()`), in the package's Node
+// build of its references flavour (pkg/references/node/): callbacks called
 // back and released, live objects, a stub passed back arriving as the
 // original, a stranger refused before anything is sent, destroy, released
 // stubs, and the backstop for a stub collected unreleased.
@@ -11,7 +11,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 const require = createRequire(import.meta.url);
-const build = "../../target/pkg-node-references";
+const build = "../../pkg/references/node";
 const lib = require(`${build}/wiggum_rpc.cjs`);
 const { reference, referencesHeld } = require(`${build}/remote.cjs`);
 require(`${build}/trace.cjs`);
