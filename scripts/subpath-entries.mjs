@@ -47,7 +47,7 @@ export const REFERENCE_SOURCES = { ...SOURCES, remote: "js/entries/remote-refere
 
 /** The entries whose import installs something in the root's classes or `extensions`. */
 export const INSTALLS = {
-  remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer", "extensions", "RPCError"], ["reference", "referencesHeld"]],
+  remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer", "extensions", "RPCError"], ["reference", "referencesHeld", "withOptions"]],
   stream: ["installStream", ["JSONRPCClient", "Peer"]],
   trace: ["installTrace", ["extensions"]],
   contracts: ["installContracts", ["extensions"]],

@@ -149,11 +149,12 @@ function scan(hooks, value) {
 function stubOf(hooks, id) {
   const refs = refsOf(hooks);
   const record = { hooks, id, epoch: refs.epoch, released: false };
-  const call = (member, args) => {
+  const call = (member, args, options) => {
     if (record.released) return Promise.reject(new RPCError(UNKNOWN_REFERENCE, `Unknown reference: ${id} (this stub was released)`));
     if (record.epoch !== refs.epoch || hooks.retired) return Promise.reject(new RPCError(CONNECTION_CLOSED, "Connection closed"));
-    return endpointOf.get(hooks).request(member === undefined ? `$/ref/${id}` : `$/ref/${id}.${member}`, args);
+    return endpointOf.get(hooks).request(member === undefined ? `$/ref/${id}` : `$/ref/${id}.${member}`, args, options);
   };
+  record.call = call;
   const release = () => {
     if (record.released) return false;
     record.released = true;
@@ -178,6 +179,21 @@ function stubOf(hooks, id) {
   live += 1;
   reachable.register(stub, undefined);
   return stub;
+}
+
+/**
+ * `stub`'s calls with a request's options (`timeout`, `signal`,
+ * `onProgress`, `transfer`): `withOptions(stub, { signal })(…)`,
+ * `withOptions(stub, { timeout: 500 }).method(…)`. The stub's lifetime is
+ * unchanged (release the stub, not this).
+ */
+export function withOptions(stub, options) {
+  const record = stubs.get(stub);
+  if (record === undefined) throw new TypeError("withOptions() takes a stub");
+  return new Proxy(function () {}, {
+    apply: (_, __, args) => record.call(undefined, args, options),
+    get: (_, key) => (typeof key !== "string" || key === "then" ? undefined : (...args) => record.call(key, args, options)),
+  });
 }
 
 // The payload a message brought, with a stub (or, for an id of this side's,

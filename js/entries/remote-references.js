@@ -7,7 +7,7 @@
 import { installRemote as installSugar } from "../entries/remote.js";
 import { installReferences } from "./references.js";
 
-export { reference, referencesHeld } from "./references.js";
+export { reference, referencesHeld, withOptions } from "./references.js";
 
 /** What remote.js's install adds, and the root's references slot filled. */
 export function installRemote(root) {

@@ -60,13 +60,16 @@ export type StubControls = {
  * (`release()`, `using`) when done; every stub fails with
  * `CONNECTION_CLOSED` once the connection ends.
  */
-export type Stub<T> = (T extends (...args: infer A) => infer R ? (...args: Passed<A>) => Promise<Returned<R>> : unknown) & {
+export type Stub<T> = StubCalls<T> & StubControls & {
+  /** The target's type (for the types only: the symbol is not exported). */
+  readonly [stubbed]: T;
+};
+
+/** A stub's calls: the function's own, and each method's, each a promise. */
+export type StubCalls<T> = (T extends (...args: infer A) => infer R ? (...args: Passed<A>) => Promise<Returned<R>> : unknown) & {
   readonly [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends (...args: infer A) => infer R
     ? (...args: Passed<A>) => Promise<Returned<R>>
     : never;
-} & StubControls & {
-  /** The target's type (for the types only: the symbol is not exported). */
-  readonly [stubbed]: T;
 };
 
 /** One method of a contract: its schemas and description (and, on the server, perhaps its handler). */
@@ -147,4 +150,10 @@ export function reference<T extends object>(target: T): Reference<T>;
  * how many stubs of the other side's this side holds, as the module counts them.
  */
 export function referencesHeld(endpoint: JSONRPCClient | JSONRPCServer | Peer): [number, number];
+/**
+ * A stub's calls with a request's options: `withOptions(stub, { signal })(…)`,
+ * `withOptions(project, { timeout: 500 }).readFile(…)`. The stub's lifetime
+ * is unchanged: release the stub itself.
+ */
+export function withOptions<T>(stub: Stub<T>, options: RequestOptions): StubCalls<T>;
 export {};

@@ -17,6 +17,10 @@ export function referencesHeld() {
   return [0, 0];
 }
 
+export function withOptions() {
+  reference();
+}
+
 /**
  * Adds `remote()` to the calling classes, and `expose()` and `implement()`
  * to the serving ones.

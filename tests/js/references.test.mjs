@@ -9,11 +9,12 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2.0";
 
 const require = createRequire(import.meta.url);
 const build = "../../pkg/references/node";
 const lib = require(`${build}/wiggum_rpc.cjs`);
-const { reference, referencesHeld } = require(`${build}/remote.cjs`);
+const { reference, referencesHeld, withOptions } = require(`${build}/remote.cjs`);
 require(`${build}/trace.cjs`);
 
 setFlagsFromString("--expose-gc");
@@ -23,6 +24,8 @@ const UNKNOWN_REFERENCE = -32091;
 const CONNECTION_CLOSED = -32095;
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
+const REQUEST_TIMEOUT = -32099;
+const REQUEST_CANCELLED = -32800;
 
 const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -293,4 +296,93 @@ test("a stub collected unreleased is released by the backstop, and the owner's t
   }, {}, { trace: (record) => record.event === "reference-leaked" && leaked.push(record) });
   assert.ok(leaked.length > 0, "the holder's observer heard of each leak");
   assert.equal(leaked[0].method.startsWith("$/ref/"), true);
+});
+
+test("toward json-rpc-2.0, which never says hello: a call with a reference is held, fails at its timeout saying it was never sent, and nothing but the hello goes out", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const received = [];
+  let ran = 0;
+  const stranger = new JSONRPCServerAndClient(new JSONRPCServer(), new JSONRPCClient((payload) => port2.postMessage(payload)));
+  stranger.addMethod("watch", () => ++ran);
+  port2.onmessage = ({ data }) => {
+    received.push(data);
+    stranger.receiveAndSend(data).catch(() => {});
+  };
+  const peer = new lib.Peer(lib.portTransport(port1), { timeout: 300 });
+  try {
+    await assert.rejects(peer.request("watch", [reference(() => 1)]), (error) => error.code === REQUEST_TIMEOUT && /before it could be sent/.test(error.message));
+    await tick();
+    assert.deepEqual(received.map((one) => one.method), ["$/ready"], "only the hello went out");
+    assert.equal(ran, 0);
+    assert.deepEqual(referencesHeld(peer), [0, 0], "what the call introduced was given back");
+    // Plain calls still go to it.
+    assert.equal(await peer.request("watch", [1]), 1);
+  } finally {
+    peer.destroy();
+    port1.close();
+    port2.close();
+  }
+});
+
+test("withOptions: a target that never returns ends at the call's own timeout, or when its signal aborts; the stub stays usable", async () => {
+  await pair(async (owner, holder) => {
+    let stub;
+    holder.method("keep", ([one]) => {
+      stub = one;
+      return true;
+    });
+    let started = 0;
+    await owner.request("keep", [reference({
+      hang: () => {
+        started += 1;
+        return new Promise(() => {});
+      },
+      ping: () => "pong",
+      fail: () => {
+        throw new Error("refused by the target");
+      },
+    })]);
+    await assert.rejects(withOptions(stub, { timeout: 100 }).hang(), (error) => error.code === REQUEST_TIMEOUT);
+    const aborting = new AbortController();
+    const aborted = withOptions(stub, { signal: aborting.signal }).hang();
+    setTimeout(() => aborting.abort(), 50);
+    await assert.rejects(aborted, (error) => error.code === REQUEST_CANCELLED);
+    assert.equal(started, 2);
+    await assert.rejects(stub.fail(), (error) => error.message === "refused by the target");
+    assert.equal(await stub.ping(), "pong", "the stub works after a timeout, a cancel and a throw");
+    assert.throws(() => withOptions(() => 1, {}), TypeError);
+    assert.equal(stub.release(), true);
+    await tick();
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+  });
+});
+
+test("100,000 references made and released: both tables empty, the JS heap back where it started", async () => {
+  await pair(async (owner, holder) => {
+    holder.method("take", async (stubs) => {
+      for (const stub of stubs) stub.release();
+      return stubs.length;
+    });
+    const round = async () => {
+      const params = Array.from({ length: 100 }, (_, i) => reference(() => i));
+      return owner.request("take", params);
+    };
+    // Warm up (the module's memory and the tables' first growth), then measure.
+    for (let i = 0; i < 50; i++) await round();
+    await tick();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    let taken = 0;
+    for (let i = 0; i < 1000; i++) taken += await round();
+    for (let i = 0; i < 10 && (referencesHeld(owner)[0] !== 0 || referencesHeld(holder)[1] !== 0); i++) await tick();
+    gc();
+    await tick();
+    gc();
+    const after = process.memoryUsage().heapUsed;
+    console.log(`100,000 references: heap ${(before / 1e6).toFixed(1)} MB before, ${(after / 1e6).toFixed(1)} MB after; tables ${JSON.stringify([referencesHeld(owner), referencesHeld(holder)])}`);
+    assert.equal(taken, 100_000);
+    assert.deepEqual(referencesHeld(owner), [0, 0]);
+    assert.deepEqual(referencesHeld(holder), [0, 0]);
+    assert.ok(after - before < 4e6, `the heap grew by ${((after - before) / 1e6).toFixed(1)} MB`);
+  }, { timeout: 20000 }, { timeout: 20000 });
 });

@@ -4,7 +4,7 @@
 // `reference(t)` result arrives as a `Stub<T>`, a stub's calls are promises
 // and it can be released. Each @ts-expect-error must meet an error.
 import { Peer, portTransport } from "../../pkg-web/wiggum_rpc.js";
-import { type Remote, type Stub, reference } from "../../pkg-web/remote.js";
+import { type Remote, type Stub, reference, withOptions } from "../../pkg-web/remote.js";
 
 interface Project {
   readFile(path: string): string;
@@ -35,7 +35,11 @@ export async function use(): Promise<string> {
   await project.writeFile("a.txt", 1);
   // @ts-expect-error only methods are on a stub
   project.name;
+  const quick: Promise<string> = withOptions(project, { timeout: 500, signal: AbortSignal.timeout(1000) }).readFile("a.txt");
+  // @ts-expect-error withOptions gives calls, not the stub's release
+  withOptions(project, { timeout: 500 }).release();
   const released: boolean = project.release();
+  await quick;
   return `${done.ok} ${await text} ${sync} ${released}`;
 }
 
