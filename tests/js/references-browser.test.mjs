@@ -4,7 +4,8 @@
 // references-worker.js): a callback called back 10,000 times then released
 // (both tables empty after), 2,000 more with 64 in flight, a live object's
 // methods, a stub given back arriving as the original, and a worker
-// terminated with stubs on both sides.
+// terminated with stubs on both sides, and a pool whose stubs each call the
+// worker that made them.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { pagesInBothBrowsers } from "./browser.mjs";
@@ -68,5 +69,15 @@ for (const browser of ["Chromium", "Firefox"]) {
     assert.deepEqual(seen.heldBefore, [1, 1]);
     assert.equal(seen.afterEnd, CONNECTION_CLOSED);
     assert.deepEqual(seen.heldAfter, [0, 0]);
+  });
+
+  test(`${browser}: a pool of two workers: each stub calls the worker that made it`, async () => {
+    const seen = await browsers.run(browser, "/references.js", "poolBound");
+    console.log(`${browser}: ${JSON.stringify(seen)}`);
+    assert.equal(seen.distinct, 2, "the four counters came from both workers");
+    for (const round of seen.answered) assert.deepEqual(round, seen.makers);
+    assert.deepEqual(seen.sums, [1, 2, 3, 4]);
+    assert.deepEqual(seen.released, [true, true, true, true]);
+    assert.equal(seen.after, UNKNOWN_REFERENCE);
   });
 }

@@ -63,3 +63,12 @@ peer.method("keep", ([stub]) => {
 });
 peer.method("callKept", async ([value]) => kept(value));
 peer.method("held", () => referencesHeld(peer));
+
+// For the pool: which worker this is, and a counter that lives here.
+const me = Math.random().toString(36).slice(2, 8);
+peer.method("openCounter", async ([ms]) => {
+  // Long enough that calls made at once go to different workers.
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  let count = 0;
+  return { made: me, counter: reference({ whoami: () => me, add: (n) => (count += n) }) };
+});

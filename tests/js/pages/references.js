@@ -105,3 +105,24 @@ export function connectionEnds() {
     return out;
   });
 }
+
+/** A pool of workers: each stub calls the worker that made it, whichever worker a plain call would go to. */
+export async function poolBound() {
+  await lib(); // the module started (the pool's Peers are its)
+  const { workerPool } = await import("/pkg/pool.js");
+  const pool = workerPool(() => new Worker("/references-worker.js", { type: "module" }), { size: 2 });
+  try {
+    const opened = await Promise.all([0, 1, 2, 3].map(() => pool.request("openCounter", [100])));
+    const makers = opened.map(({ made }) => made);
+    const answered = [];
+    for (let round = 0; round < 3; round++) {
+      answered.push(await Promise.all(opened.map(({ counter }) => counter.whoami())));
+    }
+    const sums = await Promise.all(opened.map(({ counter }, i) => counter.add(i + 1)));
+    const released = opened.map(({ counter }) => counter.release());
+    const after = await opened[0].counter.whoami().then(() => "answered", (error) => error.code);
+    return { makers, distinct: new Set(makers).size, answered, sums, released, after };
+  } finally {
+    pool.destroy();
+  }
+}
