@@ -386,3 +386,85 @@ test("100,000 references made and released: both tables empty, the JS heap back 
     assert.ok(after - before < 4e6, `the heap grew by ${((after - before) / 1e6).toFixed(1)} MB`);
   }, { timeout: 20000 }, { timeout: 20000 });
 });
+
+/** A hostile endpoint on a raw port: it says hello with references, records what it gets, and never releases. */
+function hostile(port, answer = () => true) {
+  const received = [];
+  port.onmessage = ({ data }) => {
+    for (const one of Array.isArray(data) ? data : [data]) {
+      received.push(one);
+      if (one?.method === "$/ready" && one.params?.ack === false) {
+        port.postMessage({ jsonrpc: "2.0", method: "$/ready", params: { ack: true, batches: true, references: true } });
+      } else if (one?.id !== undefined && typeof one.method === "string") {
+        port.postMessage({ jsonrpc: "2.0", id: one.id, result: answer(one) });
+      }
+    }
+  };
+  return received;
+}
+
+test("a hostile peer that never releases: at the default bound (10,000 held) the next reference is refused -32090 before it is sent; plain calls go on", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const received = hostile(port2);
+  const owner = new lib.Peer(lib.portTransport(port1), { timeout: 5000 });
+  try {
+    for (let i = 0; i < 100; i++) {
+      await owner.request("keep", Array.from({ length: 100 }, (_, j) => reference(() => i * 100 + j)));
+    }
+    assert.deepEqual(referencesHeld(owner), [10_000, 0]);
+    const sent = received.length;
+    await assert.rejects(owner.request("keep", [reference(() => "one too many")]), (error) => error.code === -32090 && /references/i.test(error.message));
+    assert.throws(() => owner.notify("keep", [reference(() => "one too many")]), (error) => error.code === -32090);
+    await tick();
+    assert.equal(received.length, sent, "nothing was sent for the refused call or notification");
+    assert.deepEqual(referencesHeld(owner), [10_000, 0], "no id was used");
+    assert.equal(await owner.request("plain", [1]), true, "plain calls still go");
+    // What it holds it may call: the 10,000th target still answers.
+    port2.postMessage({ jsonrpc: "2.0", id: "c1", method: "$/ref/10000", params: [] });
+    await tick(50);
+    const answer = received.find((one) => one.id === "c1");
+    assert.equal(answer?.result, 9_999);
+  } finally {
+    owner.destroy();
+    port1.close();
+    port2.close();
+  }
+  assert.deepEqual(referencesHeld(owner), [0, 0], "destroy frees every target");
+});
+
+test("a hostile peer's bad references: too many at once, malformed refs, an id never sent, releases twice or of nothing; each answered as the spec and the core say, the Peer unharmed", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const received = hostile(port2);
+  const peer = new lib.Peer(lib.portTransport(port1), { timeout: 5000, limits: { maxReferences: 100 } });
+  let ran = 0;
+  peer.method("take", () => ++ran);
+  try {
+    assert.equal(await peer.request("hello-first"), true);
+    const send = (message) => port2.postMessage({ jsonrpc: "2.0", ...message });
+    const refs = (n) => Array.from({ length: n }, (_, i) => [i + 1, [i]]);
+    send({ id: 1, method: "take", params: Array.from({ length: 101 }, (_, i) => ({ $ref: i + 1 })), refs: refs(101) });
+    send({ id: 2, method: "take", params: [1], refs: "not a list" });
+    send({ id: 3, method: "take", params: [1], refs: [[1, "not a path"]] });
+    send({ id: 4, method: "$/ref/77", params: [] });
+    send({ id: 5, method: "$/ref/77.method", params: [] });
+    send({ method: "$/release", params: [[5, 1], [5, 1], [123456, 9]] });
+    send({ method: "$/release", params: "garbage" });
+    send({ id: 6, method: "take", params: [1] });
+    await tick(100);
+    const answers = Object.fromEntries(received.filter((one) => one.id !== undefined && one.method === undefined).map((one) => [one.id, one.error?.code ?? one.result]));
+    console.log(`answers: ${JSON.stringify(answers)}`);
+    assert.equal(answers[1], -32090, "more stubs than the bound");
+    assert.equal(answers[2], -32600, "refs that are not a list");
+    assert.equal(answers[3], -32600, "a path that is not a path");
+    assert.equal(answers[4], -32091, "a reference never sent");
+    assert.equal(answers[5], -32091, "a member of a reference never sent");
+    assert.equal(answers[6], 1, "the Peer still serves");
+    assert.equal(answers.null, -32600, "params that are neither array nor object: an Invalid Request, answered with id null as the spec's examples are");
+    assert.equal(ran, 1, "only the good call ran");
+    assert.deepEqual(referencesHeld(peer), [0, 0], "nothing kept of the refused messages");
+  } finally {
+    peer.destroy();
+    port1.close();
+    port2.close();
+  }
+});
