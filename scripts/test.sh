@@ -115,6 +115,8 @@ run "WebSocket hub: one server for many clients (Node and Chromium clients, call
   node --test tests/js/hub.test.mjs
 run "A hub across processes on Redis (a redis-server and hub processes per test): calls to a client of another process, notifications to all from two at once, a process killed mid-call, a death seen within the lease and a pause that evicts nobody, Redis stopped and started again" \
   node --test tests/js/cluster.test.mjs
+run "Sessions that move between the processes of a hub on Redis (three processes behind a TCP proxy that cuts and moves the client): its id, its call and the pushes made while away kept; calls cut and resent run once; two connections claiming one session; the process holding it killed; Redis restarted while relayed" \
+  node --test tests/js/cluster-sessions.test.mjs
 run "WebSocket sessions that survive: a build, notifications and a stream across killed sockets, kills during the reconnect, a restarted server, a grace run out, another's session id, strangers, the bound" \
   node --test tests/js/sessions.test.mjs
 run "A hostile client against a hub (2,000 random frames, a million-request batch frame) while ten others call" \

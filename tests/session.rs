@@ -441,6 +441,7 @@ fn a_restarted_server_fails_what_was_sent_and_takes_what_was_held() {
     assert!(closed(&world, 1), "the call that had gone cannot be recovered");
     assert_eq!(result(&world, 2), Some(json!(["held"])), "the call that never left goes on the new session");
     assert_ne!(world.client.endpoint.session_id(), None);
+    assert_eq!(world.client.ended, 1, "the session presented ended, explicitly");
     world.check_once();
 }
 

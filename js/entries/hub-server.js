@@ -74,6 +74,18 @@ export class Hub {
         this.#remote.delete(id);
         this.#listeners.emit("disconnection", id);
       },
+      sessions: () => [...this.#sessions.keys()],
+      presented: (first) => presentedSession(first),
+      // A session of this process presented on another's socket, relayed here (`socket`): resumed on it, if held.
+      resume: (first, socket) => {
+        const id = this.#sessions.get(presentedSession(first));
+        const owner = this.#clients.get(id);
+        if (owner === undefined || this.#destroyed) return false;
+        this.#away.delete(id);
+        owner.transport.adopt(socket);
+        owner.transport.deliver(first);
+        return true;
+      },
       error: (code, message, data) => new RPCError(code, message, data),
       codes: ErrorCode,
       timeout: this.#options?.timeout,
@@ -147,7 +159,7 @@ export class Hub {
       // A transport without events: the application calls drop(id).
     }
     this.#listeners.emit("connection", id);
-    this.#cluster?.connected(id);
+    this.#cluster?.connected(id, client.session);
     return id;
   }
 
@@ -197,11 +209,15 @@ export class Hub {
         owner.transport.deliver(first.data);
         return;
       }
+      if (presented !== undefined && this.#cluster?.relay !== undefined) return void this.#relayed(socket, first.data, presented, fresh);
+      fresh(first === undefined ? [] : [first.data]);
+    };
+    // A new client with a session of its own; `frames` delivered to its Peer ahead of anything that follows.
+    const fresh = (frames) => {
       const transport = webSocketTransport(socket);
       transport.session = { id: crypto.randomUUID(), grace: options?.grace, maxKept: options?.maxKept };
       this.accept(transport, name);
-      // Delivered to the client's Peer ahead of anything that follows it.
-      if (first !== undefined) transport.deliver(first.data);
+      for (const data of frames) transport.deliver(data);
     };
     const onFirst = (event) => decide(event);
     const onClose = () => {
@@ -216,6 +232,34 @@ export class Hub {
     socket.addEventListener("error", onError);
     // A client that says nothing is taken as it is after a while.
     timer = setTimeout(() => decide(undefined), options?.wait ?? DEFAULT_FIRST_MESSAGE_WAIT);
+  }
+
+  /**
+   * A socket presenting a session this process does not hold: another
+   * process of the cluster may (its client reconnected here, through a
+   * load balancer). Asked where it lives, the engine relays the socket to
+   * that process, whose Peer resumes the session as if the client had
+   * reconnected to it; a session nobody holds gets a new one (`fresh`, which
+   * the core answers so that the client knows its session ended). While the
+   * cluster cannot be asked, the socket is closed (1013, try again later):
+   * the client redials, its session kept.
+   */
+  #relayed(socket, first, presented, fresh) {
+    const early = [];
+    let closed = false;
+    const hold = (event) => early.push(event.data);
+    const onClose = () => (closed = true);
+    socket.addEventListener("message", hold);
+    socket.addEventListener("close", onClose);
+    this.#cluster.homeOf(presented).then((home) => {
+      socket.removeEventListener("message", hold);
+      socket.removeEventListener("close", onClose);
+      if (closed) return;
+      if (this.#destroyed) socket.close(1001);
+      else if (home === undefined) socket.close(1013, "the cluster is unreachable: try again later");
+      else if (home === null) fresh([first, ...early]);
+      else this.#cluster.relay(home, socket, [first, ...early]);
+    });
   }
 
   /**
@@ -242,7 +286,7 @@ export class Hub {
     const { transport } = client;
     if (gone && typeof transport?.emit === "function") transport.emit("close", { reason: "client gone" });
     client.peer.destroy();
-    if (!this.#destroyed) this.#cluster?.disconnected(id);
+    if (!this.#destroyed) this.#cluster?.disconnected(id, client.session);
     this.#listeners.emit("disconnection", id);
     return true;
   }

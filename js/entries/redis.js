@@ -16,14 +16,19 @@
 //   <prefix>:nodes          the set of live nodes (PX 3 leases, renewed by each)
 //   <prefix>:lease:<node>   a node's lease (PX lease, renewed every lease/4)
 //   <prefix>:clients:<node> a node's client ids (PX 3 leases, renewed with the lease)
-//   <prefix>:node:<node>    channel: calls, answers, cancels and notifications to one node
+//   <prefix>:session:<hash> the node whose Peer holds a session (PX 3 leases, renewed with the lease)
+//   <prefix>:node:<node>    channel: calls, answers, cancels and notifications to one node,
+//                           and the frames of relayed sockets (redis-relays.js)
 //   <prefix>:all            channel: presence and notifications to all
 
 import { Redis } from "ioredis";
 import { randomUUID } from "node:crypto";
+import { Relays, sessionHash } from "./redis-relays.js";
 
 /** Removes a node from the set of nodes if, and only if, its lease has lapsed: 1 if it was removed. */
 const EVICT = `if redis.call("exists", KEYS[1]) == 0 then return redis.call("srem", KEYS[2], ARGV[1]) else return 0 end`;
+/** Deletes a session's key if, and only if, it names this node. */
+const FORGET = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 
 class RedisCluster {
   /** This process's id in the cluster. */
@@ -56,6 +61,8 @@ class RedisCluster {
   #announced = false;
   #destroyed = false;
   #resolveReady;
+  /** The sockets relayed between this node and others, for sessions that moved. */
+  #relays;
 
   constructor({ url, lease = 5000, prefix = "wiggum-rpc", node = randomUUID(), redis = {} } = {}) {
     if (!(Number.isFinite(lease) && lease >= 100)) throw new RangeError("lease must be a number of ms, at least 100");
@@ -73,6 +80,11 @@ class RedisCluster {
     };
     this.#url = url;
     this.ready = new Promise((resolve) => (this.#resolveReady = resolve));
+    this.#relays = new Relays(this.node, (node, message) => this.#pub.publish(this.#channelOf(node), JSON.stringify(message)));
+  }
+
+  #sessionKey(session) {
+    return this.#key("session", sessionHash(session));
   }
 
   #key(...parts) {
@@ -108,7 +120,11 @@ class RedisCluster {
     listen(this.#sub, "error", () => {});
     listen(this.#sub, "message", (channel, text) => this.#received(channel, text));
     // Answers may have been lost with the connection: the calls waiting for them fail now.
-    const lost = () => this.#failCalls(() => true, `the cluster is unreachable (Redis connection lost)`);
+    const lost = () => {
+      this.#failCalls(() => true, `the cluster is unreachable (Redis connection lost)`);
+      // Frames may have been lost with it: the clients redial, and their sessions replay them.
+      this.#relays.endAll(1013, "the cluster is unreachable: try again later");
+    };
     listen(this.#pub, "close", lost);
     listen(this.#sub, "close", lost);
     // Back after an outage (Redis restarted, or this node was cut off): join again.
@@ -164,6 +180,7 @@ class RedisCluster {
       .pexpire(this.#key("nodes"), this.#lease * 3)
       .del(mine);
     if (clients.length > 0) multi.sadd(mine, ...clients).pexpire(mine, this.#lease * 3);
+    for (const session of this.#hub.sessions()) multi.set(this.#sessionKey(session), this.node, "PX", this.#lease * 3);
     multi.publish(this.#all, JSON.stringify({ kind: "node", node: this.node, clients }));
     const sent = multi.exec();
     // A client that comes or goes from here on is told after this list (one connection keeps the order).
@@ -179,12 +196,13 @@ class RedisCluster {
   /** Renews this node's lease; a lease that lapsed, or a node taken out of the set, joins again. */
   async #renew() {
     const mine = this.#key("clients", this.node);
-    const [[, renewed], [, added]] = await this.#pub.multi()
+    const multi = this.#pub.multi()
       .set(this.#key("lease", this.node), "1", "PX", this.#lease, "XX")
       .sadd(this.#key("nodes"), this.node)
       .pexpire(this.#key("nodes"), this.#lease * 3)
-      .pexpire(mine, this.#lease * 3)
-      .exec();
+      .pexpire(mine, this.#lease * 3);
+    for (const session of this.#hub.sessions()) multi.pexpire(this.#sessionKey(session), this.#lease * 3);
+    const [[, renewed], [, added]] = await multi.exec();
     // The others may have announced this node gone: it tells them its clients again.
     if (renewed === null || added === 1) await this.#join();
   }
@@ -229,6 +247,7 @@ class RedisCluster {
     this.#nodes.delete(node);
     for (const id of clients) this.#hub.left(id, node);
     this.#failCalls((call) => call.node === node, `the process of client %s is gone`);
+    this.#relays.gone(node);
   }
 
   #failCalls(which, message) {
@@ -274,6 +293,11 @@ class RedisCluster {
     else if (kind === "cancel") this.#serving.get(`${message.from}/${message.call}`)?.abort();
     else if (kind === "notify") this.#hub.notify(message.client, message.method, message.params);
     else if (kind === "result" || kind === "error") this.#calls.get(message.call)?.settle(message);
+    else if (kind === "frame" || kind === "hangup") this.#relays.heard(message);
+    else if (kind === "attach" && !this.#relays.attached(message, this.#hub.resume) && typeof message.frames?.[0] === "string") {
+      // A session not held here (any more): its key goes, so that the client's redial gets a session of its own.
+      this.#forget(message.frames[0]);
+    }
   }
 
   /** Runs another node's call on a client here; publishes its answer to the caller's node. */
@@ -363,14 +387,47 @@ class RedisCluster {
     this.#pub.publish(this.#all, JSON.stringify({ kind: "notifyAll", node: this.node, method, params })).catch(() => {});
   }
 
-  /** A client connected to this node. */
-  connected(id) {
-    this.#tell("joined", id, (multi, mine) => multi.sadd(mine, id).pexpire(mine, this.#lease * 3));
+  /** A client connected to this node (its session, if it has one, is held here). */
+  connected(id, session) {
+    this.#tell("joined", id, (multi, mine) => {
+      multi.sadd(mine, id).pexpire(mine, this.#lease * 3);
+      if (session !== undefined) multi.set(this.#sessionKey(session), this.node, "PX", this.#lease * 3);
+    });
   }
 
-  /** A client of this node is gone. */
-  disconnected(id) {
-    this.#tell("left", id, (multi, mine) => multi.srem(mine, id));
+  /** A client of this node is gone (and its session with it). */
+  disconnected(id, session) {
+    this.#tell("left", id, (multi, mine) => {
+      multi.srem(mine, id);
+      if (session !== undefined) multi.del(this.#sessionKey(session));
+    });
+  }
+
+  /**
+   * The node whose Peer holds the session a socket's first frame presents:
+   * null when none does (no key, this node, or a node known gone);
+   * undefined while Redis cannot be asked.
+   */
+  async homeOf(session) {
+    if (this.#destroyed || !this.#reachable) return undefined;
+    try {
+      const node = await this.#pub.get(this.#sessionKey(session));
+      return node === null || node === this.node || !this.#nodes.has(node) ? null : node;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Relays a client's `socket` to `home`, which holds its session (see `homeOf`); `frames` came first. */
+  relay(home, socket, frames) {
+    this.#relays.open(home, socket, frames);
+  }
+
+  /** Removes the key of the session `first` presents, if it still names this node. */
+  #forget(first) {
+    const session = this.#hub.presented(first);
+    if (session === undefined || !this.#reachable) return;
+    this.#pub.eval(FORGET, 1, this.#sessionKey(session), this.node).catch(() => {});
   }
 
   /** Updates this node's list of clients and says so to all (while unreachable: told when it joins again). */
@@ -392,6 +449,7 @@ class RedisCluster {
     for (const timer of this.#timers.splice(0)) clearInterval(timer);
     for (const controller of this.#serving.values()) controller.abort();
     this.#serving.clear();
+    this.#relays.endAll(1001, "the process is leaving");
     if (this.#hub !== undefined) {
       const { codes, error } = this.#hub;
       for (const call of [...this.#calls.values()]) call.fail(error(codes.DESTROYED, "hub destroyed"));

@@ -2,7 +2,8 @@
 // server on a free port of 127.0.0.1 with a Hub joined to the others on
 // Redis, taking its orders over IPC from the test that forked it.
 //
-//   node tests/js/cluster-node.mjs <redis url> <lease ms> <node id>
+//   node tests/js/cluster-node.mjs <redis url> <lease ms> <node id> [<session grace ms>]
+// With a grace, the hub grants sessions (kept that long after a socket drops).
 import { createRequire } from "node:module";
 import { WebSocketServer } from "ws";
 
@@ -10,7 +11,7 @@ const require = createRequire(import.meta.url);
 const { Hub } = require("../../pkg/node/hub.cjs");
 const { redisCluster } = require("../../pkg/node/redis.cjs");
 
-const [url, lease, node] = process.argv.slice(2);
+const [url, lease, node, grace] = process.argv.slice(2);
 const cluster = redisCluster({ url, lease: Number(lease), node, prefix: "test" });
 const hub = new Hub({ cluster });
 const events = [];
@@ -20,9 +21,18 @@ hub.on("disconnection", (id) => events.push({ event: "disconnection", id, at: Da
 // A client's call that calls another client, wherever it is connected.
 hub.method("relay", ({ to, method, params }, { client }) => hub.request(to, method, { ...params, via: client }));
 hub.method("whoami", (params, { client }) => client);
+// What ran here, by method: a call that runs twice shows.
+const runs = {};
+const ran = (name) => (runs[name] = (runs[name] ?? 0) + 1);
+hub.method("slow", async ({ ms, tag }) => {
+  ran(`slow ${tag}`);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return { tag, node };
+});
+hub.method("count", ({ tag }) => ({ tag, runs: ran(`count ${tag}`), node }));
 
 const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-hub.attach(wss, { sessions: false });
+hub.attach(wss, { sessions: grace === undefined ? false : { grace: Number(grace) } });
 await new Promise((resolve) => wss.once("listening", resolve));
 
 /** Each order, by its `op`; what it returns is the answer. */
@@ -39,6 +49,12 @@ const orders = {
     for (let seq = 0; seq < count; seq++) hub.notifyAll(method, { from: node, seq });
   },
   clients: () => hub.clients.map((id) => [id, hub.nodeOf(id)]),
+  runs: () => runs,
+  /** Pushes `count` notifications to a client, numbered from `from`, without waiting. */
+  push({ client, count, from = 0 }) {
+    for (let seq = from; seq < from + count; seq++) hub.notify(client, "push", { seq, node });
+    return true;
+  },
   events: () => events,
   destroy: async () => {
     hub.destroy();

@@ -8,117 +8,15 @@
 // shorter than the lease evicting nobody and a longer one evicting and
 // rejoining, Redis stopped (a call in flight failing then) and started
 // again. Bounds are relative to the lease, generous for a loaded machine.
-import { fork, spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocket } from "ws";
-import { Redis } from "ioredis";
+import { end, freePort, keysOf, sleep, startNode, startRedis, until, within } from "./cluster-kit.mjs";
 
 const require = createRequire(import.meta.url);
 const { Peer, RPCError, ErrorCode } = require("../../pkg/node/wiggum_rpc.cjs");
 const { webSocketTransport } = require("../../pkg/node/websocket.cjs");
-
-const NODE_SCRIPT = new URL("./cluster-node.mjs", import.meta.url).pathname;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Resolves once `condition()` holds (checked every 10 ms), failing after `ms`. */
-async function until(condition, what, ms = 10000) {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** `promise`, or a failure saying `what` after `ms`. */
-function within(promise, ms, what) {
-  let timer;
-  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
-async function freePort() {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A redis-server of this test's own, on `port` (a free one by default), with nothing saved to disk. */
-async function startRedis(port) {
-  port ??= await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
-  await until(() => /Ready to accept connections/.test(output) || child.exitCode !== null, "redis-server to start", 10000);
-  assert.equal(child.exitCode, null, `redis-server exited: ${output}`);
-  return {
-    port,
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
-      await within(exited, 5000, "redis-server to stop").catch(() => child.kill("SIGKILL"));
-    },
-  };
-}
-
-/** Each key under the tests' prefix, with its expiry in ms (-1: none). */
-async function keysOf(redis) {
-  const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
-  try {
-    await client.connect();
-    const keys = await client.keys("test:*");
-    return Object.fromEntries(await Promise.all(keys.map(async (key) => [key, await client.pttl(key)])));
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** A hub process, forked: `order(op, args)` asks it something over IPC. */
-async function startNode(redis, lease, name) {
-  const child = fork(NODE_SCRIPT, [redis.url, String(lease), name], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const waiting = new Map();
-  let next = 0;
-  child.on("message", (message) => {
-    const answer = waiting.get(message.id);
-    if (answer === undefined) return;
-    waiting.delete(message.id);
-    answer(message);
-  });
-  child.on("exit", () => {
-    for (const answer of waiting.values()) answer({ ok: false, error: { message: `${name} exited` } });
-    waiting.clear();
-  });
-  const [{ ready }] = await within(once(child, "message"), 15000, `${name} to start`);
-  const node = {
-    name,
-    child,
-    port: ready.port,
-    /** Resolves with the order's value; rejects with `{ code, message, data }`. */
-    order(op, args = {}, ms = 15000) {
-      const id = ++next;
-      const answered = new Promise((resolve, reject) => {
-        waiting.set(id, (message) => (message.ok ? resolve(message.value) : reject(message.error)));
-      });
-      child.send({ id, op, ...args });
-      return within(answered, ms, `${name} ${op}`);
-    },
-    kill(signal = "SIGKILL") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    },
-  };
-  return node;
-}
 
 /** A client Peer over a real WebSocket to `node`, open, and its id there. */
 async function connect(node, peerOptions) {
@@ -150,14 +48,6 @@ async function cluster(count, lease, run) {
     await end(nodes, clients);
     await redis.stop();
   }
-}
-
-/** Ends the clients and kills the hub processes, waiting for each to exit. */
-async function end(nodes, clients) {
-  for (const { peer } of clients) peer.destroy();
-  for (const node of nodes) node.kill();
-  const exits = nodes.map(({ child }) => (child.exitCode === null && child.signalCode === null ? within(once(child, "exit"), 5000, "exit") : undefined));
-  await Promise.all(exits.map((exit) => exit?.catch(() => {})));
 }
 
 /** Waits until every node lists exactly `ids` among its clients, each where `where[id]` says. */

@@ -309,6 +309,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             }
         }
         self.fail_calls(&carried, Failure::ConnectionClosed);
+        // The session presented is over, though a new one goes on: the host
+        // hears of it as of any session that ends, never a silent gap.
+        self.events.push_back(Event::SessionEnded);
         // The old session's references are gone: a message naming them would name nothing.
         #[cfg(feature = "references")]
         self.drop_references();

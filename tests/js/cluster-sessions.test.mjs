@@ -1,0 +1,245 @@
+// Sessions that move between the processes of a hub on Redis: each test
+// starts its own redis-server and three hub processes granting sessions
+// (tests/js/cluster-node.mjs), and a TCP proxy in front of them, as a load
+// balancer would be, which cuts a client's connection and sends its redial
+// to another process. The client keeps its id and its calls: the process
+// holding its session is relayed the new socket, and the session's own
+// rules (the core's) replay what was missed, once. A session whose process
+// died ends explicitly; a Redis restart only delays a resume.
+import { once } from "node:events";
+import { connect as tcpConnect, createServer } from "node:net";
+import { createRequire } from "node:module";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { WebSocket } from "ws";
+import { end, sleep, startNode, startRedis, until, within } from "./cluster-kit.mjs";
+
+const require = createRequire(import.meta.url);
+const { Peer, ErrorCode } = require("../../pkg/node/wiggum_rpc.cjs");
+const { webSocketTransport } = require("../../pkg/node/websocket.cjs");
+require("../../pkg/node/trace.cjs");
+
+const LEASE = 1000;
+const GRACE = 20_000;
+/** Quick redials, as a page's would be after a dropped connection. */
+const RECONNECT = { initialDelay: 20, maxDelay: 200, jitter: 0 };
+
+/** A TCP proxy on 127.0.0.1: each new connection goes to `target`'s port; `cut()` ends every one it carries. */
+async function startProxy(port) {
+  let target = port;
+  const carried = new Set();
+  const server = createServer((socket) => {
+    const upstream = tcpConnect(target, "127.0.0.1");
+    const pair = [socket, upstream];
+    for (const one of pair) carried.add(one);
+    const gone = () => {
+      for (const one of pair) {
+        one.destroy();
+        carried.delete(one);
+      }
+    };
+    socket.on("error", gone).on("close", gone);
+    upstream.on("error", gone).on("close", gone);
+    socket.pipe(upstream);
+    upstream.pipe(socket);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    port: server.address().port,
+    /** Where connections made from now on go. */
+    moveTo(node) {
+      target = node.port;
+    },
+    /** Ends every connection it carries, as a dropped link does (no close frame). */
+    cut() {
+      for (const one of [...carried]) one.destroy();
+    },
+    close() {
+      this.cut();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A client through the proxy, with its session, what it was pushed, and the hellos it sent. */
+async function sessionClient(proxy) {
+  const pushes = [];
+  const hellos = [];
+  const transport = webSocketTransport(`ws://127.0.0.1:${proxy.port}/`, { WebSocket, reconnect: RECONNECT });
+  const peer = new Peer(transport, {
+    timeout: 15_000,
+    trace: ({ direction, message }) => direction === "out" && message?.method === "$/ready" && hellos.push(message),
+  });
+  peer.onNotify("push", ({ seq }) => pushes.push(seq));
+  // A call from the hub side that takes a while to answer (it may be in flight while the client moves).
+  peer.method("echo", async ({ ms = 0, ...rest }) => {
+    await sleep(ms);
+    return rest;
+  });
+  const ended = [];
+  peer.on("sessionend", () => ended.push(Date.now()));
+  await within(new Promise((resolve) => (transport.connected ? resolve() : peer.on("open", resolve))), 10_000, "the client to connect");
+  await until(() => peer.session !== undefined, "the session granted");
+  const id = await peer.request("whoami");
+  return { peer, transport, id, pushes, hellos, ended };
+}
+
+/** Cuts the client's connection and waits for it to open again (through wherever the proxy now points). */
+async function moved(proxy, transport) {
+  const away = new Promise((resolve) => transport.on("close", resolve));
+  const back = new Promise((resolve) => away.then(() => transport.on("open", resolve)));
+  proxy.cut();
+  await within(away, 5000, "the connection to drop");
+  return within(back, 10_000, "the client to reconnect");
+}
+
+/** Redis, three hub processes granting sessions, a proxy to the first, and the clients; all ended after. */
+async function sessionCluster(run) {
+  const redis = await startRedis();
+  const nodes = [];
+  const clients = [];
+  let proxy;
+  try {
+    for (const name of ["node-a", "node-b", "node-c"]) {
+      const node = await startNode(redis, LEASE, name, [String(GRACE)]);
+      nodes.push(node);
+      await node.order("joined");
+    }
+    proxy = await startProxy(nodes[0].port);
+    const join = async () => {
+      const client = await sessionClient(proxy);
+      clients.push(client);
+      return client;
+    };
+    await run({ redis, nodes, proxy, join });
+  } finally {
+    await proxy?.close();
+    await end(nodes, clients);
+    await redis.stop();
+  }
+}
+
+const inOrder = (list, count, from = 0) => list.length === count && list.every((seq, at) => seq === from + at);
+
+test("a client moved to another process mid-session keeps its id: its call answered once, pushes made while away arrive in order, a third process's call to it answered there", async () => {
+  await sessionCluster(async ({ nodes: [a, b, c], proxy, join }) => {
+    const client = await join();
+    const { peer, transport, id, pushes } = client;
+    assert.match(id, /^node-a\//);
+    await a.order("push", { client: id, count: 50 });
+    await until(() => pushes.length === 50, "the first pushes");
+
+    const slow = peer.request("slow", { ms: 800, tag: "moved" });
+    const fromC = c.order("request", { client: id, method: "echo", params: { ms: 400, asked: "by c" }, timeout: 10_000 });
+    await sleep(100);
+    proxy.moveTo(b);
+    const started = Date.now();
+    const back = moved(proxy, transport);
+    // Made while the client is away: kept by its session on node-a.
+    await a.order("push", { client: id, count: 50, from: 50 });
+    await back;
+    const resumedIn = Date.now() - started;
+
+    assert.deepEqual(await slow, { tag: "moved", node: "node-a" }, "answered by the process that ran it");
+    assert.deepEqual(await fromC, { asked: "by c" }, "the answer reached the process that asked");
+    await until(() => pushes.length >= 100, "the pushes made while away");
+    assert.ok(inOrder(pushes, 100), `pushes in order, none lost, none twice: ${pushes.join()}`);
+    assert.equal(await peer.request("whoami"), id, "the same client");
+    assert.equal((await a.order("runs"))["slow moved"], 1, "the call ran once");
+    // Pushes from the new process go through the process holding the session.
+    await b.order("push", { client: id, count: 10, from: 100 });
+    await until(() => pushes.length === 110, "pushes from node-b");
+    assert.ok(inOrder(pushes, 110));
+    assert.deepEqual(await c.order("clients"), [[id, "node-a"]], "one client, still held by node-a");
+    console.log(`moved to node-b and resumed in ${resumedIn} ms`);
+  });
+});
+
+test("a call resent after the client reconnected elsewhere runs once: ten calls, each cut right after it is sent, the client moved each time", async () => {
+  await sessionCluster(async ({ nodes, proxy, join }) => {
+    const { peer, transport, id } = await join();
+    const answers = [];
+    for (let n = 0; n < 10; n++) {
+      const call = peer.request("count", { tag: n });
+      proxy.moveTo(nodes[(n + 1) % 3]);
+      await moved(proxy, transport);
+      answers.push(await call);
+    }
+    assert.deepEqual(answers.map(({ tag, runs }) => [tag, runs]), Array.from({ length: 10 }, (_, n) => [n, 1]), "each answered once, after running once");
+    const runs = await nodes[0].order("runs");
+    for (let n = 0; n < 10; n++) assert.equal(runs[`count ${n}`], 1, `count ${n} ran once`);
+    assert.equal(await peer.request("whoami"), id);
+  });
+});
+
+test("two processes claiming one session at once: the newer connection wins and the older is closed", async () => {
+  await sessionCluster(async ({ nodes: [a, b], proxy, join }) => {
+    const client = await join();
+    const { peer, transport, id, hellos } = client;
+    await moved(proxy, transport);
+    const presenting = hellos.at(-1);
+    assert.equal(typeof presenting?.params?.session, "object", `a hello presenting the session: ${JSON.stringify(presenting)}`);
+    // Another connection, to node-b, presents the same session: relayed to node-a, which takes it.
+    const other = new WebSocket(`ws://127.0.0.1:${b.port}/`);
+    await once(other, "open");
+    const otherFrames = [];
+    other.on("message", (data) => otherFrames.push(String(data)));
+    const otherClosed = new Promise((resolve) => other.on("close", (code) => resolve(code)));
+    const clientClosed = new Promise((resolve) => transport.on("close", resolve));
+    other.send(JSON.stringify(presenting));
+    const { code } = await within(clientClosed, 5000, "the older connection closed");
+    assert.equal(code, 4000, "closed as a session resumed on another connection");
+    await until(() => otherFrames.length > 0, "node-a's answer to the newer connection");
+    assert.equal(JSON.parse(otherFrames[0]).method, "$/ready");
+    // The client redials (through the proxy, to node-a): newer again, it takes its session back.
+    assert.equal(await within(otherClosed, 10_000, "the stranger's connection closed in turn"), 4000);
+    assert.equal(await peer.request("whoami"), id);
+    assert.equal(client.ended.length, 0, "the session never ended");
+  });
+});
+
+test("the process holding a session killed while its client is away: the session ends explicitly (sessionend, its call failed CONNECTION_CLOSED), and the client gets a new one elsewhere", async () => {
+  await sessionCluster(async ({ nodes: [a, b], proxy, join }) => {
+    const { peer, transport, id, ended } = await join();
+    const slow = peer.request("slow", { ms: 5000, tag: "dies" }).then(() => "answered", (error) => error.code);
+    await sleep(100);
+    proxy.moveTo(b);
+    await moved(proxy, transport);
+    const started = Date.now();
+    a.kill();
+    assert.equal(await within(slow, LEASE * 4, "the call to fail"), ErrorCode.CONNECTION_CLOSED);
+    await until(() => ended.length === 1, "sessionend", LEASE * 4);
+    const noticed = ended[0] - started;
+    await until(() => peer.session !== undefined, "a new session");
+    const now = await peer.request("whoami");
+    assert.notEqual(now, id);
+    assert.match(now, /^node-b\//, "a client of node-b now");
+    console.log(`the session ended ${noticed} ms after its process was killed (lease ${LEASE} ms)`);
+    assert.ok(noticed < LEASE * 3.5, `within about the lease (${noticed} ms)`);
+  });
+});
+
+test("Redis restarted while a client is relayed: the client redials until it can be relayed again, then resumes its session with what it missed", async () => {
+  await sessionCluster(async ({ redis, nodes: [a, b], proxy, join }) => {
+    const { peer, transport, id, pushes, ended } = await join();
+    proxy.moveTo(b);
+    await moved(proxy, transport);
+    assert.equal(await peer.request("whoami"), id, "relayed to node-a");
+    const away = new Promise((resolve) => transport.on("close", resolve));
+    await redis.stop();
+    await within(away, 5000, "the relay to end with Redis");
+    // node-a pushes while the client cannot reach it: kept in the session.
+    await a.order("push", { client: id, count: 20 });
+    const restarted = await startRedis(redis.port);
+    try {
+      await a.order("joined");
+      await until(async () => (await peer.request("whoami", undefined, { timeout: 500 }).catch(() => undefined)) === id, "the session resumed through node-b", 20_000);
+      await until(() => pushes.length === 20, "the pushes made while away");
+      assert.ok(inOrder(pushes, 20), pushes.join());
+      assert.equal(ended.length, 0, "the session never ended");
+    } finally {
+      await restarted.stop();
+    }
+  });
+});
