@@ -22,6 +22,7 @@ const migrate = [
 ];
 const features = [
   ["Typed proxies and exposed classes", "/features/remote"],
+  ["Functions and objects by reference", "/features/references"],
   ["Streamed results", "/features/stream"],
   ["A pool of workers", "/features/pool"],
   ["Checked params and results", "/features/contracts"],
