@@ -126,6 +126,12 @@ export interface Limits {
   maxMessageBytes?: number;
   /** The deepest nesting of a text message (default 1,000); past it, `-32600 "Message nested too deeply"`, id null. */
   maxDepth?: number;
+  /**
+   * The references (functions and objects sent by reference, the package's
+   * references flavour) the peer may hold of this side's, and of its own this
+   * side takes (default 10,000 each); past it, `TOO_MANY_REFERENCES` (-32090).
+   */
+  maxReferences?: number;
 }
 
 /** Options of the postMessage transports. */
@@ -341,7 +347,9 @@ export type TraceRecord =
 export type TraceEvent =
   | "timeout" | "cancel" | "destroyed" | "connection-closed" | "send-failed" | "unsendable-answer"
   | "invalid-params" | "invalid-result" | "invalid-notification" | "schema-error" | "check-timeout"
-  | "unhandled-notification" | "parse-error" | "undelivered";
+  | "unhandled-notification" | "parse-error" | "undelivered"
+  /** A stub collected without being released (the references flavour): released for it, and reported. */
+  | "reference-leaked";
 
 /** The `openrpc` option: what `rpc.discover` says of the server. */
 export interface OpenRPCOptions {

@@ -60,3 +60,11 @@ export async function opened(remote: Remote<Opens>): Promise<string> {
   const project: Stub<Project> = await remote.open();
   return project.readFile("b.txt");
 }
+
+// The references' limit and their leak report are typed.
+export const bounded = new Peer(portTransport(new MessageChannel().port1), {
+  limits: { maxReferences: 100 },
+  trace: (record) => {
+    if ("event" in record && record.event === "reference-leaked") console.log(record.method);
+  },
+});
