@@ -69,8 +69,16 @@ export interface ClusterEngine {
   /** This process's id in the cluster (what `nodeOf` says of its own clients; the prefix of their ids). */
   readonly node: string;
   start(hub: unknown): void;
-  connected(id: string): void;
-  disconnected(id: string): void;
+  /** A client connected here; `session`, the id of the session it holds here, if any. */
+  connected(id: string, session?: string): void;
+  disconnected(id: string, session?: string): void;
+  /**
+   * Sessions that move (optional): the process holding a session (null: none
+   * does; undefined: it cannot be told now), and the relay of a socket that
+   * presented it here to that process.
+   */
+  homeOf?(session: string): Promise<string | null | undefined>;
+  relay?(home: string, socket: unknown, frames: string[]): void;
   request(id: string, node: string, method: string, params: Params | undefined, options?: RequestOptions): Promise<any>;
   notify(id: string, node: string, method: string, params?: Params): void;
   notifyAll(method: string, params?: Params): void;

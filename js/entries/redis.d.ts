@@ -24,7 +24,7 @@ export interface RedisClusterOptions {
   prefix?: string;
   /** This process's id in the cluster (a random UUID). */
   node?: string;
-  /** More ioredis options (the engine's own: `enableOfflineQueue: false`, `maxRetriesPerRequest: 0`, `lazyConnect: true`). */
+  /** More ioredis options (the engine's own: `enableOfflineQueue: false`, `maxRetriesPerRequest: 0`, `commandTimeout: lease / 2`, `lazyConnect: true`). */
   redis?: Record<string, unknown>;
 }
 
@@ -34,6 +34,8 @@ export interface RedisCluster extends ClusterEngine {
   readonly ready: Promise<void>;
   /** Set by `destroy()` (which the hub's `destroy()` calls): resolves once the connections to Redis are closed. */
   readonly closed: Promise<void> | undefined;
+  /** What this process has in flight: its calls to other processes' clients, the calls it runs for them, its relayed sockets. */
+  readonly pending: { calls: number; serving: number; relays: number };
 }
 
 /**

@@ -73,6 +73,10 @@ class RedisCluster {
       // Commands fail at once while Redis is unreachable (see the header).
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
+      // A Redis that stalls (paused, swapping, a network that drops without a
+      // reset) fails commands after half a lease: a call across processes fails
+      // then, not at its own timeout, and nothing waits on it without bound.
+      commandTimeout: Math.max(50, lease / 2),
       // Reconnects soon after Redis is back: within a quarter of a lease.
       retryStrategy: (times) => Math.min(times * 50, Math.max(100, lease / 4)),
       lazyConnect: true,
@@ -478,6 +482,11 @@ class RedisCluster {
 
   /** Resolves once `destroy()` has closed the connections. */
   closed;
+
+  /** What this node has in flight: its calls to other nodes' clients, the calls it runs for them, its relayed sockets. */
+  get pending() {
+    return { calls: this.#calls.size, serving: this.#serving.size, relays: this.#relays.size };
+  }
 }
 
 /** An error as it crosses processes: its code, message and data. */

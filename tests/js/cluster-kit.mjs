@@ -49,8 +49,16 @@ export async function startRedis(port) {
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    /** Stalls it (SIGSTOP): connections stay up, nothing is answered. */
+    pause() {
+      child.kill("SIGSTOP");
+    },
+    resume() {
+      child.kill("SIGCONT");
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGCONT");
       const exited = once(child, "exit");
       child.kill("SIGTERM");
       await within(exited, 5000, "redis-server to stop").catch(() => child.kill("SIGKILL"));

@@ -50,6 +50,7 @@ const orders = {
   },
   clients: () => hub.clients.map((id) => [id, hub.nodeOf(id)]),
   runs: () => runs,
+  pending: () => cluster.pending,
   /** Pushes `count` notifications to a client, numbered from `from`, without waiting. */
   push({ client, count, from = 0 }) {
     for (let seq = from; seq < from + count; seq++) hub.notify(client, "push", { seq, node });

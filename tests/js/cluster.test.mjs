@@ -363,3 +363,38 @@ test("Redis stopped: each process serves its own clients, calls across fail fast
     }
   });
 });
+
+test("Redis stalled (SIGSTOP, its connections up): calls across fail at the command timeout (half a lease), not their own; local calls go on; nothing stays pending; after SIGCONT calls across work again", async () => {
+  const lease = 1000;
+  await cluster(2, lease, async ({ redis, nodes: [a, b], join }) => {
+    const ca = await join(a);
+    const ca2 = await join(a);
+    const cb = await join(b);
+    for (const client of [ca, ca2, cb]) client.peer.method("greet", ({ name }) => `${client.id} greets ${name}`);
+    await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
+
+    redis.pause();
+    try {
+      const started = Date.now();
+      // Fifty calls across at once, each with a timeout of its own far beyond the bound.
+      const outcomes = await Promise.allSettled(Array.from({ length: 50 }, (_, n) =>
+        a.order("request", { client: cb.id, method: "greet", params: { name: `n${n}` }, timeout: 20_000 })));
+      const took = Date.now() - started;
+      assert.ok(outcomes.every(({ status, reason }) => status === "rejected" && reason.code === ErrorCode.CONNECTION_CLOSED), JSON.stringify(outcomes.slice(0, 2)));
+      console.log(`50 calls across a stalled Redis failed in ${took} ms (command timeout ${lease / 2} ms)`);
+      assert.ok(took < 2.5 * lease, `failed fast (${took} ms)`);
+      assert.deepEqual(await a.order("pending"), { calls: 0, serving: 0, relays: 0 }, "nothing left waiting");
+      assert.equal(await a.order("request", { client: ca2.id, method: "greet", params: { name: "a" } }), `${ca2.id} greets a`, "local calls go on");
+    } finally {
+      redis.resume();
+    }
+    await until(async () => {
+      try {
+        return (await a.order("request", { client: cb.id, method: "greet", params: { name: "again" } })) === `${cb.id} greets again`;
+      } catch {
+        return false;
+      }
+    }, "calls across processes to work again", 15000);
+    await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
+  });
+});
