@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocket } from "ws";
-import { end, sleep, startNode, startRedis, until, within } from "./cluster-kit.mjs";
+import { end, keysOf, sleep, startNode, startRedis, until, within } from "./cluster-kit.mjs";
 
 const require = createRequire(import.meta.url);
 const { Peer, ErrorCode } = require("../../pkg/node/wiggum_rpc.cjs");
@@ -242,4 +242,64 @@ test("Redis restarted while a client is relayed: the client redials until it can
       await restarted.stop();
     }
   });
+});
+
+test("a rolling restart of every process: each client ends up served, sessions of a stopped process end explicitly, the pending maps drain, every key has an expiry, and none is left after", async () => {
+  const redis = await startRedis();
+  let nodes = [];
+  const clients = [];
+  let proxy;
+  try {
+    for (const name of ["node-a", "node-b", "node-c"]) {
+      const node = await startNode(redis, LEASE, name, [String(GRACE)]);
+      nodes.push(node);
+      await node.order("joined");
+    }
+    proxy = await startProxy(nodes[0].port);
+    for (const node of nodes) {
+      proxy.moveTo(node);
+      for (let n = 0; n < 2; n++) clients.push(await sessionClient(proxy));
+    }
+    const everyKeyExpires = async (when) => {
+      const keys = await keysOf(redis);
+      assert.ok(Object.keys(keys).length > 0, `keys ${when}`);
+      for (const [key, ttl] of Object.entries(keys)) assert.ok(ttl > 0, `${key} has an expiry ${when} (${ttl})`);
+    };
+    await everyKeyExpires("at the start");
+    for (let round = 0; round < 3; round++) {
+      const old = nodes[0];
+      // The next process starts, the load balancer stops sending to the old one, which leaves.
+      const next = await startNode(redis, LEASE, `${old.name}${round + 2}`, [String(GRACE)]);
+      await next.order("joined");
+      proxy.moveTo(next);
+      await old.order("destroy");
+      old.kill();
+      nodes = [...nodes.slice(1), next];
+      // Every client is served again (its session ended if the old process held it).
+      for (const client of clients) {
+        await until(async () => (await client.peer.request("whoami", undefined, { timeout: 1000 }).catch(() => undefined)) !== undefined, "a client served again", 15_000);
+      }
+      await everyKeyExpires(`after round ${round + 1}`);
+    }
+    const ended = clients.reduce((sum, client) => sum + client.ended.length, 0);
+    console.log(`after the rolling restart: ${ended} session ends told to 6 clients`);
+    // Each process stopped held two sessions, and their clients then went to the new one.
+    assert.deepEqual(clients.map((client) => client.ended.length), [1, 1, 1, 1, 1, 1], "each session of a stopped process ended explicitly, once");
+    const ids = await Promise.all(clients.map((client) => client.peer.request("whoami")));
+    assert.equal(new Set(ids).size, 6, "six clients, each once");
+    assert.ok(ids.every((id) => nodes.some((node) => id.startsWith(`${node.name}/`))), `each a client of a running process: ${ids.join(" ")}`);
+    for (const node of nodes) {
+      await until(async () => JSON.stringify(await node.order("pending")) === JSON.stringify({ calls: 0, serving: 0, relays: 0 }), `${node.name}'s pending maps to drain`);
+    }
+    // The last processes die without leaving (SIGKILL): their keys expire all the same.
+    for (const client of clients) client.peer.destroy();
+    for (const node of nodes) node.kill();
+    const killed = Date.now();
+    await until(async () => Object.keys(await keysOf(redis)).length === 0, "every key to expire", LEASE * 5);
+    console.log(`every key gone ${Date.now() - killed} ms after the last processes were killed`);
+  } finally {
+    await proxy?.close();
+    await end(nodes, clients);
+    await redis.stop();
+  }
 });
