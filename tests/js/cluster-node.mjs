@@ -32,7 +32,8 @@ hub.method("slow", async ({ ms, tag }) => {
 hub.method("count", ({ tag }) => ({ tag, runs: ran(`count ${tag}`), node }));
 
 const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-hub.attach(wss, { sessions: grace === undefined ? false : { grace: Number(grace) } });
+// Room for the 2,000 notifications of the notify-all test while a client is away (the default keeps 1,000).
+hub.attach(wss, { sessions: grace === undefined ? false : { grace: Number(grace), maxKept: 5000 } });
 await new Promise((resolve) => wss.once("listening", resolve));
 
 /** Each order, by its `op`; what it returns is the answer. */

@@ -79,6 +79,7 @@ async function sessionClient(proxy) {
   });
   const ended = [];
   peer.on("sessionend", () => ended.push(Date.now()));
+
   await within(new Promise((resolve) => (transport.connected ? resolve() : peer.on("open", resolve))), 10_000, "the client to connect");
   await until(() => peer.session !== undefined, "the session granted");
   const id = await peer.request("whoami");
@@ -302,4 +303,27 @@ test("a rolling restart of every process: each client ends up served, sessions o
     await end(nodes, clients);
     await redis.stop();
   }
+});
+
+test("notifications to all from two processes at once, 1,000 each, with clients cut and moved in the middle: every client gets each sender's in order, none lost, none twice", async () => {
+  await sessionCluster(async ({ nodes: [a, b, c], proxy, join }) => {
+    const clients = [];
+    for (const node of [a, b, c]) {
+      proxy.moveTo(node);
+      clients.push(await join(), await join());
+    }
+    const heard = clients.map(() => ({ "node-a": [], "node-b": [] }));
+    clients.forEach((client, at) => client.peer.onNotify("all", ({ from, seq }) => heard[at][from].push(seq)));
+    const sending = Promise.all([a.order("notifyAll", { method: "all", count: 1000 }), b.order("notifyAll", { method: "all", count: 1000 })]);
+    // In the middle: every connection cut, each client redialling to node-c.
+    await until(() => heard.some((one) => one["node-a"].length > 200), "the first notifications");
+    proxy.moveTo(c);
+    proxy.cut();
+    await sending;
+    for (const [at, one] of heard.entries()) {
+      await until(() => one["node-a"].length >= 1000 && one["node-b"].length >= 1000, `client ${at}'s notifications (${one["node-a"].length}, ${one["node-b"].length}; sessions ended ${clients[at].ended.length}; connected ${clients[at].transport.connected}; session ${clients[at].peer.session})`, 20_000);
+      for (const from of ["node-a", "node-b"]) assert.ok(inOrder(one[from], 1000), `client ${at} from ${from}: in order, once each`);
+    }
+    for (const client of clients) assert.equal(client.ended.length, 0, "no session ended");
+  });
 });
