@@ -128,6 +128,7 @@ run "BroadcastChannel, SharedWorker and service-worker hubs in headless Firefox,
 run "WebSocket: interop with jrpc-oo's JRPCServer" node --test tests/js/jrpc-oo.test.mjs
 run "WebSocket: interop with a Python JSON-RPC server (websockets + jsonrpcserver)" node --test tests/js/plain-ws.test.mjs
 run "benchmark, smoke mode" node bench/run.mjs --smoke
+run "benchmark of a hub across processes on Redis, smoke mode" node bench/cluster.mjs --smoke
 
 echo
 echo "demo screenshots: target/demo.png, target/demo-build.png (a real build, the preview running it), target/demo-diagnostic.png; the docs' benchmark page: target/docs-benchmark.png"

@@ -51,6 +51,22 @@ const orders = {
   },
   clients: () => hub.clients.map((id) => [id, hub.nodeOf(id)]),
   runs: () => runs,
+  /** Calls `method` of a client `count` times, one after another: each call's latency in ms (bench/cluster.mjs). */
+  async timed({ client, method, count }) {
+    const took = [];
+    for (let n = 0; n < count; n++) {
+      const started = performance.now();
+      await hub.request(client, method, [n]);
+      took.push(performance.now() - started);
+    }
+    return took;
+  },
+  /** Notifies every client once: the time it was sent (ms since the epoch, sub-ms). */
+  notifyAllAt({ method }) {
+    const at = performance.timeOrigin + performance.now();
+    hub.notifyAll(method, { at });
+    return at;
+  },
   pending: () => cluster.pending,
   /** Pushes `count` notifications to a client, numbered from `from`, without waiting. */
   push({ client, count, from = 0 }) {
