@@ -1,62 +1,106 @@
-// The demo's WebSocket server: page ↔ server, served at `/ws` beside the
-// demo page by scripts/serve.mjs. One `Hub` (wiggum-rpc/hub, from the same
-// web build the page loads, pkg-web/) holds every page that connects: `whoami`, `clients`, `slow` (a call
-// that takes its time), `drop`, which kills every socket as a network that
-// fails would (a page's session survives it), and `restart`, which closes
-// every connection and starts a new hub, as a server restart would (its
-// sessions are gone). Each connection and disconnection is pushed to every
-// page as a `clients` notification.
-import { readFile } from "node:fs/promises";
-import { WebSocketServer } from "ws";
-import init from "../pkg-web/wiggum_rpc.js";
-import { Hub } from "../pkg-web/hub.js";
+// The demo's WebSocket server, page ↔ server, served at `/ws` beside the
+// demo page by scripts/serve.mjs: two hub processes (demo-hub-node.mjs)
+// joined on a redis-server of their own, behind a small round-robin proxy,
+// as a load balancer in front of a server's processes would be. A page
+// whose connection drops redials to the next process, which relays it to the
+// process holding its session: it keeps its client id and its calls.
+// Without redis-server (not set up by scripts/setup.sh), one process.
+import { fork, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { connect, createServer } from "node:net";
+
+const NODE_SCRIPT = new URL("./demo-hub-node.mjs", import.meta.url).pathname;
+
+async function freePort() {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A redis-server of the demo's own on 127.0.0.1 (nothing saved), or undefined without one. */
+async function startRedis() {
+  if (spawnSync("redis-server", ["--version"]).status !== 0) return undefined;
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "ignore"] });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  for (let waited = 0; !/Ready to accept connections/.test(output); waited += 20) {
+    if (child.exitCode !== null || waited > 10_000) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill() };
+}
 
 /** The `/ws` endpoint: `upgrade(request, socket, head)` for the HTTP server, and `close()`. */
 export async function demoHub() {
-  await init({ module_or_path: await readFile(new URL("../pkg-web/wiggum_rpc_bg.wasm", import.meta.url)) });
-  const wss = new WebSocketServer({ noServer: true });
-  let timer;
-  const later = (what) => {
-    // After the answer has gone.
-    timer = setTimeout(what, 50);
+  const redis = await startRedis();
+  /** The hub processes, in the proxy's turn. */
+  const nodes = [];
+  /** Every connection the proxy carries, as [page side, hub side]. */
+  const carried = new Set();
+  let turn = 0;
+  let named = 0;
+  let closing = false;
+
+  const cut = () => {
+    for (const pair of carried) for (const end of pair) end.destroy();
   };
-  // Ids count on across restarts, so that a page can tell it is a new client.
-  let next = 0;
-  const start = () => {
-    const hub = new Hub().attach(wss, { authenticate: () => `client-${++next}` });
-    const push = () => hub.notifyAll("clients", { clients: hub.clients });
-    hub.on("connection", push);
-    hub.on("disconnection", push);
-    hub.method("whoami", (params, { client }) => client);
-    hub.method("clients", () => hub.clients);
-    hub.method("slow", ([ms]) => new Promise((resolve) => setTimeout(() => resolve(`answered after ${ms} ms`), ms)));
-    hub.method("drop", () => {
-      later(() => {
-        for (const socket of wss.clients) socket.terminate();
-      });
-      return { clients: hub.clients.length };
+  const start = async () => {
+    const name = `hub-${++named}`;
+    const child = fork(NODE_SCRIPT, redis === undefined ? [name] : [name, redis.url], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const node = { name, child, port: undefined };
+    child.on("message", (message) => {
+      if (message?.drop) cut();
+      else if (message?.restart === name) void replace(node);
     });
-    hub.method("restart", () => {
-      later(() => {
-        for (const socket of wss.clients) socket.close(1012, "server restart");
-        // A new process would know nothing of the old one's sessions.
-        hub.destroy();
-        current = start();
-      });
-      return { clients: hub.clients.length };
-    });
-    return hub;
+    const [{ ready }] = await once(child, "message");
+    node.port = ready.port;
+    return node;
   };
-  let current = start();
+  // A deploy: the new process first, then the old one leaves (its pages redial).
+  const replace = async (old) => {
+    if (closing) return;
+    const fresh = await start();
+    nodes.splice(nodes.indexOf(old), 1, fresh);
+    old.child.kill("SIGTERM");
+  };
+  nodes.push(await start());
+  if (redis !== undefined) nodes.push(await start());
+
   return {
     upgrade(request, socket, head) {
-      wss.handleUpgrade(request, socket, head, (ws) => wss.emit("connection", ws, request));
+      const node = nodes[turn++ % nodes.length];
+      const upstream = connect(node.port, "127.0.0.1");
+      const pair = [socket, upstream];
+      carried.add(pair);
+      const gone = () => {
+        carried.delete(pair);
+        socket.destroy();
+        upstream.destroy();
+      };
+      for (const end of pair) end.on("error", gone).on("close", gone);
+      // The upgrade request as it came, then whatever followed it.
+      const lines = [`${request.method} ${request.url} HTTP/1.1`];
+      for (let at = 0; at < request.rawHeaders.length; at += 2) lines.push(`${request.rawHeaders[at]}: ${request.rawHeaders[at + 1]}`);
+      upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
+      if (head?.length) upstream.write(head);
+      socket.pipe(upstream);
+      upstream.pipe(socket);
     },
     async close() {
-      clearTimeout(timer);
-      current.destroy();
-      for (const socket of wss.clients) socket.terminate();
-      await new Promise((done) => wss.close(done));
+      closing = true;
+      cut();
+      await Promise.all(nodes.map(({ child }) => {
+        if (child.exitCode !== null) return undefined;
+        const exited = once(child, "exit");
+        child.kill("SIGTERM");
+        // One that does not leave in time is ended.
+        const late = setTimeout(() => child.kill("SIGKILL"), 3000);
+        return exited.finally(() => clearTimeout(late));
+      }));
+      redis?.stop();
     },
   };
 }

@@ -1,7 +1,7 @@
 // A small static server for the demo, the benchmark page and the browser
 // tests: www/ at `/`, the web build of the package at `/pkg/`, bench/ at
 // `/bench/`; with `mcp: true` (the demo), the demo's MCP server at `/mcp`
-// (demo-mcp.mjs) and its WebSocket hub at `/ws` (demo-hub.mjs). Loopback only. Run directly, it serves the demo until
+// (demo-mcp.mjs) and its WebSocket hub at `/ws` (demo-hub.mjs: two hub processes on Redis behind a round-robin proxy). Loopback only. Run directly, it serves the demo until
 // stopped.
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";

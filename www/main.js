@@ -413,7 +413,9 @@ $("mcp-transport").onchange = mcpOpen;
 mcpOpen();
 
 // ── Page ↔ server over WebSocket ───────────────────────────────────────────
-// The demo's server (scripts/demo-hub.mjs) holds every page in one Hub at /ws.
+// The demo's server (scripts/demo-hub.mjs): two hub processes on Redis behind a
+// round-robin proxy at /ws. A dropped connection redials to the other process,
+// which relays it to the one holding this page's session.
 const stamp = () => new Date().toLocaleTimeString();
 // A panel's connection state: its text, and `data-state` for styles and tests.
 const connectionState = (id, state, text) => {
