@@ -1,4 +1,5 @@
-// The benchmark page (and, in pool.js, the worker pools): the same calls through raw postMessage (a hand-written
+// The benchmark page (and, in pool.js, the worker pools; in references.js, a
+// worker's calls back to a function passed by reference): the same calls through raw postMessage (a hand-written
 // id map), json-rpc-2.0, comlink, birpc, Cap'n Web, penpal, comctx and wiggum-rpc,
 // each over a MessageChannel in this page. Bundled by bench/run.mjs; wiggum-rpc comes
 // from /pkg/.
@@ -15,6 +16,7 @@ import "/pkg/trace.js";
 import "./cold.js";
 import "./load.js";
 import "./pool.js";
+import "./references.js";
 
 const api = {
   add: (a, b) => a + b,

@@ -2,13 +2,15 @@
 // (over WebDriver), and prints, from one run of each, the cold start of a
 // worker and of an iframe per variant (uncached, and from the HTTP cache),
 // requests per second (medians of 5 runs), wiggum-rpc's ratios to the others,
+// a worker's calls back to a page's function passed by reference (wiggum-rpc's
+// references flavour beside comlink, Cap'n Web and a call by name),
 // and the package's size: the web build the page loads (its root entry), and
 // what a page pays for each entry of the npm package (pkg/, when built). A benchmark, not a
 // test: it never fails on speed.
 //
 //   node bench/run.mjs            full run
 //   node bench/run.mjs --smoke    a few calls each, to prove it still works
-//   node bench/run.mjs --only="1 MB payload" --runs=7    one measure (or several, comma-separated), more runs (--only=pool: the pools only)
+//   node bench/run.mjs --only="1 MB payload" --runs=7    one measure (or several, comma-separated), more runs (--only=pool: the pools only; --only="callback by reference": the calls back)
 //   node bench/run.mjs --browser=chromium     one browser only (chromium or firefox)
 //   node bench/run.mjs --sizes    the size tables only (no browser)
 //   node bench/run.mjs --json=FILE    also write the results as JSON (the docs' charts are drawn from it)
@@ -34,7 +36,7 @@ await build({
   format: "esm",
   outfile: join(root, "bench/dist/page.js"),
   // workerpool's Node paths, never taken in a browser.
-  external: ["/pkg/*", ...NODE_ONLY],
+  external: ["/pkg/*", "/pkg-references/*", ...NODE_ONLY],
   logLevel: "warning",
 });
 // The cold-start workers and frames, one bundle each (no variant pays for another's
@@ -81,6 +83,15 @@ await build({
   external: ["/pkg/*"],
   logLevel: "warning",
 });
+// The callback-by-reference measure's workers; wiggum-rpc's loads the references flavour as served.
+await build({
+  entryPoints: ["callback-wiggum", "callback-comlink", "callback-capnweb"].map((name) => join(root, `bench/workers/${name}.js`)),
+  bundle: true,
+  format: "esm",
+  outdir: join(root, "bench/dist/workers"),
+  external: ["/pkg-references/*"],
+  logLevel: "warning",
+});
 
 /**
  * What a page pays for each entry of the npm package (scripts/entry-sizes.mjs,
@@ -100,6 +111,11 @@ const MEASURES = ["sequential", "64 in flight", "1024 in flight", "1 MB payload"
 /** A browser's results, in the page's order (WebDriver does not keep an object's key order). */
 const measured = (results) => MEASURES.filter((label) => label in results).map((label) => [label, results[label]]);
 const browsers = (option("browser") ?? "chromium,firefox").split(",");
+// The callback-by-reference measure: its own page function (bench/references.js), variants and table.
+const REFERENCES = "callback by reference";
+const REFERENCE_MEASURES = ["sequential", "64 in flight"];
+const REFERENCE_VARIANTS = ["wiggum-rpc, reference(fn)", "wiggum-rpc, peer.request by name", "comlink, Comlink.proxy(fn)", "Cap'n Web, function stub"];
+const wanted = (label) => !only || only.split(",").includes(label);
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -107,15 +123,14 @@ function median(values) {
 }
 
 /**
- * The throughput measures through `run(options)` (the page's
- * `runBenchmark`), asked for one run of one measure at a time: a WebDriver
+ * The throughput measures `labels` through `run(options)` (the page's
+ * `runBenchmark`, or `runReferences`), asked for one run of one measure at a time: a WebDriver
  * script, and Node's fetch of its answer, must end within minutes, and a
  * whole run of a slow variant (comctx with 1,024 calls in flight) takes
  * longer. Each variant's median of the runs, in calls per second.
  */
-async function throughput(run, options) {
+async function throughput(run, options, labels) {
   const runs = options.runs ?? 5;
-  const labels = options.only ? MEASURES.filter((label) => options.only.split(",").includes(label)) : MEASURES;
   const samples = {};
   for (let firstRun = 0; firstRun < runs; firstRun++) {
     for (const label of labels) {
@@ -144,7 +159,9 @@ async function inChromium(url, cachedUrl, options) {
     page.on("pageerror", (error) => errors.push(error));
     await page.goto(url);
     await page.waitForFunction(() => window.benchmarkReady === true);
-    const outcome = await throughput((each) => page.evaluate((each) => window.runBenchmark(each), each), options);
+    const run = (name) => (each) => page.evaluate(([name, each]) => window[name](each), [name, each]);
+    const outcome = await throughput(run("runBenchmark"), options, MEASURES.filter(wanted));
+    outcome.references = wanted(REFERENCES) && (await throughput(run("runReferences"), options, REFERENCE_MEASURES));
     outcome.load = options.load && (await page.evaluate((scale) => window.runLoad({ scale }), options.scale));
     outcome.pool = options.pool && (await page.evaluate((smoke) => window.runPool({ smoke }), options.smoke));
     const uncached = await page.evaluate((starts) => window.runColdStart({ starts }), options.starts);
@@ -170,7 +187,9 @@ async function inFirefox(url, cachedUrl, options) {
       await new Function(`return (${ready})()`)();
       return navigator.userAgent.match(/Firefox\/[\d.]+/)?.[0];
     }, String(ready));
-    const outcome = await throughput((each) => firefox.evaluate(tab, (each) => window.runBenchmark(each), each), options);
+    const run = (name) => (each) => firefox.evaluate(tab, (name, each) => window[name](each), name, each);
+    const outcome = await throughput(run("runBenchmark"), options, MEASURES.filter(wanted));
+    outcome.references = wanted(REFERENCES) && (await throughput(run("runReferences"), options, REFERENCE_MEASURES));
     outcome.version = version;
     outcome.uncached = await firefox.evaluate(tab, (starts) => window.runColdStart({ starts }), options.starts);
     outcome.load = options.load && (await firefox.evaluate(tab, (scale) => window.runLoad({ scale }), options.scale));
@@ -258,6 +277,23 @@ function table({ results, runs }) {
   return lines.join("\n");
 }
 
+/** A worker's calls back to the page: each variant's rate, and wiggum-rpc's stub's ratios to the others. */
+function referencesTable({ results, runs }) {
+  const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
+  const [stub, byName, comlink, capnweb] = REFERENCE_VARIANTS;
+  const ratios = [["comlink proxy", comlink], ["Cap'n Web", capnweb], ["wiggum plain call", byName]];
+  const lines = [
+    `| ${REFERENCES} (calls/s, median of ${runs}) | ${REFERENCE_VARIANTS.join(" | ")} | ${ratios.map(([name]) => `wiggum stub ÷ ${name}`).join(" | ")} |`,
+    `| --- | ${REFERENCE_VARIANTS.map(() => "---:").join(" | ")} | ${ratios.map(() => "---:").join(" | ")} |`,
+  ];
+  for (const label of REFERENCE_MEASURES.filter((label) => label in results)) {
+    const byVariant = results[label];
+    const cells = ratios.map(([, other]) => (byVariant[stub] / byVariant[other]).toFixed(2));
+    lines.push(`| ${label} | ${REFERENCE_VARIANTS.map((v) => fmt(byVariant[v])).join(" | ")} | ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
 /** wiggum-rpc's ratios in each browser, side by side. */
 function sideBySide(outcomes) {
   const names = outcomes.map(([name]) => name);
@@ -339,8 +375,15 @@ if (process.argv.includes("--sizes")) {
   process.exit(0);
 }
 
-const server = await startServer();
-const cachingServer = await startServer({ cache: true });
+// scripts/serve.mjs's mounts, with the references flavour's web build beside the plain one.
+const mounts = [
+  ["/pkg-references/", join(root, "pkg/references/web")],
+  ["/pkg/", join(root, "pkg-web")],
+  ["/bench/", join(root, "bench")],
+  ["/", join(root, "www")],
+];
+const server = await startServer({ mounts });
+const cachingServer = await startServer({ mounts, cache: true });
 try {
   const url = `${server.url}bench/`;
   const cachedUrl = `${cachingServer.url}bench/`;
@@ -351,8 +394,12 @@ try {
   if (browsers.includes("firefox")) outcomes.push(["Firefox", await inFirefox(url, cachedUrl, options)]);
   console.log(smoke ? "wiggum-rpc benchmark (smoke mode: too few calls to mean anything)" : "wiggum-rpc benchmark");
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}; one page, MessageChannel`);
-  for (const [name, outcome] of outcomes) console.log(`\n${name} (${outcome.version}, headless)\n\n${table(outcome)}`);
-  if (outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
+  const anyMeasure = MEASURES.some(wanted);
+  if (anyMeasure) for (const [name, outcome] of outcomes) console.log(`\n${name} (${outcome.version}, headless)\n\n${table(outcome)}`);
+  if (anyMeasure && outcomes.length > 1) console.log(`\nwiggum-rpc's ratios, side by side\n\n${sideBySide(outcomes)}`);
+  for (const [name, outcome] of outcomes) {
+    if (outcome.references) console.log(`\nA worker calls back a function of the page, ${name} (${outcome.version}, headless)\n\n${referencesTable(outcome.references)}`);
+  }
   for (const [name, outcome] of outcomes) console.log(`\nCold start, ${name}\n\n${coldTable(outcome, options.starts)}`);
   for (const [name, outcome] of outcomes) if (outcome.load) console.log(`\nUnder load, ${name}\n\n${loadTable(outcome.load)}`);
   for (const [name, outcome] of outcomes) if (outcome.pool) console.log(`\nA pool of workers beside workerpool, ${name}\n\n${poolTable(outcome.pool)}`);
@@ -360,7 +407,15 @@ try {
   writeJson({
     variants: VARIANTS,
     coldVariants: COLD_VARIANTS,
-    browsers: outcomes.map(([name, { version, results, runs, cold, pool }]) => ({ name, version, runs, results: Object.fromEntries(measured(results)), cold, pool })),
+    browsers: outcomes.map(([name, { version, results, runs, cold, pool, references }]) => ({
+      name,
+      version,
+      runs,
+      results: Object.fromEntries(measured(results)),
+      cold,
+      pool,
+      references: references ? references.results : undefined,
+    })),
     sizes: sizesData,
   });
 } finally {
