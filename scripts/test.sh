@@ -96,7 +96,7 @@ run "MCP over Streamable HTTP and the older HTTP+SSE: the TypeScript SDK's serve
 run "Node: the root entry alone, then each capability entry imported (trace, contracts, introspection)" node --test tests/js/entries.test.mjs
 run "Node: functions and objects by reference between Peers, on the package's references flavour (callbacks, objects, stubs passed back, strangers, destroy, release, leaks)" \
   node --test tests/js/references.test.mjs
-run "functions and objects by reference across a Worker in Chromium and Firefox (wiggum-rpc/references/web): a callback called back 10,000 times then released, 64 in flight, a live object, a stub given back, a worker terminated, a pool's stubs bound to their workers" \
+run "functions and objects by reference across a Worker in Chromium and Firefox (wiggum-rpc/references/web): a callback called back 10,000 times then released, 64 in flight, a live object, a stub given back, a worker terminated, a pool's stubs bound to their workers, an iframe over windowTransport" \
   node --test tests/js/references-browser.test.mjs
 run "functions and objects by reference over WebSocket sessions (Node, a hub): stubs on both sides survive a socket killed and resumed; a session past its grace fails them all and empties both tables" \
   node --test tests/js/references-sessions.test.mjs

@@ -4,8 +4,8 @@
 // references-worker.js): a callback called back 10,000 times then released
 // (both tables empty after), 2,000 more with 64 in flight, a live object's
 // methods, a stub given back arriving as the original, and a worker
-// terminated with stubs on both sides, and a pool whose stubs each call the
-// worker that made them.
+// terminated with stubs on both sides, a pool whose stubs each call the
+// worker that made them, and an iframe over windowTransport.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { pagesInBothBrowsers } from "./browser.mjs";
@@ -79,5 +79,15 @@ for (const browser of ["Chromium", "Firefox"]) {
     assert.deepEqual(seen.sums, [1, 2, 3, 4]);
     assert.deepEqual(seen.released, [true, true, true, true]);
     assert.equal(seen.after, UNKNOWN_REFERENCE);
+  });
+
+  test(`${browser}: an iframe over windowTransport: its calls back to the page's callback, and its live object`, async () => {
+    const seen = await browsers.run(browser, "/references.js", "frame");
+    assert.equal(seen.built, 500);
+    assert.equal(seen.lines, 500);
+    assert.ok(seen.inOrder);
+    assert.deepEqual(seen.rendered, ["1: 9 bytes", "2: 12 bytes"]);
+    assert.equal(seen.renders, 2);
+    assert.deepEqual(seen.tables, EMPTY);
   });
 }

@@ -126,3 +126,24 @@ export async function poolBound() {
     pool.destroy();
   }
 }
+
+/** An iframe (windowTransport): the frame calls back its parent's callback, and hands it a live object. */
+export async function frame() {
+  const { Peer, windowTransport, reference, referencesHeld } = await lib();
+  const element = document.createElement("iframe");
+  document.body.append(element);
+  const peer = new Peer(windowTransport(element.contentWindow, window, location.origin), { timeout: 20000 });
+  element.src = "/references-frame.html";
+  try {
+    const lines = [];
+    const built = await peer.request("build", [500, reference((line) => lines.push(line))]);
+    const preview = await peer.request("preview");
+    const rendered = [await preview.render("<p>hi</p>"), await preview.render("<p>again</p>")];
+    const renders = await preview.renders();
+    preview.release();
+    return { built, lines: lines.length, inOrder: lines.every((line, i) => line === `line ${i}`), rendered, renders, tables: await tablesEmpty(peer, referencesHeld) };
+  } finally {
+    peer.destroy();
+    element.remove();
+  }
+}
