@@ -113,7 +113,7 @@ run "Node: json-rpc-2.0 on the other side of a MessageChannel (a stranger: no ba
 run "WebSocket: Chromium and Node peers over real sockets (reconnect, streaming, faults)" node --test tests/js/websocket.test.mjs
 run "WebSocket hub: one server for many clients (Node and Chromium clients, call-all, drops, 200 clients coming and going)" \
   node --test tests/js/hub.test.mjs
-run "A hub across processes on Redis (a redis-server and hub processes per test): calls to a client of another process, notifications to all from two at once, a process killed mid-call, a death seen within the lease and a pause that evicts nobody, Redis stopped and started again" \
+run "A hub across processes on Redis (a redis-server and hub processes per test): calls to a client of another process, notifications to all from two at once, a process killed mid-call, a death seen within the lease and a pause that evicts nobody, Redis stopped and started again, Redis stalled, a 9 MB notification, 1,000 clients leaving at once" \
   node --test tests/js/cluster.test.mjs
 run "Sessions that move between the processes of a hub on Redis (three processes behind a TCP proxy that cuts and moves the client): its id, its call and the pushes made while away kept; calls cut and resent run once; two connections claiming one session; the process holding it killed; Redis restarted while relayed" \
   node --test tests/js/cluster-sessions.test.mjs

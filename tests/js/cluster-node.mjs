@@ -46,6 +46,11 @@ const orders = {
   },
   notify: ({ client, method, params }) => hub.notify(client, method, params),
   requestAll: ({ method, params, timeout }) => hub.requestAll(method, params, { timeout }),
+  /** Notifies every client once with a text of `bytes` characters. */
+  notifyAllBig({ method, bytes }) {
+    hub.notifyAll(method, { text: "x".repeat(bytes) });
+    return true;
+  },
   notifyAll({ method, count }) {
     for (let seq = 0; seq < count; seq++) hub.notifyAll(method, { from: node, seq });
   },

@@ -7,7 +7,8 @@
 // killed mid-call, a death seen by every process within the lease, a pause
 // shorter than the lease evicting nobody and a longer one evicting and
 // rejoining, Redis stopped (a call in flight failing then) and started
-// again. Bounds are relative to the lease, generous for a loaded machine.
+// again, Redis stalled, a 9 MB notification to all, 1,000 clients leaving at
+// once. Bounds are relative to the lease, generous for a loaded machine.
 import { createRequire } from "node:module";
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -396,5 +397,37 @@ test("Redis stalled (SIGSTOP, its connections up): calls across fail at the comm
       }
     }, "calls across processes to work again", 15000);
     await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
+  });
+});
+
+test("a 9 MB notification to all crosses processes as it goes on one; 1,000 clients of one process leaving at once are seen gone by the other", async () => {
+  const lease = 1000;
+  await cluster(2, lease, async ({ nodes: [a, b], join }) => {
+    const ca = await join(a);
+    const cb = await join(b);
+    const sizes = { [ca.id]: [], [cb.id]: [] };
+    for (const client of [ca, cb]) client.peer.onNotify("big", ({ text }) => sizes[client.id].push(text.length));
+    await seenEverywhere([a, b], { [ca.id]: "node-a", [cb.id]: "node-b" });
+    const bytes = 9 * 1024 * 1024;
+    await a.order("notifyAllBig", { method: "big", bytes });
+    await until(() => sizes[ca.id].length === 1 && sizes[cb.id].length === 1, "the 9 MB notification on both processes", 20_000);
+    assert.deepEqual([sizes[ca.id], sizes[cb.id]], [[bytes], [bytes]]);
+
+    // 1,000 clients on node-a, then all gone at once.
+    const many = [];
+    for (let n = 0; n < 1000; n++) {
+      const transport = webSocketTransport(`ws://127.0.0.1:${a.port}/`, { WebSocket, reconnect: false });
+      many.push(new Peer(transport));
+    }
+    await until(async () => (await b.order("clients")).length === 1002, "node-b to see 1,002 clients", 30_000);
+    const left = Date.now();
+    for (const peer of many) peer.destroy();
+    await until(async () => (await b.order("clients")).length === 2, "node-b to see them gone", 30_000);
+    console.log(`1,000 clients gone from node-a seen gone on node-b in ${Date.now() - left} ms`);
+    const events = await b.order("events");
+    const gone = events.filter((event) => event.event === "disconnection");
+    assert.equal(gone.length, 1000, "one disconnection each");
+    assert.equal(new Set(gone.map((event) => event.id)).size, 1000);
+    assert.equal(await b.order("request", { client: ca.id, method: "whoami" }).catch((error) => error.code), ErrorCode.METHOD_NOT_FOUND, "the cluster still calls across");
   });
 });

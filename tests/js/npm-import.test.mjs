@@ -124,7 +124,7 @@ test("wiggum-rpc/redis: in Node, ioredis is its one import and an optional peer 
   assert.match(manifest.peerDependencies?.ioredis ?? "", /^\^\d+\.0\.0$/);
   assert.deepEqual(manifest.peerDependenciesMeta?.ioredis, { optional: true });
   const code = readFileSync(join(dir, "node/redis.cjs"), "utf8");
-  assert.deepEqual([...code.matchAll(/require\("([^"]+)"\)/g)].map(([, name]) => name).sort(), ["ioredis", "node:crypto"]);
+  assert.deepEqual([...new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map(([, name]) => name))].sort(), ["ioredis", "node:crypto"]);
   // A page that imports the hub loads none of it.
   assert.doesNotMatch(readFileSync(join(dir, "hub.js"), "utf8"), /ioredis|redis\.js/);
   for (const file of ["redis.js", "web/redis.js"]) {
