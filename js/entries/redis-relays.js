@@ -141,7 +141,13 @@ export class Relays {
       send({ kind: "hangup", code, reason });
     });
     this.#relays.set(relay, { node: from, socket, deliver: (data) => socket.received(data), end });
-    if (!resume(frames[0], socket)) {
+    let resumed = false;
+    try {
+      resumed = resume(frames[0], socket);
+    } catch {
+      // The client's transport is going (destroyed meanwhile): as if not held.
+    }
+    if (!resumed) {
       this.#relays.delete(relay);
       // The client redials, and is then given a session of its own.
       send({ kind: "hangup", code: 1012, reason: "session not held here" });
