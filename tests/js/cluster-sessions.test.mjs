@@ -14,6 +14,9 @@ import assert from "node:assert/strict";
 import { WebSocket } from "ws";
 import { end, keysOf, sleep, startNode, startRedis, until, within } from "./cluster-kit.mjs";
 
+// A call that never settles fails its test, not the suite: each test ends by this bound.
+const TEST_TIMEOUT = 120_000;
+
 const require = createRequire(import.meta.url);
 const { Peer, ErrorCode } = require("../../pkg/node/wiggum_rpc.cjs");
 const { webSocketTransport } = require("../../pkg/node/websocket.cjs");
@@ -123,7 +126,7 @@ async function sessionCluster(run) {
 
 const inOrder = (list, count, from = 0) => list.length === count && list.every((seq, at) => seq === from + at);
 
-test("a client moved to another process mid-session keeps its id: its call answered once, pushes made while away arrive in order, a third process's call to it answered there", async () => {
+test("a client moved to another process mid-session keeps its id: its call answered once, pushes made while away arrive in order, a third process's call to it answered there", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ nodes: [a, b, c], proxy, join }) => {
     const client = await join();
     const { peer, transport, id, pushes } = client;
@@ -157,7 +160,7 @@ test("a client moved to another process mid-session keeps its id: its call answe
   });
 });
 
-test("a call resent after the client reconnected elsewhere runs once: ten calls, each cut right after it is sent, the client moved each time", async () => {
+test("a call resent after the client reconnected elsewhere runs once: ten calls, each cut right after it is sent, the client moved each time", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ nodes, proxy, join }) => {
     const { peer, transport, id } = await join();
     const answers = [];
@@ -174,7 +177,7 @@ test("a call resent after the client reconnected elsewhere runs once: ten calls,
   });
 });
 
-test("two processes claiming one session at once: the newer connection wins and the older is closed", async () => {
+test("two processes claiming one session at once: the newer connection wins and the older is closed", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ nodes: [a, b], proxy, join }) => {
     const client = await join();
     const { peer, transport, id, hellos } = client;
@@ -200,7 +203,7 @@ test("two processes claiming one session at once: the newer connection wins and 
   });
 });
 
-test("the process holding a session killed while its client is away: the session ends explicitly (sessionend, its call failed CONNECTION_CLOSED), and the client gets a new one elsewhere", async () => {
+test("the process holding a session killed while its client is away: the session ends explicitly (sessionend, its call failed CONNECTION_CLOSED), and the client gets a new one elsewhere", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ nodes: [a, b], proxy, join }) => {
     const { peer, transport, id, ended } = await join();
     const slow = peer.request("slow", { ms: 5000, tag: "dies" }).then(() => "answered", (error) => error.code);
@@ -221,7 +224,7 @@ test("the process holding a session killed while its client is away: the session
   });
 });
 
-test("Redis restarted while a client is relayed: the client redials until it can be relayed again, then resumes its session with what it missed", async () => {
+test("Redis restarted while a client is relayed: the client redials until it can be relayed again, then resumes its session with what it missed", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ redis, nodes: [a, b], proxy, join }) => {
     const { peer, transport, id, pushes, ended } = await join();
     proxy.moveTo(b);
@@ -245,7 +248,7 @@ test("Redis restarted while a client is relayed: the client redials until it can
   });
 });
 
-test("a rolling restart of every process: each client ends up served, sessions of a stopped process end explicitly, the pending maps drain, every key has an expiry, and none is left after", async () => {
+test("a rolling restart of every process: each client ends up served, sessions of a stopped process end explicitly, the pending maps drain, every key has an expiry, and none is left after", { timeout: TEST_TIMEOUT }, async () => {
   const redis = await startRedis();
   let nodes = [];
   const clients = [];
@@ -305,7 +308,7 @@ test("a rolling restart of every process: each client ends up served, sessions o
   }
 });
 
-test("notifications to all from two processes at once, 1,000 each, with clients cut and moved in the middle: every client gets each sender's in order, none lost, none twice", async () => {
+test("notifications to all from two processes at once, 1,000 each, with clients cut and moved in the middle: every client gets each sender's in order, none lost, none twice", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ nodes: [a, b, c], proxy, join }) => {
     const clients = [];
     for (const node of [a, b, c]) {

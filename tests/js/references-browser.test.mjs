@@ -10,6 +10,9 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { pagesInBothBrowsers } from "./browser.mjs";
 
+// A call that never settles fails its test, not the suite: each test ends by this bound.
+const TEST_TIMEOUT = 120_000;
+
 const CONNECTION_CLOSED = -32095;
 const UNKNOWN_REFERENCE = -32091;
 const METHOD_NOT_FOUND = -32601;
@@ -22,7 +25,7 @@ before(async () => {
 after(() => browsers?.close());
 
 for (const browser of ["Chromium", "Firefox"]) {
-  test(`${browser}: a callback called back 10,000 times from a worker, then released: both tables empty`, async () => {
+  test(`${browser}: a callback called back 10,000 times from a worker, then released: both tables empty`, { timeout: TEST_TIMEOUT }, async () => {
     const seen = await browsers.run(browser, "/references.js", "callbackCalledBack", 10_000);
     console.log(`${browser}: ${seen.calls} calls back in ${seen.ms} ms; tables after: ${JSON.stringify(seen.tables)}`);
     assert.deepEqual(seen.result, { lines: 10_000, sum: (9_999 * 10_000) / 2 });
@@ -31,14 +34,14 @@ for (const browser of ["Chromium", "Firefox"]) {
     assert.deepEqual(seen.tables, EMPTY);
   });
 
-  test(`${browser}: 2,000 calls back with 64 in flight`, async () => {
+  test(`${browser}: 2,000 calls back with 64 in flight`, { timeout: TEST_TIMEOUT }, async () => {
     const seen = await browsers.run(browser, "/references.js", "callbackInFlight", 2_000, 64);
     assert.equal(seen.calls, 2_000);
     assert.equal(seen.sum, (1_999 * 2_000) / 2);
     assert.deepEqual(seen.tables, EMPTY);
   });
 
-  test(`${browser}: a live object from a worker: its methods, errors, private and missing members, release`, async () => {
+  test(`${browser}: a live object from a worker: its methods, errors, private and missing members, release`, { timeout: TEST_TIMEOUT }, async () => {
     const seen = await browsers.run(browser, "/references.js", "liveObject");
     console.log(`${browser}: ${JSON.stringify(seen)}`);
     assert.deepEqual(seen.heldWhileOpen, [0, 1], "the page holds one stub");
@@ -54,7 +57,7 @@ for (const browser of ["Chromium", "Firefox"]) {
     assert.deepEqual(seen.tables, EMPTY);
   });
 
-  test(`${browser}: a function sent to a worker and given back arrives as the original`, async () => {
+  test(`${browser}: a function sent to a worker and given back arrives as the original`, { timeout: TEST_TIMEOUT }, async () => {
     const seen = await browsers.run(browser, "/references.js", "passedBack");
     assert.equal(seen.same, true);
     assert.deepEqual(seen.heldByWorker, [0, 1], "the worker holds its stub until it releases it");
@@ -62,7 +65,7 @@ for (const browser of ["Chromium", "Firefox"]) {
     assert.deepEqual(seen.tables, EMPTY);
   });
 
-  test(`${browser}: a worker terminated: the page's stub fails CONNECTION_CLOSED and its tables are dropped`, async () => {
+  test(`${browser}: a worker terminated: the page's stub fails CONNECTION_CLOSED and its tables are dropped`, { timeout: TEST_TIMEOUT }, async () => {
     const seen = await browsers.run(browser, "/references.js", "connectionEnds");
     console.log(`${browser}: ${JSON.stringify(seen)}`);
     assert.equal(seen.kept, 42, "the worker called the page's callback it kept");
@@ -71,7 +74,7 @@ for (const browser of ["Chromium", "Firefox"]) {
     assert.deepEqual(seen.heldAfter, [0, 0]);
   });
 
-  test(`${browser}: a pool of two workers: each stub calls the worker that made it`, async () => {
+  test(`${browser}: a pool of two workers: each stub calls the worker that made it`, { timeout: TEST_TIMEOUT }, async () => {
     const seen = await browsers.run(browser, "/references.js", "poolBound");
     console.log(`${browser}: ${JSON.stringify(seen)}`);
     assert.equal(seen.distinct, 2, "the four counters came from both workers");
@@ -81,7 +84,7 @@ for (const browser of ["Chromium", "Firefox"]) {
     assert.equal(seen.after, UNKNOWN_REFERENCE);
   });
 
-  test(`${browser}: an iframe over windowTransport: its calls back to the page's callback, and its live object`, async () => {
+  test(`${browser}: an iframe over windowTransport: its calls back to the page's callback, and its live object`, { timeout: TEST_TIMEOUT }, async () => {
     const seen = await browsers.run(browser, "/references.js", "frame");
     assert.equal(seen.built, 500);
     assert.equal(seen.lines, 500);

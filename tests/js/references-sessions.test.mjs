@@ -8,6 +8,9 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { WebSocket, WebSocketServer } from "ws";
 
+// A call that never settles fails its test, not the suite: each test ends by this bound.
+const TEST_TIMEOUT = 60_000;
+
 const require = createRequire(import.meta.url);
 const build = "../../pkg/references/node";
 const { Peer, ErrorCode } = require(`${build}/wiggum_rpc.cjs`);
@@ -62,7 +65,7 @@ async function client(options) {
   return { peer, transport };
 }
 
-test("a socket killed and resumed in its session: the hub's stub of the client's callback and the client's stub of a hub object both still work", async () => {
+test("a socket killed and resumed in its session: the hub's stub of the client's callback and the client's stub of a hub object both still work", { timeout: TEST_TIMEOUT }, async () => {
   const { hub, kept } = serving();
   const { peer, transport } = await client();
   try {
@@ -100,7 +103,7 @@ test("a socket killed and resumed in its session: the hub's stub of the client's
   }
 });
 
-test("a session past its grace: every stub on both sides fails CONNECTION_CLOSED, both tables empty", async () => {
+test("a session past its grace: every stub on both sides fails CONNECTION_CLOSED, both tables empty", { timeout: TEST_TIMEOUT }, async () => {
   const { hub, kept } = serving({ sessions: { grace: 200 } });
   // Redials only after the grace.
   const { peer, transport } = await client({ reconnect: { initialDelay: 600, jitter: 0 } });

@@ -11,6 +11,9 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2.0";
 
+// A call that never settles fails its test, not the suite: each test ends by this bound.
+const TEST_TIMEOUT = 30_000;
+
 const require = createRequire(import.meta.url);
 const build = "../../pkg/references/node";
 const lib = require(`${build}/wiggum_rpc.cjs`);
@@ -43,7 +46,7 @@ async function pair(use, options = {}, holderOptions = {}) {
   }
 }
 
-test("a callback passed to a Peer is called back 1,000 times, then released: both tables empty", async () => {
+test("a callback passed to a Peer is called back 1,000 times, then released: both tables empty", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     holder.method("watch", async ([from, times, onChange]) => {
       let sum = 0;
@@ -67,7 +70,7 @@ test("a callback passed to a Peer is called back 1,000 times, then released: bot
   });
 });
 
-test("a live object returned by reference: its methods, its state, no private members", async () => {
+test("a live object returned by reference: its methods, its state, no private members", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     class Counter {
       count = 0;
@@ -101,7 +104,7 @@ test("a live object returned by reference: its methods, its state, no private me
   });
 });
 
-test("a stub passed back to its owner arrives as the original", async () => {
+test("a stub passed back to its owner arrives as the original", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     const target = { hello: () => "hi" };
     let arrived;
@@ -121,7 +124,7 @@ test("a stub passed back to its owner arrives as the original", async () => {
   });
 });
 
-test("a stranger that answers hello without references: the call is refused -32602, nothing is sent", async () => {
+test("a stranger that answers hello without references: the call is refused -32602, nothing is sent", { timeout: TEST_TIMEOUT }, async () => {
   const { port1, port2 } = new MessageChannel();
   const received = [];
   port2.onmessage = ({ data }) => {
@@ -146,7 +149,7 @@ test("a stranger that answers hello without references: the call is refused -326
   }
 });
 
-test("destroy: every stub the endpoint holds fails CONNECTION_CLOSED", async () => {
+test("destroy: every stub the endpoint holds fails CONNECTION_CLOSED", { timeout: TEST_TIMEOUT }, async () => {
   const { port1, port2 } = new MessageChannel();
   const owner = new lib.Peer(lib.portTransport(port1), { timeout: 3000 });
   const holder = new lib.Peer(lib.portTransport(port2), { timeout: 3000 });
@@ -165,7 +168,7 @@ test("destroy: every stub the endpoint holds fails CONNECTION_CLOSED", async () 
   port1.close();
 });
 
-test("a released stub fails UNKNOWN_REFERENCE; a call of a released id is answered so by its owner", async () => {
+test("a released stub fails UNKNOWN_REFERENCE; a call of a released id is answered so by its owner", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     let kept;
     holder.method("keep", ([stub]) => {
@@ -183,7 +186,7 @@ test("a released stub fails UNKNOWN_REFERENCE; a call of a released id is answer
   });
 });
 
-test("a stub of another connection cannot be passed on without reference()", async () => {
+test("a stub of another connection cannot be passed on without reference()", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     let kept;
     holder.method("keep", ([stub]) => {
@@ -198,7 +201,7 @@ test("a stub of another connection cannot be passed on without reference()", asy
   });
 });
 
-test("the wire: refs beside params and result, $/ref/<id> calls, $/release; the caller's params unchanged", async () => {
+test("the wire: refs beside params and result, $/ref/<id> calls, $/release; the caller's params unchanged", { timeout: TEST_TIMEOUT }, async () => {
   const out = [];
   await pair(async (owner, holder) => {
     holder.method("call", async ([callback]) => {
@@ -219,7 +222,7 @@ test("the wire: refs beside params and result, $/ref/<id> calls, $/release; the 
   assert.ok(answer, "the callback's answer went out");
 });
 
-test("calls made in one turn go as a batch, each member with its own refs, read whole", async () => {
+test("calls made in one turn go as a batch, each member with its own refs, read whole", { timeout: TEST_TIMEOUT }, async () => {
   const out = [];
   await pair(async (owner, holder) => {
     holder.method("hello", () => "hi");
@@ -240,7 +243,7 @@ test("calls made in one turn go as a batch, each member with its own refs, read 
   for (const one of members) assert.deepEqual(one.refs, [[one.params[0].$ref, [0]]]);
 });
 
-test("a notification carries references; each arrival is its own stub", async () => {
+test("a notification carries references; each arrival is its own stub", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     const called = [];
     const done = new Promise((resolve) => {
@@ -266,7 +269,7 @@ test("a notification carries references; each arrival is its own stub", async ()
   });
 });
 
-test("limits.maxReferences bounds what the other side may hold: past it -32090, nothing sent", async () => {
+test("limits.maxReferences bounds what the other side may hold: past it -32090, nothing sent", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     const kept = [];
     holder.method("keep", ([stub]) => kept.push(stub));
@@ -281,7 +284,7 @@ test("limits.maxReferences bounds what the other side may hold: past it -32090, 
   }, { limits: { maxReferences: 2 } });
 });
 
-test("a stub collected unreleased is released by the backstop, and the owner's table empties", async () => {
+test("a stub collected unreleased is released by the backstop, and the owner's table empties", { timeout: TEST_TIMEOUT }, async () => {
   const leaked = [];
   await pair(async (owner, holder) => {
     holder.method("drop", async ([stub]) => stub());
@@ -298,7 +301,7 @@ test("a stub collected unreleased is released by the backstop, and the owner's t
   assert.equal(leaked[0].method.startsWith("$/ref/"), true);
 });
 
-test("toward json-rpc-2.0, which never says hello: a call with a reference is held, fails at its timeout saying it was never sent, and nothing but the hello goes out", async () => {
+test("toward json-rpc-2.0, which never says hello: a call with a reference is held, fails at its timeout saying it was never sent, and nothing but the hello goes out", { timeout: TEST_TIMEOUT }, async () => {
   const { port1, port2 } = new MessageChannel();
   const received = [];
   let ran = 0;
@@ -324,7 +327,7 @@ test("toward json-rpc-2.0, which never says hello: a call with a reference is he
   }
 });
 
-test("withOptions: a target that never returns ends at the call's own timeout, or when its signal aborts; the stub stays usable", async () => {
+test("withOptions: a target that never returns ends at the call's own timeout, or when its signal aborts; the stub stays usable", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     let stub;
     holder.method("keep", ([one]) => {
@@ -357,7 +360,7 @@ test("withOptions: a target that never returns ends at the call's own timeout, o
   });
 });
 
-test("100,000 references made and released: both tables empty, the JS heap back where it started", async () => {
+test("100,000 references made and released: both tables empty, the JS heap back where it started", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     holder.method("take", async (stubs) => {
       for (const stub of stubs) stub.release();
@@ -403,7 +406,7 @@ function hostile(port, answer = () => true) {
   return received;
 }
 
-test("a hostile peer that never releases: at the default bound (10,000 held) the next reference is refused -32090 before it is sent; plain calls go on", async () => {
+test("a hostile peer that never releases: at the default bound (10,000 held) the next reference is refused -32090 before it is sent; plain calls go on", { timeout: TEST_TIMEOUT }, async () => {
   const { port1, port2 } = new MessageChannel();
   const received = hostile(port2);
   const owner = new lib.Peer(lib.portTransport(port1), { timeout: 5000 });
@@ -432,7 +435,7 @@ test("a hostile peer that never releases: at the default bound (10,000 held) the
   assert.deepEqual(referencesHeld(owner), [0, 0], "destroy frees every target");
 });
 
-test("a hostile peer's bad references: too many at once, malformed refs, an id never sent, releases twice or of nothing; each answered as the spec and the core say, the Peer unharmed", async () => {
+test("a hostile peer's bad references: too many at once, malformed refs, an id never sent, releases twice or of nothing; each answered as the spec and the core say, the Peer unharmed", { timeout: TEST_TIMEOUT }, async () => {
   const { port1, port2 } = new MessageChannel();
   const received = hostile(port2);
   const peer = new lib.Peer(lib.portTransport(port1), { timeout: 5000, limits: { maxReferences: 100 } });
