@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, VecDeque};
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
-    json as wire, presented_session, CallId, Config, Endpoint, Event, Failure, Framing, Handshake, Outcome, Roles,
-    SessionSetup, ACK_EVERY,
+    json as wire, presented_session, CallId, Config, Endpoint, Event, Failure, Framing, HandOffRefused, Handshake,
+    Outcome, Roles, SessionSetup, ACK_EVERY,
 };
 
 const GRACE: u64 = 60_000;
@@ -259,6 +259,20 @@ impl World {
         }
     }
 
+    /// The process holding the session leaves: its endpoint hands the
+    /// session to a fresh one (another process's), which the session's id
+    /// now reaches. Returns the old endpoint's side.
+    fn hand_off(&mut self) -> Side {
+        let id = self.sessions.keys().next().cloned().expect("a session");
+        let mut old = self.sessions.remove(&id).unwrap();
+        let handed = old.endpoint.hand_off().expect("handed off");
+        assert!(old.run().is_empty(), "nothing goes out from the endpoint that handed it off");
+        let mut fresh = Side::server("secret-elsewhere", self.max_kept);
+        assert!(fresh.endpoint.take_over(handed, self.now));
+        self.sessions.insert(id, fresh);
+        old
+    }
+
     fn check_once(&self) {
         assert!(self.client.twice.is_empty(), "settled twice: {:?}", self.client.twice);
     }
@@ -446,6 +460,86 @@ fn a_restarted_server_fails_what_was_sent_and_takes_what_was_held() {
 }
 
 #[test]
+fn a_session_handed_to_another_endpoint_resumes_there_and_nothing_runs_twice() {
+    let mut world = World::new();
+    world.settle();
+    let id = world.serving.clone().unwrap();
+    world.client_turn(|c| c.call(1, "echo", json!([1])));
+    world.settle();
+    // Run and answered by the first endpoint; the answer is lost with the connection.
+    world.client_turn(|c| c.call(2, "echo", json!([2])));
+    assert!(world.step_server());
+    world.drop_connection();
+    // While away: the client calls again, the first endpoint pushes.
+    world.client_turn(|c| c.call(3, "echo", json!([3])));
+    world.server_turn(&id, |s| s.endpoint.notify(json!("note"), Some(json!(["pushed"]))).unwrap());
+    let old = world.hand_off();
+    world.reconnect();
+    world.settle();
+    assert_eq!(result(&world, 2), Some(json!([2])), "the answer the first endpoint made arrives, once");
+    assert_eq!(result(&world, 3), Some(json!([3])), "the call sent while away runs where the session is now");
+    assert_eq!(world.client.notes, [json!(["pushed"])], "the push held by the first endpoint");
+    let ran: Vec<Json> = old.ran.iter().chain(world.only_session().ran.iter()).cloned().collect();
+    assert_eq!(ran, [json!([1]), json!([2]), json!([3])], "each call ran once, across both endpoints");
+    assert_eq!(world.client.ended, 0, "the session went on");
+    world.client_turn(|c| c.call(4, "echo", json!([4])));
+    world.settle();
+    assert_eq!(result(&world, 4), Some(json!([4])));
+    world.check_once();
+}
+
+#[test]
+fn a_session_is_handed_off_only_with_nothing_of_its_own_running() {
+    let mut world = World::new();
+    world.settle();
+    let id = world.serving.clone().unwrap();
+    world.client_turn(|c| c.call(1, "later", json!([])));
+    world.settle();
+    // The server's own call to the client, waiting for its answer.
+    world.server_turn(&id, |s| s.call(9, "echo", json!(["from the server"])));
+    assert_eq!(world.server().endpoint.hand_off(), Err(HandOffRefused::Busy), "a call is being served");
+    let call = world.server().later.pop().unwrap();
+    world.server_turn(&id, |s| s.endpoint.complete(call, Ok(json!("done"))));
+    world.drop_connection();
+    let old = world.hand_off();
+    assert_eq!(
+        old.outcome(9),
+        Some(&Outcome::Failed(Failure::ConnectionClosed)),
+        "its caller stays with the old endpoint"
+    );
+    world.reconnect();
+    world.settle();
+    assert_eq!(result(&world, 1), Some(json!("done")));
+    // The server's call went again from the new endpoint: the client ran it once, its answer is nobody's there.
+    assert_eq!(world.client.ran, [json!(["from the server"])]);
+    assert!(world.only_session().settled.is_empty());
+    world.check_once();
+    // Neither a client nor a taken endpoint hands or takes one.
+    assert_eq!(world.client.endpoint.hand_off(), Err(HandOffRefused::NoSession));
+    let handed = world.only_session().endpoint.hand_off();
+    assert!(handed.is_ok(), "a quiet session goes");
+    let mut busy = Side::server("secret-busy", 10);
+    let hello = json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": false, "session": {"received": 0}}});
+    busy.endpoint.receive(&hello, Framing::Text);
+    busy.run();
+    assert!(!busy.endpoint.take_over(handed.unwrap(), 0), "an endpoint with a session going takes no other");
+}
+
+#[test]
+fn a_handed_session_nobody_presents_ends_at_its_grace() {
+    let mut world = World::new();
+    world.settle();
+    world.client_turn(|c| c.call(1, "echo", json!([1])));
+    world.settle();
+    world.drop_connection();
+    world.hand_off();
+    world.advance(GRACE - 1);
+    assert_eq!(world.only_session().ended, 0);
+    world.advance(2);
+    assert_eq!(world.only_session().ended, 1, "over at its grace, counted from the hand-off");
+}
+
+#[test]
 fn a_new_session_takes_the_held_calls_and_notifications_and_nothing_else_held() {
     let mut world = World::new();
     world.settle();
@@ -572,14 +666,17 @@ fn a_session_that_outgrows_its_bound_ends_and_its_calls_fail() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
-    /// Calls, deliveries and drops in any order: once the connection comes
-    /// back within the grace and everything is delivered, every call is
-    /// answered exactly once and every handler ran exactly once.
+    /// Calls, deliveries, drops and hand-offs to another endpoint in any
+    /// order: once the connection comes back within the grace and
+    /// everything is delivered, every call is answered exactly once and
+    /// every handler ran exactly once, across every endpoint that held the session.
     #[test]
-    fn no_call_is_lost_or_run_twice(steps in proptest::collection::vec(0u8..6, 1..80)) {
+    fn no_call_is_lost_or_run_twice(steps in proptest::collection::vec(0u8..7, 1..80)) {
         let mut world = World::new();
         world.settle();
         let mut made = 0u32;
+        // What the endpoints that handed the session off ran.
+        let mut retired: Vec<Json> = Vec::new();
         for step in steps {
             match step {
                 0 => {
@@ -595,6 +692,7 @@ proptest! {
                     world.client_turn(|c| c.call(n, "stream", json!([n, n])));
                 }
                 4 if world.up => world.drop_connection(),
+                6 if !world.up && !world.sessions.is_empty() => retired.extend(world.hand_off().ran),
                 _ if !world.up => world.reconnect(),
                 _ => { world.step_server(); world.step_client(); }
             }
@@ -610,7 +708,7 @@ proptest! {
         let mut ran: Vec<Json> = world.sessions.values().flat_map(|s| s.ran.clone()).collect();
         ran.sort_by_key(|params| params[0].as_u64());
         ran.dedup();
-        let runs: usize = world.sessions.values().map(|s| s.ran.len()).sum();
+        let runs: usize = world.sessions.values().map(|s| s.ran.len()).sum::<usize>() + retired.len();
         prop_assert_eq!(runs, made as usize, "each handler ran once");
         prop_assert_eq!(world.sessions.len(), 1, "one session throughout");
     }

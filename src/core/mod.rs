@@ -25,8 +25,8 @@ pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoi
 #[cfg(feature = "references")]
 pub use endpoint::ReferenceEvent;
 pub use endpoint::{
-    Batching, CallOptions, Config, Dialect, Endpoint, Event, Failure, Handshake, Limits, Outcome, SessionSetup,
-    Timeouts, Undelivered, ACK_EVERY, COARSE_FROM_MS, DEFAULT_GRACE_MS, TICK_MS,
+    Batching, CallOptions, Config, Dialect, Endpoint, Event, Failure, HandOffRefused, HandedSession, Handshake, Limits,
+    Outcome, SessionSetup, Timeouts, Undelivered, ACK_EVERY, COARSE_FROM_MS, DEFAULT_GRACE_MS, TICK_MS,
 };
 pub use error::{code, ErrorObject};
 pub use inbound::{classify_envelope, thrown_error, Envelope, Framing, IdMember, Inbound};

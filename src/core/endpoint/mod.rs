@@ -18,6 +18,7 @@
 mod config;
 mod connection;
 mod dialect;
+mod handoff;
 mod incoming;
 mod outgoing;
 #[cfg(feature = "references")]
@@ -31,7 +32,8 @@ pub use config::{
     Batching, CallOptions, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered,
     COARSE_FROM_MS, TICK_MS,
 };
-pub use session::{SessionSetup, ACK_EVERY, DEFAULT_GRACE_MS};
+pub use handoff::HandOffRefused;
+pub use session::{HandedSession, SessionSetup, ACK_EVERY, DEFAULT_GRACE_MS};
 
 use crate::prelude::*;
 

@@ -43,6 +43,23 @@ pub enum SessionSetup {
     Server { id: String, grace_ms: u64, max_kept: usize },
 }
 
+/// A server's session as one endpoint hands it to another (see
+/// [`Endpoint::hand_off`](super::Endpoint::hand_off)): its id and settings,
+/// what each side has counted, and what it keeps to send again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandedSession<V> {
+    pub id: String,
+    pub grace_ms: u64,
+    pub max_kept: usize,
+    /// Messages this side sent on the session, and received.
+    pub sent: u64,
+    pub received: u64,
+    /// The last of those sent, not acknowledged yet, oldest first.
+    pub unacked: Vec<Transmit<V>>,
+    /// Made while no connection carried the session: not numbered yet.
+    pub held: Vec<Transmit<V>>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     /// Client: asked on this connection, no answer yet. Server: nothing
@@ -190,6 +207,52 @@ impl<V: Clone> Session<V> {
             connected: true,
             kept: 0,
         }
+    }
+
+    /// Server: what the session keeps and counts, taken out (it is over
+    /// here); `None` without a granted session.
+    pub(super) fn hand_off(&mut self) -> Option<HandedSession<V>> {
+        if self.client || !matches!(self.phase, Phase::Attached | Phase::Detached) {
+            return None;
+        }
+        let handed = HandedSession {
+            id: self.id.clone()?,
+            grace_ms: self.grace_ms,
+            max_kept: self.max_kept,
+            sent: self.sent,
+            received: self.received,
+            unacked: core::mem::take(&mut self.unacked),
+            held: core::mem::take(&mut self.held),
+        };
+        self.end();
+        Some(handed)
+    }
+
+    /// Server: a session handed over from another endpoint, its connection
+    /// gone since `now`: detached, its grace counting from then. `None` when
+    /// what it says cannot be a session's (more unacknowledged than sent).
+    pub(super) fn taken_over(handed: HandedSession<V>, now: Deadline) -> Option<Self> {
+        if handed.unacked.len() as u64 > handed.sent || handed.id.is_empty() {
+            return None;
+        }
+        let kept = weight_of(&handed.unacked) + weight_of(&handed.held);
+        Some(Session {
+            client: false,
+            id: Some(handed.id),
+            phase: Phase::Detached,
+            sent: handed.sent,
+            unacked: handed.unacked,
+            held: handed.held,
+            received: handed.received,
+            received_here: 0,
+            reported: handed.received,
+            grace_ms: handed.grace_ms,
+            expires: Some(now.saturating_add(handed.grace_ms)),
+            max_kept: handed.max_kept.max(1),
+            asked_here: false,
+            connected: true,
+            kept,
+        })
     }
 
     /// The id of the session this side is in (granted, whether or not a
@@ -504,6 +567,10 @@ impl<V: Clone> Session<V> {
         let held = core::mem::take(&mut self.held);
         self.kept -= weight_of(&held);
         held
+    }
+
+    pub(super) fn is_client(&self) -> bool {
+        self.client
     }
 
     /// Kept messages (a leak check, and a test's view of the bound).

@@ -1,0 +1,64 @@
+//! A server's session handed from one endpoint to another: a process that
+//! leaves gives each client's session to a process that stays, which resumes
+//! it when the client presents it there, by the same rules as at home (what
+//! is kept is sent again once; what the client sent and this side did not
+//! receive comes again). Only a session with nothing of its own running can
+//! move: an answer still being made would be lost with its process.
+
+use super::session::HandedSession;
+use super::*;
+
+/// Why a session cannot be handed off now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandOffRefused {
+    /// No session granted here (a client's endpoint, or none asked).
+    NoSession,
+    /// A call of the other side's is being served, or a message of this
+    /// side's waits to be sent: the host lets them finish first.
+    Busy,
+    /// The other side holds references to this side's objects, which stay here.
+    References,
+}
+
+impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
+    /// Takes this server endpoint's session out, for another endpoint to
+    /// resume ([`Endpoint::take_over`]). This side's own calls waiting on the
+    /// other side fail with [`Failure::ConnectionClosed`] (their callers stay
+    /// here); the endpoint keeps no session after, and its host closes the
+    /// connection and destroys it.
+    pub fn hand_off(&mut self) -> Result<HandedSession<V>, HandOffRefused> {
+        if self.destroyed || self.session.as_ref().is_none_or(|session| session.id().is_none()) {
+            return Err(HandOffRefused::NoSession);
+        }
+        if !self.dispatcher.is_clean() || !self.queue.is_empty() || !self.checks.is_empty() {
+            return Err(HandOffRefused::Busy);
+        }
+        if !self.references_idle() {
+            return Err(HandOffRefused::References);
+        }
+        let handed = self.session.as_mut().and_then(Session::hand_off).ok_or(HandOffRefused::NoSession)?;
+        self.fail_all(Failure::ConnectionClosed);
+        Ok(handed)
+    }
+
+    /// Makes `handed` this fresh server endpoint's session, its connection
+    /// gone since `now`: a client whose hello presents it resumes it here.
+    /// Returns whether it was taken (not by an endpoint that has a session
+    /// going, nor a client's, nor when `handed` cannot be a session's).
+    pub fn take_over(&mut self, handed: HandedSession<V>, now: Deadline) -> bool {
+        let fresh = match &self.session {
+            Some(session) => session.id().is_none() && !session.is_client(),
+            None => false,
+        };
+        if self.destroyed || !fresh {
+            return false;
+        }
+        match Session::taken_over(handed, now) {
+            Some(session) => {
+                self.session = Some(session);
+                true
+            }
+            None => false,
+        }
+    }
+}
