@@ -5,32 +5,17 @@
 // whose connection drops redials to the next process, which relays it to the
 // process holding its session: it keeps its client id and its calls.
 // Without redis-server (not set up by scripts/setup.sh), one process.
-import { fork, spawn, spawnSync } from "node:child_process";
+import { fork, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
+import { startRedisServer } from "./redis-server.mjs";
 
 const NODE_SCRIPT = new URL("./demo-hub-node.mjs", import.meta.url).pathname;
 
-async function freePort() {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A redis-server of the demo's own on 127.0.0.1 (nothing saved), or undefined without one. */
+/** A redis-server of the demo's own, or undefined without one (not set up). */
 async function startRedis() {
   if (spawnSync("redis-server", ["--version"]).status !== 0) return undefined;
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "ignore"] });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  for (let waited = 0; !/Ready to accept connections/.test(output); waited += 20) {
-    if (child.exitCode !== null || waited > 10_000) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill() };
+  return startRedisServer().catch(() => undefined);
 }
 
 /** The `/ws` endpoint: `upgrade(request, socket, head)` for the HTTP server, and `close()`. */
@@ -100,7 +85,7 @@ export async function demoHub() {
         const late = setTimeout(() => child.kill("SIGKILL"), 3000);
         return exited.finally(() => clearTimeout(late));
       }));
-      redis?.stop();
+      await redis?.stop();
     },
   };
 }

@@ -209,7 +209,8 @@ export class Hub {
         owner.transport.deliver(first.data);
         return;
       }
-      if (presented !== undefined && this.#cluster?.relay !== undefined) return void this.#relayed(socket, first.data, presented, fresh);
+      // Perhaps another process's session (its client reconnected here): the cluster engine relays it there, or calls `fresh`.
+      if (presented !== undefined && this.#cluster?.take !== undefined) return void this.#cluster.take(socket, first.data, presented, fresh);
       fresh(first === undefined ? [] : [first.data]);
     };
     // A new client with a session of its own; `frames` delivered to its Peer ahead of anything that follows.
@@ -232,34 +233,6 @@ export class Hub {
     socket.addEventListener("error", onError);
     // A client that says nothing is taken as it is after a while.
     timer = setTimeout(() => decide(undefined), options?.wait ?? DEFAULT_FIRST_MESSAGE_WAIT);
-  }
-
-  /**
-   * A socket presenting a session this process does not hold: another
-   * process of the cluster may (its client reconnected here, through a
-   * load balancer). Asked where it lives, the engine relays the socket to
-   * that process, whose Peer resumes the session as if the client had
-   * reconnected to it; a session nobody holds gets a new one (`fresh`, which
-   * the core answers so that the client knows its session ended). While the
-   * cluster cannot be asked, the socket is closed (1013, try again later):
-   * the client redials, its session kept.
-   */
-  #relayed(socket, first, presented, fresh) {
-    const early = [];
-    let closed = false;
-    const hold = (event) => early.push(event.data);
-    const onClose = () => (closed = true);
-    socket.addEventListener("message", hold);
-    socket.addEventListener("close", onClose);
-    this.#cluster.homeOf(presented).then((home) => {
-      socket.removeEventListener("message", hold);
-      socket.removeEventListener("close", onClose);
-      if (closed) return;
-      if (this.#destroyed) socket.close(1001);
-      else if (home === undefined) socket.close(1013, "the cluster is unreachable: try again later");
-      else if (home === null) fresh([first, ...early]);
-      else this.#cluster.relay(home, socket, [first, ...early]);
-    });
   }
 
   /**

@@ -73,12 +73,12 @@ export interface ClusterEngine {
   connected(id: string, session?: string): void;
   disconnected(id: string, session?: string): void;
   /**
-   * Sessions that move (optional): the process holding a session (null: none
-   * does; undefined: it cannot be told now), and the relay of a socket that
-   * presented it here to that process.
+   * Sessions that move (optional): a socket whose first frame presents
+   * `session`, which this process does not hold, handed to the engine: it
+   * relays the socket to the process that holds the session, or calls
+   * `fresh(frames)` for a new client with a session of its own.
    */
-  homeOf?(session: string): Promise<string | null | undefined>;
-  relay?(home: string, socket: unknown, frames: string[]): void;
+  take?(socket: unknown, first: string, session: string, fresh: (frames: string[]) => void): void;
   request(id: string, node: string, method: string, params: Params | undefined, options?: RequestOptions): Promise<any>;
   notify(id: string, node: string, method: string, params?: Params): void;
   notifyAll(method: string, params?: Params): void;

@@ -412,7 +412,7 @@ class RedisCluster {
    * null when none does (no key, this node, or a node known gone);
    * undefined while Redis cannot be asked.
    */
-  async homeOf(session) {
+  async #homeOf(session) {
     if (this.#destroyed || !this.#reachable) return undefined;
     try {
       const node = await this.#pub.get(this.#sessionKey(session));
@@ -422,9 +422,32 @@ class RedisCluster {
     }
   }
 
-  /** Relays a client's `socket` to `home`, which holds its session (see `homeOf`); `frames` came first. */
-  relay(home, socket, frames) {
-    this.#relays.open(home, socket, frames);
+  /**
+   * A socket whose first frame (`first`) presents a session this process
+   * does not hold: another process may (its client reconnected here,
+   * through a load balancer). Asked where it lives, the socket is relayed
+   * there, whose Peer resumes the session as if the client had reconnected
+   * to it; a session nobody holds gets a new one (`fresh(frames)`, which the
+   * core answers so that the client knows its session ended). While Redis
+   * cannot be asked, the socket is closed (1013, try again later): the
+   * client redials, its session kept.
+   */
+  take(socket, first, session, fresh) {
+    const early = [];
+    let closed = false;
+    const hold = (event) => early.push(event.data);
+    const onClose = () => (closed = true);
+    socket.addEventListener("message", hold);
+    socket.addEventListener("close", onClose);
+    this.#homeOf(session).then((home) => {
+      socket.removeEventListener("message", hold);
+      socket.removeEventListener("close", onClose);
+      if (closed) return;
+      if (this.#destroyed) socket.close(1001);
+      else if (home === undefined) socket.close(1013, "the cluster is unreachable: try again later");
+      else if (home === null) fresh([first, ...early]);
+      else this.#relays.open(home, socket, [first, ...early]);
+    });
   }
 
   /** Removes the key of the session `first` presents, if it still names this node. */

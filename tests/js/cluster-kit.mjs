@@ -1,11 +1,13 @@
 // What the cluster tests share (cluster.test.mjs, cluster-sessions.test.mjs):
 // a redis-server of a test's own on a free port, hub processes forked from
 // cluster-node.mjs and ordered over IPC, and the waits with their bounds.
-import { fork, spawn } from "node:child_process";
+import { fork } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
+import { freePort, startRedisServer } from "../../scripts/redis-server.mjs";
+
+export { freePort };
 
 const NODE_SCRIPT = new URL("./cluster-node.mjs", import.meta.url).pathname;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,45 +28,8 @@ export function within(promise, ms, what) {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-export async function freePort() {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A redis-server of this test's own, on `port` (a free one by default), with nothing saved to disk. */
-export async function startRedis(port) {
-  port ??= await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
-  await until(() => /Ready to accept connections/.test(output) || child.exitCode !== null, "redis-server to start", 10000);
-  assert.equal(child.exitCode, null, `redis-server exited: ${output}`);
-  return {
-    port,
-    url: `redis://127.0.0.1:${port}`,
-    /** Stalls it (SIGSTOP): connections stay up, nothing is answered. */
-    pause() {
-      child.kill("SIGSTOP");
-    },
-    resume() {
-      child.kill("SIGCONT");
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGCONT");
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
-      await within(exited, 5000, "redis-server to stop").catch(() => child.kill("SIGKILL"));
-    },
-  };
-}
+/** A redis-server of this test's own, on `port` (a free one by default). */
+export const startRedis = startRedisServer;
 
 /** Each key under the tests' prefix, with its expiry in ms (-1: none). */
 export async function keysOf(redis) {

@@ -105,18 +105,21 @@ async function sessionCluster(run) {
   const clients = [];
   let proxy;
   try {
-    for (const name of ["node-a", "node-b", "node-c"]) {
+    // A hub process more, joined (and ended with the others).
+    const start = async (name) => {
       const node = await startNode(redis, LEASE, name, [String(GRACE)]);
       nodes.push(node);
       await node.order("joined");
-    }
+      return node;
+    };
+    for (const name of ["node-a", "node-b", "node-c"]) await start(name);
     proxy = await startProxy(nodes[0].port);
     const join = async () => {
       const client = await sessionClient(proxy);
       clients.push(client);
       return client;
     };
-    await run({ redis, nodes, proxy, join });
+    await run({ redis, nodes, proxy, join, start });
   } finally {
     await proxy?.close();
     await end(nodes, clients);
@@ -249,20 +252,11 @@ test("Redis restarted while a client is relayed: the client redials until it can
 });
 
 test("a rolling restart of every process: each client ends up served, sessions of a stopped process end explicitly, the pending maps drain, every key has an expiry, and none is left after", { timeout: TEST_TIMEOUT }, async () => {
-  const redis = await startRedis();
-  let nodes = [];
-  const clients = [];
-  let proxy;
-  try {
-    for (const name of ["node-a", "node-b", "node-c"]) {
-      const node = await startNode(redis, LEASE, name, [String(GRACE)]);
-      nodes.push(node);
-      await node.order("joined");
-    }
-    proxy = await startProxy(nodes[0].port);
-    for (const node of nodes) {
+  await sessionCluster(async ({ redis, nodes, proxy, join, start }) => {
+    const clients = [];
+    for (const node of [...nodes]) {
       proxy.moveTo(node);
-      for (let n = 0; n < 2; n++) clients.push(await sessionClient(proxy));
+      for (let n = 0; n < 2; n++) clients.push(await join());
     }
     const everyKeyExpires = async (when) => {
       const keys = await keysOf(redis);
@@ -273,12 +267,11 @@ test("a rolling restart of every process: each client ends up served, sessions o
     for (let round = 0; round < 3; round++) {
       const old = nodes[0];
       // The next process starts, the load balancer stops sending to the old one, which leaves.
-      const next = await startNode(redis, LEASE, `${old.name}${round + 2}`, [String(GRACE)]);
-      await next.order("joined");
+      const next = await start(`${old.name}${round + 2}`);
       proxy.moveTo(next);
       await old.order("destroy");
       old.kill();
-      nodes = [...nodes.slice(1), next];
+      nodes.splice(nodes.indexOf(old), 1);
       // Every client is served again (its session ended if the old process held it).
       for (const client of clients) {
         await until(async () => (await client.peer.request("whoami", undefined, { timeout: 1000 }).catch(() => undefined)) !== undefined, "a client served again", 15_000);
@@ -301,11 +294,7 @@ test("a rolling restart of every process: each client ends up served, sessions o
     const killed = Date.now();
     await until(async () => Object.keys(await keysOf(redis)).length === 0, "every key to expire", LEASE * 5);
     console.log(`every key gone ${Date.now() - killed} ms after the last processes were killed`);
-  } finally {
-    await proxy?.close();
-    await end(nodes, clients);
-    await redis.stop();
-  }
+  });
 });
 
 test("notifications to all from two processes at once, 1,000 each, with clients cut and moved in the middle: every client gets each sender's in order, none lost, none twice", { timeout: TEST_TIMEOUT }, async () => {

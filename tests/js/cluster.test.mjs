@@ -300,14 +300,31 @@ test("a process started while Redis is down serves its own clients, and joins th
   }
 });
 
+/** Two clients of node-a and one of node-b, each greeting as itself, known to both processes. */
+async function greeters(a, b, join) {
+  const ca = await join(a);
+  const ca2 = await join(a);
+  const cb = await join(b);
+  for (const client of [ca, ca2, cb]) client.peer.method("greet", ({ name }) => `${client.id} greets ${name}`);
+  await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
+  return { ca, ca2, cb };
+}
+
+/** Waits until node `a` calls client `cb` of another process again. */
+function acrossAgain(a, cb) {
+  return until(async () => {
+    try {
+      return (await a.order("request", { client: cb.id, method: "greet", params: { name: "again" } })) === `${cb.id} greets again`;
+    } catch {
+      return false;
+    }
+  }, "calls across processes to work again", 15000);
+}
+
 test("Redis stopped: each process serves its own clients, calls across fail fast; Redis back on the same port: they work again", async () => {
   const lease = 1000;
   await cluster(2, lease, async ({ redis, nodes: [a, b], join }) => {
-    const ca = await join(a);
-    const ca2 = await join(a);
-    const cb = await join(b);
-    for (const client of [ca, ca2, cb]) client.peer.method("greet", ({ name }) => `${client.id} greets ${name}`);
-    await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
+    const { ca, ca2, cb } = await greeters(a, b, join);
     assert.equal(await a.order("request", { client: cb.id, method: "greet", params: { name: "a" } }), `${cb.id} greets a`);
 
     let hung = 0;
@@ -349,13 +366,7 @@ test("Redis stopped: each process serves its own clients, calls across fail fast
     const restarted = await startRedis(redis.port);
     try {
       const back = Date.now();
-      await until(async () => {
-        try {
-          return (await a.order("request", { client: cb.id, method: "greet", params: { name: "again" } })) === `${cb.id} greets again`;
-        } catch {
-          return false;
-        }
-      }, "calls across processes to work again", 15000);
+      await acrossAgain(a, cb);
       console.log(`calls across processes worked again ${Date.now() - back} ms after Redis was back`);
       assert.equal(await b.order("request", { client: ca.id, method: "greet", params: { name: "b" } }), `${ca.id} greets b`);
       await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
@@ -368,11 +379,7 @@ test("Redis stopped: each process serves its own clients, calls across fail fast
 test("Redis stalled (SIGSTOP, its connections up): calls across fail at the command timeout (half a lease), not their own; local calls go on; nothing stays pending; after SIGCONT calls across work again", async () => {
   const lease = 1000;
   await cluster(2, lease, async ({ redis, nodes: [a, b], join }) => {
-    const ca = await join(a);
-    const ca2 = await join(a);
-    const cb = await join(b);
-    for (const client of [ca, ca2, cb]) client.peer.method("greet", ({ name }) => `${client.id} greets ${name}`);
-    await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
+    const { ca, ca2, cb } = await greeters(a, b, join);
 
     redis.pause();
     try {
@@ -389,13 +396,7 @@ test("Redis stalled (SIGSTOP, its connections up): calls across fail at the comm
     } finally {
       redis.resume();
     }
-    await until(async () => {
-      try {
-        return (await a.order("request", { client: cb.id, method: "greet", params: { name: "again" } })) === `${cb.id} greets again`;
-      } catch {
-        return false;
-      }
-    }, "calls across processes to work again", 15000);
+    await acrossAgain(a, cb);
     await seenEverywhere([a, b], { [ca.id]: "node-a", [ca2.id]: "node-a", [cb.id]: "node-b" });
   });
 });

@@ -32,6 +32,14 @@ const REQUEST_CANCELLED = -32800;
 
 const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Resolves once `condition()` holds, failing after 5 s. */
+async function until(condition, what) {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 5000) assert.fail(`timed out waiting for ${what}`);
+    await tick(10);
+  }
+}
+
 /** Two Peers over a MessageChannel; `use` runs with both, then both go. */
 async function pair(use, options = {}, holderOptions = {}) {
   const { port1, port2 } = new MessageChannel();
@@ -44,6 +52,13 @@ async function pair(use, options = {}, holderOptions = {}) {
     holder.destroy();
     port1.close();
   }
+}
+
+/** `peer` keeps each stub it is sent by "keep" (the holder never releases it unless a test does): the stubs, in order. */
+function keeping(peer) {
+  const kept = [];
+  peer.method("keep", ([stub]) => kept.push(stub) > 0);
+  return kept;
 }
 
 test("a callback passed to a Peer is called back 1,000 times, then released: both tables empty", { timeout: TEST_TIMEOUT }, async () => {
@@ -153,12 +168,9 @@ test("destroy: every stub the endpoint holds fails CONNECTION_CLOSED", { timeout
   const { port1, port2 } = new MessageChannel();
   const owner = new lib.Peer(lib.portTransport(port1), { timeout: 3000 });
   const holder = new lib.Peer(lib.portTransport(port2), { timeout: 3000 });
-  let kept;
-  holder.method("keep", ([stub]) => {
-    kept = stub;
-    return true;
-  });
+  const held = keeping(holder);
   await owner.request("keep", [reference({ ping: () => "pong" })]);
+  const [kept] = held;
   assert.equal(await kept.ping(), "pong");
   holder.destroy();
   await assert.rejects(kept.ping(), (error) => error.code === CONNECTION_CLOSED);
@@ -170,12 +182,9 @@ test("destroy: every stub the endpoint holds fails CONNECTION_CLOSED", { timeout
 
 test("a released stub fails UNKNOWN_REFERENCE; a call of a released id is answered so by its owner", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
-    let kept;
-    holder.method("keep", ([stub]) => {
-      kept = stub;
-      return true;
-    });
+    const held = keeping(holder);
     await owner.request("keep", [reference(() => "called")]);
+    const [kept] = held;
     assert.equal(await kept(), "called");
     kept.release();
     await assert.rejects(kept(), (error) => error.code === UNKNOWN_REFERENCE);
@@ -188,12 +197,9 @@ test("a released stub fails UNKNOWN_REFERENCE; a call of a released id is answer
 
 test("a stub of another connection cannot be passed on without reference()", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
-    let kept;
-    holder.method("keep", ([stub]) => {
-      kept = stub;
-      return true;
-    });
+    const held = keeping(holder);
     await owner.request("keep", [reference(() => "first")]);
+    const [kept] = held;
     await pair(async (other) => {
       await assert.rejects(other.request("keep", [kept]), TypeError);
     });
@@ -271,8 +277,7 @@ test("a notification carries references; each arrival is its own stub", { timeou
 
 test("limits.maxReferences bounds what the other side may hold: past it -32090, nothing sent", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
-    const kept = [];
-    holder.method("keep", ([stub]) => kept.push(stub));
+    const kept = keeping(holder);
     await owner.request("keep", [reference(() => 1)]);
     await owner.request("keep", [reference(() => 2)]);
     await assert.rejects(owner.request("keep", [reference(() => 3)]), (error) => error.code === -32090);
@@ -329,11 +334,7 @@ test("toward json-rpc-2.0, which never says hello: a call with a reference is he
 
 test("withOptions: a target that never returns ends at the call's own timeout, or when its signal aborts; the stub stays usable", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
-    let stub;
-    holder.method("keep", ([one]) => {
-      stub = one;
-      return true;
-    });
+    const held = keeping(holder);
     let started = 0;
     await owner.request("keep", [reference({
       hang: () => {
@@ -345,6 +346,7 @@ test("withOptions: a target that never returns ends at the call's own timeout, o
         throw new Error("refused by the target");
       },
     })]);
+    const [stub] = held;
     await assert.rejects(withOptions(stub, { timeout: 100 }).hang(), (error) => error.code === REQUEST_TIMEOUT);
     const aborting = new AbortController();
     const aborted = withOptions(stub, { signal: aborting.signal }).hang();
@@ -469,5 +471,38 @@ test("a hostile peer's bad references: too many at once, malformed refs, an id n
     peer.destroy();
     port1.close();
     port2.close();
+  }
+});
+
+test("a stranger's `refs` member is data: from one that never says hello, and from one whose hello offers no references", { timeout: TEST_TIMEOUT }, async () => {
+  for (const hello of [false, true]) {
+    const { port1, port2 } = new MessageChannel();
+    const received = [];
+    port2.onmessage = ({ data }) => {
+      received.push(data);
+      if (hello && data?.method === "$/ready" && data.params?.ack === false) {
+        port2.postMessage({ jsonrpc: "2.0", method: "$/ready", params: { ack: true } });
+      }
+    };
+    const peer = new lib.Peer(lib.portTransport(port1), { timeout: 2000 });
+    const took = [];
+    peer.method("take", (params) => {
+      took.push(params);
+      return "taken";
+    });
+    try {
+      if (hello) await until(() => received.some((one) => one.method === "$/ready"), "the hello");
+      port2.postMessage({ jsonrpc: "2.0", id: 1, method: "take", params: [{ $ref: 1 }], refs: [[1, [0]]] });
+      await until(() => received.some((one) => one.id === 1), "the answer");
+      assert.deepEqual(took, [[{ $ref: 1 }]], `the params as sent (hello: ${hello})`);
+      const answer = received.find((one) => one.id === 1);
+      assert.equal(answer.result, "taken");
+      assert.equal(answer.refs, undefined);
+      assert.deepEqual(referencesHeld(peer), [0, 0], "no stub was made");
+    } finally {
+      peer.destroy();
+      port1.close();
+      port2.close();
+    }
   }
 });
