@@ -13,7 +13,8 @@
 # src/bindings) and one JS file of glue (js/module, and what it links:
 # js/transports/postmessage.js); each subpath entry (js/entries,
 # js/transports: subpath-entries.mjs) is one file beside it, outside its
-# imports. The Node build also has Content-Length framing (`wiggum-rpc/framing`).
+# imports. The Node build also has Content-Length framing (`wiggum-rpc/framing`)
+# and sessions handed between processes (`Peer.handOff`, the Redis cluster's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -45,7 +46,7 @@ module() {
 
 # The Node build with references, and its CommonJS entries, into $1.
 references_node() {
-  module "$1" framing,references
+  module "$1" framing,references,handoff
   node scripts/glue.mjs node "$1"
   cp "$1/wiggum_rpc.js" "$1/wiggum_rpc.cjs"
   node --input-type=module -e "import { REFERENCE_SOURCES, writeSubpathEntries } from './scripts/subpath-entries.mjs'; await writeSubpathEntries('$1', 'cjs', REFERENCE_SOURCES);"
@@ -68,7 +69,7 @@ rm -rf target/pkg-web-nobundler && mkdir -p target/pkg-web-nobundler
 cp pkg/wiggum_rpc_bg.wasm target/pkg-web-nobundler/
 node scripts/glue.mjs bundler pkg
 node scripts/glue.mjs web target/pkg-web-nobundler
-module target/pkg-node framing
+module target/pkg-node framing,handoff
 node scripts/glue.mjs node target/pkg-node
 # The references flavour: the three builds again on the module with them.
 module target/pkg-references references

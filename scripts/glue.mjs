@@ -141,12 +141,12 @@ function renameExports(bytes, table) {
 async function bundle(source, out, format, more = "") {
   const file = `./${source.split("/").pop()}`;
   const hasDefault = /^export default /m.test(readFileSync(join(root, source), "utf8"));
-  const contents = `export * from "${file}";\n${hasDefault ? `export { default } from "${file}";\n` : ""}${more}${referenceOps}`;
+  const contents = `export * from "${file}";\n${hasDefault ? `export { default } from "${file}";\n` : ""}${more}${referenceOps}${handsOff ? 'import "./handoff.js";\n' : ""}`;
   const result = await build({
     mangleProps: /^\$/,
     mangleCache: { ...table },
     // A module without references gets glue without their code (js/module/abi.js, `WITH_REFERENCES`).
-    define: { WITH_REFERENCES: referenceOps === "" ? "false" : "true" },
+    define: { WITH_REFERENCES: referenceOps === "" ? "false" : "true", WITH_HANDOFF: String(handsOff) },
     stdin: { contents, resolveDir: join(root, "js/module"), sourcefile: out, loader: "js" },
     bundle: true,
     format,
@@ -176,6 +176,9 @@ wasm = renameExports(wasm, table);
 // A module built with references (Cargo feature `references`) has their
 // exports: its glue bundles what speaks to them (js/module/references.js).
 const referenceOps = "$export_refs" in table ? 'import "./references.js";\n' : "";
+// A module built to hand sessions between processes (Cargo feature
+// `handoff`, the Node build's) has `hand_off`: its glue gets `Peer.handOff`.
+const handsOff = "$hand_off" in table;
 writeFileSync(join(dir, "wiggum_rpc_bg.wasm"), wasm);
 const types = readFileSync(join(root, "js/types/wiggum_rpc.d.ts"), "utf8");
 const compiledModuleTypes = (web) => `

@@ -52,7 +52,7 @@ run "clippy, wasm32, the bindings with references" \
   cargo clippy --target wasm32-unknown-unknown --lib --all-features -- -D warnings
 run "clippy, wasm32, the no_std build with references" \
   env RUSTFLAGS="--cfg wiggum_no_std" cargo clippy --target wasm32-unknown-unknown --lib --all-features -- -D warnings
-run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test --features references
+run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test --features references,handoff
 run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
   emacs --batch -Q -l tests/emacs/duet-rpc-test.el

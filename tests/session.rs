@@ -267,6 +267,12 @@ impl World {
         let mut old = self.sessions.remove(&id).unwrap();
         let handed = old.endpoint.hand_off().expect("handed off");
         assert!(old.run().is_empty(), "nothing goes out from the endpoint that handed it off");
+        // Between processes it crosses as JSON text, its messages as they go on the wire.
+        #[cfg(feature = "handoff")]
+        let handed = {
+            let text = wire::handed(&handed).to_string();
+            wire::handed_from(&serde_json::from_str(&text).unwrap()).expect("a handed session reads back")
+        };
         let mut fresh = Side::server("secret-elsewhere", self.max_kept);
         assert!(fresh.endpoint.take_over(handed, self.now));
         self.sessions.insert(id, fresh);
@@ -523,6 +529,53 @@ fn a_session_is_handed_off_only_with_nothing_of_its_own_running() {
     busy.endpoint.receive(&hello, Framing::Text);
     busy.run();
     assert!(!busy.endpoint.take_over(handed.unwrap(), 0), "an endpoint with a session going takes no other");
+}
+
+#[test]
+fn calls_of_the_endpoint_that_takes_a_session_over_follow_the_ids_of_the_one_that_handed_it() {
+    let mut world = World::new();
+    world.settle();
+    let id = world.serving.clone().unwrap();
+    // A call of the server's whose request the client has not received when the connection drops.
+    world.drop_connection();
+    world.server_turn(&id, |s| s.call(9, "echo", json!(["second"])));
+    let old = world.hand_off();
+    assert_eq!(old.outcome(9), Some(&Outcome::Failed(Failure::ConnectionClosed)));
+    // The new endpoint's own call, made before the client is back.
+    world.server_turn(&id, |s| s.call(10, "echo", json!(["third"])));
+    world.reconnect();
+    world.settle();
+    // The old call's request went again and was answered: that answer
+    // must not settle call 10, whose id would have been the same.
+    assert_eq!(world.only_session().outcome(10), Some(&Outcome::Result(json!(["third"]))));
+    assert_eq!(world.client.ran, [json!(["second"]), json!(["third"])]);
+    world.check_once();
+}
+
+#[cfg(feature = "handoff")]
+#[test]
+fn what_is_not_a_handed_session_is_not_taken_for_one() {
+    let good = json!({"id": "s", "grace": 1, "maxKept": 4, "sent": 1, "received": 0, "nextCall": 2,
+        "unacked": [{"jsonrpc": "2.0", "method": "note"}], "held": [[{"jsonrpc": "2.0", "method": "note"}]]});
+    assert!(wire::handed_from(&good).is_some());
+    for (name, bad) in [
+        ("id", json!(7)),
+        ("sent", json!(-1)),
+        ("grace", json!("long")),
+        ("unacked", json!(["text"])),
+        ("held", json!([[]])),
+        ("nextCall", json!(null)),
+    ] {
+        let mut value = good.clone();
+        value[name] = bad;
+        assert!(wire::handed_from(&value).is_none(), "{name}");
+    }
+    // More unacknowledged than were ever sent: no endpoint takes it.
+    let mut value = good.clone();
+    value["sent"] = json!(0);
+    let mut fresh = Side::server("secret-fresh", 10);
+    assert!(!fresh.endpoint.take_over(wire::handed_from(&value).unwrap(), 0));
+    assert!(fresh.endpoint.take_over(wire::handed_from(&good).unwrap(), 0));
 }
 
 #[test]

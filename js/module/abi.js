@@ -12,12 +12,13 @@ import { extensions } from "./extensions.js";
 import {
   E_SEND, E_INVOKE, E_NOTIFY, E_SETTLED, E_PROGRESS, E_CHUNK, E_CANCELLED, E_CHECK_EXPIRED, E_MAY_STREAM, E_WATCH,
   E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, E_UNDELIVERED, M_REQUEST, M_NOTIFICATION, M_RESULT,
-  M_ERROR, M_CANCEL, M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH,
+  M_ERROR, M_CANCEL, M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH, E_HANDED, M_KEPT,
 } from "./numbers.js";
 
 // `WITH_REFERENCES`: whether this build's module takes references (Cargo
 // feature `references`); scripts/glue.mjs defines it, so that the glue of a
-// module without them carries none of their code.
+// module without them carries none of their code. `WITH_HANDOFF` likewise:
+// the Node build's module hands sessions between processes (handoff.js).
 
 // ---- the table of JS values ----
 // Handle 0 is undefined ("none"); the module counts its references in its
@@ -316,6 +317,11 @@ function message(w) {
       return { jsonrpc: JSONRPC, method: "$/ready", params };
     }
     default:
+      // A handed session's message, as it was on the wire.
+      if (WITH_HANDOFF && F64[w] === M_KEPT) {
+        after = w + 2;
+        return v(1);
+      }
       // A message of references': only a module built with them writes one (references.js reads it).
       if (WITH_REFERENCES && F64[w] !== M_ACK) return extensions.referenceOps.message(w, message);
       after = w + 2;
@@ -445,10 +451,37 @@ function carryOut(w) {
       hooks?.observer?.local("undelivered", F64[w + 2], undefined, hooks.undelivered);
       return w + 3;
     default:
+      if (WITH_HANDOFF && F64[w] === E_HANDED) return handed(w, hooks);
       // An event of references' (references.js, in a build that has them); or
       // unknown: the layout differs from this file's, stop rather than misread.
       return (WITH_REFERENCES ? extensions.referenceOps?.carryOut(w, hooks) : undefined) ?? H[0] / 8 + H[1];
   }
+}
+
+// The session `hand_off` took out (E_HANDED at word `w`), in its JSON form
+// (src/core/endpoint/handoff.rs), for the endpoint's `handOff()` to return.
+function handed(w, hooks) {
+  const sends = (n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const count = F64[after++];
+      if (count === 0) out.push(message(after));
+      else {
+        const batch = [];
+        for (let j = 0; j < count; j++) batch.push(message(after));
+        out.push(batch);
+      }
+    }
+    return out;
+  };
+  const at = (i) => F64[w + i];
+  const session = { id: str(at(7), at(8)), grace: at(4), maxKept: at(5), sent: at(2), received: at(3), nextCall: at(6) };
+  after = w + 11;
+  following = false;
+  session.unacked = sends(at(9));
+  session.held = sends(at(10));
+  if (hooks !== undefined) hooks.handed = session;
+  return after;
 }
 
 // Posts what went out (event `sent`): the observer sees the calls this side

@@ -166,6 +166,13 @@ function open(transport, options, roles) {
   };
   hooks.signal = (what, n, value) => signalled(hooks, what, n, value);
   endpoints[ep] = hooks;
+  // A session handed over by another process (the Node build: handoff.js), or the endpoint is not made.
+  if (WITH_HANDOFF && served && session.handed !== undefined && !extensions.takeOver(ep, session.handed)) {
+    x.$destroy(ep);
+    endpoints[ep] = undefined;
+    closeLater(ep);
+    throw new TypeError("transport.session.handed is not a session handed off by a Peer");
+  }
   listen(hooks, transport, maxBytes, maxDepth, text);
   // The hello, if the transport asked for a handshake.
   run();
@@ -173,7 +180,7 @@ function open(transport, options, roles) {
 }
 
 // An endpoint's JS state and transport (the classes' private state).
-let stateOf;
+export let stateOf;
 
 // What every endpoint has: the transport's events, its session, `destroy()`.
 class Endpoint {

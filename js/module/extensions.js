@@ -24,7 +24,9 @@ export const extensions = {
   // params or a result, made ready to send: undefined when it holds none;
   // throws what the call fails with), `event(hooks, what, n, value, id, member)`
   // (an E_REFERENCE: the payload with its stubs, for R_STUBS). A build whose
-  // module takes references also sets `referenceOps` (references.js).
+  // module takes references also sets `referenceOps` (references.js), and
+  // one whose module hands sessions between processes, `takeOver(ep,
+  // handed)` (handoff.js: the Node build).
   references: undefined,
   // What needs an entry that is not imported, and which: `{ options: { [option]: entry }, schemas: entry }`.
   requirements: { options: {}, schemas: undefined },

@@ -20,6 +20,7 @@ export const E_IDLE = 14;
 export const E_ARM = 15;
 export const E_UNDELIVERED = 16;
 export const E_REFERENCE = 17;
+export const E_HANDED = 18;
 // What an E_REFERENCE says (its third word).
 export const R_STUBS = 0;
 export const R_INVOKE = 1;
@@ -40,6 +41,7 @@ export const M_ACK = 11;
 export const M_REFS = 12;
 export const M_RELEASE = 13;
 export const M_OFFERS = 14;
+export const M_KEPT = 15;
 // Envelope flags: the kind in bits 0-2, VERSION_2, the id's kind + 1 from
 // ID_SHIFT, METHOD, the params' kind + 1 from PARAMS_SHIFT, RESULT, ERROR, TEXT.
 export const OBJECT = 5;

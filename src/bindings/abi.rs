@@ -41,6 +41,12 @@ pub mod event {
     /// `[REFERENCE, ep, what, n, value, id, at, len]` (`reference`'s kinds).
     #[cfg_attr(not(feature = "references"), allow(dead_code))]
     pub const REFERENCE: f64 = 17.0;
+    /// `[HANDED, ep, sent, received, grace, max_kept, next_call, at, len,
+    /// unacked, held]`, then that many sends, each `n` (0: one message,
+    /// alone; else a batch of n) and its messages: the session `hand_off`
+    /// took out, its id at `at`, `len` bytes.
+    #[cfg_attr(not(feature = "handoff"), allow(dead_code))]
+    pub const HANDED: f64 = 18.0;
 }
 
 /// What a `REFERENCE` event says: `STUBS` (`value` the payload of the event
@@ -88,6 +94,9 @@ pub mod message {
     /// `[OFFERS]`, then a `READY` whose hello offers references.
     #[cfg_attr(not(feature = "references"), allow(dead_code))]
     pub const OFFERS: f64 = 14.0;
+    /// `[KEPT, message]`: a handed session's message, sent as it is.
+    #[cfg_attr(not(feature = "handoff"), allow(dead_code))]
+    pub const KEPT: f64 = 15.0;
 }
 
 /// The envelope flags the reader packs (`envelopeOf` in abi.js).
@@ -156,6 +165,7 @@ const _: () = {
         (b"const E_ARM = ", event::ARM),
         (b"const E_UNDELIVERED = ", event::UNDELIVERED),
         (b"const E_REFERENCE = ", event::REFERENCE),
+        (b"const E_HANDED = ", event::HANDED),
         (b"const R_STUBS = ", reference::STUBS),
         (b"const R_INVOKE = ", reference::INVOKE),
         (b"const R_FREED = ", reference::FREED),
@@ -174,6 +184,7 @@ const _: () = {
         (b"const M_REFS = ", message::REFS),
         (b"const M_RELEASE = ", message::RELEASE),
         (b"const M_OFFERS = ", message::OFFERS),
+        (b"const M_KEPT = ", message::KEPT),
         (b"const OBJECT = ", flags::OBJECT as f64),
         (b"const VERSION_2 = ", flags::VERSION_2 as f64),
         (b"const ID_SHIFT = ", flags::ID_SHIFT as f64),

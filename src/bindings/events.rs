@@ -162,7 +162,7 @@ fn id_raw(id: &Option<Id<Handle>>) -> f64 {
     id.as_ref().map_or(0.0, |id| id.value().raw() as f64)
 }
 
-fn encode(message: &Message<Handle>) {
+pub(super) fn encode(message: &Message<Handle>) {
     // A call or result with references: `[REFS, refs]` before it.
     #[cfg(feature = "references")]
     if let Message::Request { refs: Some(refs), .. }
@@ -225,6 +225,8 @@ fn encode(message: &Message<Handle>) {
             ]);
         }
         Message::Ack { received } => words(&[m::ACK, *received as f64]),
+        #[cfg(feature = "handoff")]
+        Message::Kept(message) => words(&[m::KEPT, message.raw() as f64]),
         #[cfg(feature = "references")]
         Message::Release { refs } => {
             words(&[m::RELEASE, refs.len() as f64]);

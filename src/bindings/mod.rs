@@ -17,6 +17,7 @@
 //! - `types`: the build's checks of `ErrorCode`.
 //! - `framed`: Content-Length framing for Node (feature `framing`).
 //! - `references`: references' exports (feature `references`).
+//! - `handoff`: sessions handed between processes (feature `handoff`).
 //!
 //! The header (`hdr()`, eleven `u32`s) says where the buffers are: 0 `OUT`'s
 //! address, 1 its length in words, 2 `FREED`'s address, 3 its length, 4 how
@@ -37,6 +38,8 @@ mod connection;
 mod events;
 #[cfg(feature = "framing")]
 mod framed;
+#[cfg(feature = "handoff")]
+mod handoff;
 mod open;
 mod receive;
 #[cfg(feature = "references")]

@@ -4,6 +4,8 @@
 use serde_json::{json, Map, Value as Json};
 
 use super::dispatch::Outgoing;
+#[cfg(feature = "handoff")]
+use super::endpoint::HandedSession;
 use super::error::ErrorObject;
 use super::message::{Id, Response};
 #[cfg(feature = "references")]
@@ -91,6 +93,8 @@ pub fn message(message: &Message<Json>) -> Json {
             notification(RELEASE, json!({ "refs": pairs }))
         }
         Message::Response(reply) => response(reply),
+        #[cfg(feature = "handoff")]
+        Message::Kept(message) => message.clone(),
         Message::Cancel { id, convention } => {
             let mut params = serde_json::Map::new();
             params.insert(convention.id_member().into(), json!(id));
@@ -141,4 +145,51 @@ pub fn transmit(transmit: &Transmit<Json>) -> Json {
         Transmit::Single(one) => message(one),
         Transmit::Batch(many) => Json::Array(many.iter().map(message).collect()),
     }
+}
+
+/// A handed session as JSON (the form `handoff.rs` describes), to carry it
+/// to another process: its messages as they go on the wire.
+#[cfg(feature = "handoff")]
+pub fn handed(session: &HandedSession<Json>) -> Json {
+    json!({
+        "id": session.id,
+        "grace": session.grace_ms,
+        "maxKept": session.max_kept,
+        "sent": session.sent,
+        "received": session.received,
+        "nextCall": session.next_call,
+        "unacked": session.unacked.iter().map(transmit).collect::<Vec<_>>(),
+        "held": session.held.iter().map(transmit).collect::<Vec<_>>(),
+    })
+}
+
+/// The session [`handed`] wrote, its messages kept as they are (`Message::Kept`);
+/// `None` when `value` is not one.
+#[cfg(feature = "handoff")]
+pub fn handed_from(value: &Json) -> Option<HandedSession<Json>> {
+    let count = |name: &str| value.get(name)?.as_u64();
+    let sends = |name: &str| -> Option<Vec<Transmit<Json>>> {
+        let kept = |one: &Json| Message::Kept(one.clone());
+        value
+            .get(name)?
+            .as_array()?
+            .iter()
+            .map(|sent| match sent {
+                Json::Array(batch) if batch.is_empty() => None,
+                Json::Array(batch) => Some(Transmit::Batch(batch.iter().map(kept).collect())),
+                Json::Object(_) => Some(Transmit::Single(kept(sent))),
+                _ => None,
+            })
+            .collect()
+    };
+    Some(HandedSession {
+        id: value.get("id")?.as_str()?.to_owned(),
+        grace_ms: count("grace")?,
+        max_kept: usize::try_from(count("maxKept")?).ok()?,
+        sent: count("sent")?,
+        received: count("received")?,
+        unacked: sends("unacked")?,
+        held: sends("held")?,
+        next_call: count("nextCall")?,
+    })
 }

@@ -81,6 +81,17 @@ impl<W> PendingTable<W> {
         id
     }
 
+    /// The id the next call takes (unless a call holds it then).
+    pub fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Calls take ids from `id` on (another endpoint's calls used those
+    /// before it: a handed session's); an id past the largest starts over at 1.
+    pub fn continue_from(&mut self, id: u64) {
+        self.next_id = if (1..=MAX_SAFE_ID).contains(&id) { id } else { 1 };
+    }
+
     /// Whether a call waits under `id`.
     pub fn contains(&self, id: u64) -> bool {
         self.calls.contains_key(&id)

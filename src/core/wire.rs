@@ -164,6 +164,11 @@ pub enum Message<V> {
     Release {
         refs: Vec<(u32, u32)>,
     },
+    /// A message another endpoint made and kept for its session, taken over
+    /// as it goes on the wire (a handed session's, `HandedSession::kept`):
+    /// sent again as it is, never read.
+    #[cfg(feature = "handoff")]
+    Kept(V),
 }
 
 /// The `session` member of a `$/ready`. In a hello, `{"received": n}` asks

@@ -4,6 +4,13 @@
 //! is kept is sent again once; what the client sent and this side did not
 //! receive comes again). Only a session with nothing of its own running can
 //! move: an answer still being made would be lost with its process.
+//!
+//! Between processes a handed session travels as JSON (`json::handed` on
+//! the native side, the Node build's `Peer.handOff` in JS), its messages
+//! as they go on the wire, each send a message object or a batch array:
+//! `{"id", "grace", "maxKept", "sent", "received", "nextCall", "unacked":
+//! [send, …], "held": [send, …]}`. The taking side keeps those messages as
+//! they are (`Message::Kept`) and sends them again as they are.
 
 use super::session::HandedSession;
 use super::*;
@@ -36,7 +43,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if !self.references_idle() {
             return Err(HandOffRefused::References);
         }
-        let handed = self.session.as_mut().and_then(Session::hand_off).ok_or(HandOffRefused::NoSession)?;
+        let mut handed = self.session.as_mut().and_then(Session::hand_off).ok_or(HandOffRefused::NoSession)?;
+        handed.next_call = self.calls.next_id();
         self.fail_all(Failure::ConnectionClosed);
         Ok(handed)
     }
@@ -53,8 +61,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if self.destroyed || !fresh {
             return false;
         }
+        let next_call = handed.next_call;
         match Session::taken_over(handed, now) {
             Some(session) => {
+                self.calls.continue_from(next_call);
                 self.session = Some(session);
                 true
             }

@@ -58,6 +58,10 @@ pub struct HandedSession<V> {
     pub unacked: Vec<Transmit<V>>,
     /// Made while no connection carried the session: not numbered yet.
     pub held: Vec<Transmit<V>>,
+    /// The id the handing endpoint's next call would have taken: the taking
+    /// endpoint's calls start there, so that the answer to one of the old
+    /// endpoint's calls, sent again, settles none of the new one's.
+    pub next_call: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +175,8 @@ fn kept_message<V: Clone>(message: &Message<V>) -> Message<V> {
         }
         #[cfg(feature = "references")]
         Message::Release { refs } => Message::Release { refs: refs.clone() },
+        #[cfg(feature = "handoff")]
+        Message::Kept(message) => Message::Kept(message.clone()),
         Message::Response(response) => Message::Response(response.clone()),
         Message::Cancel { id, convention } => Message::Cancel { id: *id, convention: *convention },
         Message::Chunk { id, chunk } => Message::Chunk { id: id.clone(), chunk: chunk.clone() },
@@ -223,6 +229,7 @@ impl<V: Clone> Session<V> {
             received: self.received,
             unacked: core::mem::take(&mut self.unacked),
             held: core::mem::take(&mut self.held),
+            next_call: 1,
         };
         self.end();
         Some(handed)

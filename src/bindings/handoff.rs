@@ -1,0 +1,122 @@
+//! Sessions handed between processes (feature `handoff`, the Node build,
+//! where a hub runs across processes): `hand_off` takes a server
+//! endpoint's session out as a `HANDED` event, which js/module/handoff.js
+//! makes the JSON form src/core/endpoint/handoff.rs describes; `take_over`
+//! makes that form a fresh endpoint's session. The core keeps every rule.
+
+use crate::prelude::*;
+
+use super::abi::event as e;
+use super::events::{encode, string, words};
+use super::value::Handle;
+use super::{clock, enter, events, leave, owned, scratch_bytes, slot, with, SENT};
+use crate::core::{Deadline, HandOffRefused, HandedSession, Kind, Message, Transmit, Value};
+
+/// Takes endpoint `ep`'s session out: 0, its `HANDED` event written with
+/// what the hand-off did (its own calls fail); or why not: -1 it has no
+/// session (or no endpoint), -2 it is busy, -3 references are held.
+#[no_mangle]
+pub extern "C" fn hand_off(ep: u32) -> i32 {
+    enter();
+    let answer = match slot(ep) {
+        None => -1,
+        Some(slot) => match slot.core.hand_off() {
+            Err(HandOffRefused::NoSession) => -1,
+            Err(HandOffRefused::Busy) => -2,
+            Err(HandOffRefused::References) => -3,
+            Ok(handed) => {
+                handed_event(ep, handed);
+                events::drain(ep, slot);
+                0
+            }
+        },
+    };
+    leave();
+    answer
+}
+
+fn handed_event(ep: u32, handed: HandedSession<Handle>) {
+    let [at, len] = string(&handed.id);
+    words(&[
+        e::HANDED,
+        ep as f64,
+        handed.sent as f64,
+        handed.received as f64,
+        handed.grace_ms as f64,
+        handed.max_kept as f64,
+        handed.next_call as f64,
+        at,
+        len,
+        handed.unacked.len() as f64,
+        handed.held.len() as f64,
+    ]);
+    for transmit in handed.unacked.into_iter().chain(handed.held) {
+        words(&[match &transmit {
+            Transmit::Single(_) => 0.0,
+            Transmit::Batch(messages) => messages.len() as f64,
+        }]);
+        for message in transmit.messages() {
+            encode(message);
+        }
+        // Its handles live until JS has read the event (as a send's do).
+        SENT.get().push(Some((ep, transmit)));
+    }
+}
+
+/// The sends of handle `h` (an array of messages and batch arrays), each
+/// message kept as it is; `None` for an empty batch.
+fn sends(h: u32) -> Option<Vec<Transmit<Handle>>> {
+    let list = Handle::adopt(h).map_or_else(Vec::new, |list| list.elements());
+    let mut out = Vec::with_capacity(list.len());
+    for one in list {
+        out.push(match one.kind() {
+            Kind::Array => {
+                let batch = one.elements();
+                if batch.is_empty() {
+                    return None;
+                }
+                Transmit::Batch(batch.into_iter().map(Message::Kept).collect())
+            }
+            _ => Transmit::Single(Message::Kept(one)),
+        });
+    }
+    Some(out)
+}
+
+/// Makes the session JS read from its JSON form endpoint `ep`'s (a fresh
+/// server endpoint): its id the scratch buffer's first `id_len` bytes, its
+/// kept sends handles `unacked` and `held`. 1 if taken.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn take_over(
+    ep: u32,
+    sent: f64,
+    received: f64,
+    grace: f64,
+    max_kept: f64,
+    next_call: f64,
+    id_len: usize,
+    unacked: u32,
+    held: u32,
+) -> u32 {
+    enter();
+    let id = owned(scratch_bytes(id_len));
+    let (unacked, held) = (sends(unacked), sends(held));
+    let mut taken = 0;
+    if let (Some(unacked), Some(held)) = (unacked, held) {
+        let handed = HandedSession {
+            id,
+            grace_ms: grace as u64,
+            max_kept: max_kept as usize,
+            sent: sent as u64,
+            received: received as u64,
+            unacked,
+            held,
+            next_call: next_call as u64,
+        };
+        with(ep, |slot| taken = u32::from(slot.core.take_over(handed, clock() as Deadline)));
+    } else {
+        leave();
+    }
+    taken
+}
