@@ -268,6 +268,7 @@ if (target === "bundler") {
   const glue = await bundle("js/module/node.js", "wiggum_rpc.js", "cjs");
   write("wiggum_rpc.js", glue.code);
   const framing = readFileSync(join(root, "js/types/framing.d.ts"), "utf8").replace(/^(\/\/|import ).*\n/gm, "");
-  write("wiggum_rpc.d.ts", `${types}${compiledModuleTypes(false)}\n${framing}`);
+  const handoff = handsOff ? `\n${readFileSync(join(root, "js/types/handoff.d.ts"), "utf8").replace(/^(\/\/|import ).*\n/gm, "")}` : "";
+  write("wiggum_rpc.d.ts", `${types}${compiledModuleTypes(false)}\n${framing}${handoff}`);
 }
 console.log(`glue: ${target} build in ${dir}`);

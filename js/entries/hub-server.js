@@ -35,6 +35,10 @@ export class Hub {
   #cluster;
   /** Client id → the node it is connected to, for the clients of the other processes. */
   #remote = new Map();
+  /** The sockets of attached servers this hub took, while open (`handOff` closes them). */
+  #sockets = new Set();
+  /** `handOff()` was called: this process is handing its sessions to others. */
+  #leaving = false;
 
   /**
    * `options` are each client's Peer options (`timeout`, `trace`, …), and
@@ -75,17 +79,22 @@ export class Hub {
         this.#listeners.emit("disconnection", id);
       },
       sessions: () => [...this.#sessions.keys()],
+      // Leaving: every socket closes (1012: the client redials, reaching another process).
+      away: () => {
+        for (const socket of this.#sockets) socket.close(1012);
+      },
+      // The session `session` moves to node `to`: handed off (throws while busy), its client forgotten here without a word.
+      handOff: (session, to) => {
+        const id = this.#sessions.get(session);
+        const handed = this.#clients.get(id)?.peer.handOff();
+        if (handed === undefined) return undefined;
+        this.#remove(id, false, true);
+        this.#remote.set(id, to);
+        return { client: id, session: handed };
+      },
       presented: (first) => presentedSession(first),
       // A session of this process presented on another's socket, relayed here (`socket`): resumed on it, if held.
-      resume: (first, socket) => {
-        const id = this.#sessions.get(presentedSession(first));
-        const owner = this.#clients.get(id);
-        if (owner === undefined || this.#destroyed) return false;
-        this.#away.delete(id);
-        owner.transport.adopt(socket);
-        owner.transport.deliver(first);
-        return true;
-      },
+      resume: (first, socket) => !this.#destroyed && this.#resume(first, socket),
       error: (code, message, data) => new RPCError(code, message, data),
       codes: ErrorCode,
       timeout: this.#options?.timeout,
@@ -192,6 +201,9 @@ export class Hub {
    * or is a new client, which is offered a session of its own.
    */
   #take(socket, name) {
+    if (this.#leaving) return void socket.close(1012);
+    this.#sockets.add(socket);
+    socket.addEventListener("close", () => this.#sockets.delete(socket));
     const options = this.#sessionOptions;
     if (options === false) return void this.accept(webSocketTransport(socket), name);
     let timer;
@@ -201,23 +213,20 @@ export class Hub {
       socket.removeEventListener("error", onError);
       clearTimeout(timer);
       if (this.#destroyed) return void socket.close(1001);
+      if (first !== undefined && this.#resume(first.data, socket)) return;
       const presented = first === undefined ? undefined : presentedSession(first.data);
-      const owner = this.#clients.get(this.#sessions.get(presented));
-      if (owner !== undefined) {
-        this.#away.delete(this.#sessions.get(presented));
-        owner.transport.adopt(socket);
-        owner.transport.deliver(first.data);
-        return;
-      }
       // Perhaps another process's session (its client reconnected here): the cluster engine relays it there, or calls `fresh`.
       if (presented !== undefined && this.#cluster?.take !== undefined) return void this.#cluster.take(socket, first.data, presented, fresh);
       fresh(first === undefined ? [] : [first.data]);
     };
-    // A new client with a session of its own; `frames` delivered to its Peer ahead of anything that follows.
-    const fresh = (frames) => {
+    // A new client with a session of its own (or, `handed`, the session and id another process handed over);
+    // `frames` delivered to its Peer ahead of anything that follows.
+    const fresh = (frames, handed) => {
       const transport = webSocketTransport(socket);
-      transport.session = { id: crypto.randomUUID(), grace: options?.grace, maxKept: options?.maxKept };
-      this.accept(transport, name);
+      transport.session = handed === undefined ? { id: crypto.randomUUID(), grace: options?.grace, maxKept: options?.maxKept }
+        : { id: handed.session.id, handed: handed.session };
+      if (handed !== undefined) this.#remote.delete(handed.client);
+      this.accept(transport, handed?.client ?? name);
       for (const data of frames) transport.deliver(data);
     };
     const onFirst = (event) => decide(event);
@@ -235,6 +244,17 @@ export class Hub {
     timer = setTimeout(() => decide(undefined), options?.wait ?? DEFAULT_FIRST_MESSAGE_WAIT);
   }
 
+  /** Resumes the session held here that `first` (a socket's first message) presents, on `socket`; whether it is held. */
+  #resume(first, socket) {
+    const id = this.#sessions.get(presentedSession(first));
+    const owner = this.#clients.get(id);
+    if (owner === undefined) return false;
+    this.#away.delete(id);
+    owner.transport.adopt(socket);
+    owner.transport.deliver(first);
+    return true;
+  }
+
   /**
    * The client `id` is gone: the calls waiting on it fail with
    * `CONNECTION_CLOSED`, as they do when its socket closes (a page that
@@ -246,7 +266,8 @@ export class Hub {
     return this.#remove(id, true);
   }
 
-  #remove(id, gone) {
+  // `moved`: its session went to another process, which announces the client.
+  #remove(id, gone, moved) {
     const client = this.#clients.get(id);
     if (client === undefined) return false;
     this.#clients.delete(id);
@@ -259,6 +280,7 @@ export class Hub {
     const { transport } = client;
     if (gone && typeof transport?.emit === "function") transport.emit("close", { reason: "client gone" });
     client.peer.destroy();
+    if (moved) return true;
     if (!this.#destroyed) this.#cluster?.disconnected(id, client.session);
     this.#listeners.emit("disconnection", id);
     return true;
@@ -501,6 +523,17 @@ export class Hub {
       if (client !== undefined) whenGone(lock, client.gone.signal, () => this.drop(id));
     };
     port.addEventListener("message", onLock);
+  }
+
+  /**
+   * Before this process stops (a rolling deploy): hands each client's session to
+   * the process its client reconnects to, so that none ends; needs an engine that
+   * moves sessions (`redisCluster`: its `handOff` says more). Then `destroy()`.
+   */
+  handOff(options) {
+    if (this.#cluster?.handOff === undefined) return Promise.reject(new Error("no cluster engine that moves sessions"));
+    this.#leaving = true;
+    return this.#cluster.handOff(options);
   }
 
   /**

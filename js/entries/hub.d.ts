@@ -79,10 +79,24 @@ export interface ClusterEngine {
    * `fresh(frames)` for a new client with a session of its own.
    */
   take?(socket: unknown, first: string, session: string, fresh: (frames: string[]) => void): void;
+  /** Sessions handed over when this process leaves (optional): see `Hub.handOff`. */
+  handOff?(options?: HandOffOptions): Promise<HandOffResult>;
   request(id: string, node: string, method: string, params: Params | undefined, options?: RequestOptions): Promise<any>;
   notify(id: string, node: string, method: string, params?: Params): void;
   notifyAll(method: string, params?: Params): void;
   destroy(): void;
+}
+
+export interface HandOffOptions {
+  /** How long to wait for the clients to come back through other processes, in ms (10,000). */
+  wait?: number;
+}
+
+export interface HandOffResult {
+  /** Sessions handed over to the processes their clients reconnected to. */
+  handed: number;
+  /** Sessions whose client did not come back within `wait`: they end with this process. */
+  kept: number;
 }
 
 export interface HubOptions extends EndpointOptions {
@@ -162,6 +176,15 @@ export class Hub {
    */
   serveClients(scope?: { addEventListener(type: "message", listener: (event: any) => void): void;
     removeEventListener(type: "message", listener: (event: any) => void): void }, ready?: Promise<unknown>): this;
+  /**
+   * Before this process stops (a rolling deploy), with a cluster engine that
+   * moves sessions (`redisCluster`): closes every client's socket (1012) and
+   * refuses new ones; each client redials to another process, which takes
+   * its session over (id, kept messages, counts) once no handler of the
+   * client's runs here. Resolves once every session has moved, or after
+   * `wait`. Call `destroy()` after. Rejects without such an engine.
+   */
+  handOff(options?: HandOffOptions): Promise<HandOffResult>;
   /** Drops every client and stops taking connections (attached servers stay up). */
   destroy(): void;
 }

@@ -92,8 +92,12 @@ export class Relays {
   /**
    * The client's end: relays `socket` (its connection to this process) to
    * `home`, whose Peer holds the session it presented; `frames` came first.
+   * A `home` that is leaving may hand the session over instead (`handed`):
+   * `taken(handed, frames, missed)` then takes the socket, with every frame
+   * it sent (none reached a Peer there) and the notifications to all that
+   * the session missed while it moved (`fenced`).
    */
-  open(home, socket, frames) {
+  open(home, socket, frames, taken) {
     const id = `${this.#node}/${++this.#next}`;
     const forget = () => {
       this.#relays.delete(id);
@@ -111,7 +115,11 @@ export class Relays {
     };
     const send = this.#sender(id, home, end);
     // Binary frames are not JSON-RPC here: the Peer at home would refuse them, so they are not carried.
-    const onMessage = (event) => typeof event.data === "string" && send({ kind: "frame", data: event.data });
+    const onMessage = (event) => {
+      if (typeof event.data !== "string") return;
+      relay.frames?.push(event.data);
+      send({ kind: "frame", data: event.data });
+    };
     const onClose = (event) => {
       if (!this.#relays.has(id)) return;
       forget();
@@ -119,7 +127,13 @@ export class Relays {
     };
     socket.addEventListener("message", onMessage);
     socket.addEventListener("close", onClose);
-    this.#relays.set(id, { node: home, deliver: (data) => socket.send(data), end });
+    // `frames` until home answers: what a hand-over gives the Peer that takes the session.
+    const relay = { node: home, deliver: (data) => socket.send(data), end, frames: [...frames], missed: undefined };
+    relay.taken = (handed) => {
+      forget();
+      taken(handed, relay.frames, relay.missed ?? []);
+    };
+    this.#relays.set(id, relay);
     send({ kind: "attach", from: this.#node, frames });
   }
 
@@ -161,6 +175,8 @@ export class Relays {
   heard({ kind, relay, data, code, reason }) {
     const one = this.#relays.get(relay);
     if (one === undefined) return;
+    one.frames = undefined;
+    one.missed = undefined;
     if (kind === "frame" && typeof data === "string") {
       try {
         one.deliver(data);
@@ -168,6 +184,27 @@ export class Relays {
         one.end(1011, "the socket would not take a frame");
       }
     } else if (kind === "hangup") one.end(Number.isInteger(code) ? code : 1006, typeof reason === "string" ? reason : "");
+  }
+
+  /**
+   * Home fenced relay `relay` for a hand-over: the notifications to all this
+   * process hears from now on (but home's own) are kept for the session.
+   */
+  fenced(relay) {
+    const one = this.#relays.get(relay);
+    if (one?.frames !== undefined) one.missed = [];
+  }
+
+  /** A notification to all from `node`, heard: kept for each session being handed over from elsewhere. */
+  heardAll(node, notification) {
+    for (const one of this.#relays.values()) if (one.missed !== undefined && one.node !== node) one.missed.push(notification);
+  }
+
+  /** Home handed the session of relay `relay` over (its first and only answer). */
+  handed({ relay, client, session }) {
+    const one = this.#relays.get(relay);
+    if (one?.frames === undefined || typeof client !== "string" || session === null || typeof session !== "object") return;
+    one.taken({ client, session });
   }
 
   /** The relays to or from `node`, gone, end. */

@@ -23,6 +23,7 @@
 
 import { Redis } from "ioredis";
 import { randomUUID } from "node:crypto";
+import { HandOver } from "./redis-handoff.js";
 import { Relays, sessionHash } from "./redis-relays.js";
 
 /** Removes a node from the set of nodes if, and only if, its lease has lapsed: 1 if it was removed. */
@@ -63,6 +64,8 @@ class RedisCluster {
   #resolveReady;
   /** The sockets relayed between this node and others, for sessions that moved. */
   #relays;
+  /** Set by `handOff()`: this node is leaving, handing its sessions over. */
+  #handOver;
 
   constructor({ url, lease = 5000, prefix = "wiggum-rpc", node = randomUUID(), redis = {} } = {}) {
     if (!(Number.isFinite(lease) && lease >= 100)) throw new RangeError("lease must be a number of ms, at least 100");
@@ -276,6 +279,10 @@ class RedisCluster {
   /** What one node says to all. */
   #heard(message) {
     const { kind, node } = message;
+    if (kind === "fence") {
+      if (node === this.node) this.#handOver?.heard(message.fence);
+      else this.#relays.fenced(message.relay);
+    }
     if (node === this.node || typeof node !== "string") return;
     if (kind === "node" && Array.isArray(message.clients)) this.#present(node, message.clients.map(String));
     else if (kind === "joined") {
@@ -287,7 +294,10 @@ class RedisCluster {
       this.#nodes.get(node)?.delete(message.client);
       this.#hub.left(message.client, node);
     } else if (kind === "gone") this.#gone(node);
-    else if (kind === "notifyAll") this.#hub.notifyAll(message.method, message.params);
+    else if (kind === "notifyAll") {
+      this.#hub.notifyAll(message.method, message.params);
+      this.#relays.heardAll(node, [message.method, message.params]);
+    }
   }
 
   /** What another node says to this one. */
@@ -298,10 +308,17 @@ class RedisCluster {
     else if (kind === "notify") this.#hub.notify(message.client, message.method, message.params);
     else if (kind === "result" || kind === "error") this.#calls.get(message.call)?.settle(message);
     else if (kind === "frame" || kind === "hangup") this.#relays.heard(message);
-    else if (kind === "attach" && !this.#relays.attached(message, this.#hub.resume) && typeof message.frames?.[0] === "string") {
-      // A session not held here (any more): its key goes, so that the client's redial gets a session of its own.
-      this.#forget(message.frames[0]);
+    else if (kind === "handed") this.#relays.handed(message);
+    else if (kind === "attach" && typeof message.frames?.[0] === "string") {
+      if (this.#handOver === undefined) this.#attach(message);
+      // Leaving: the session is handed over to the process its client is connected to now.
+      else this.#handOver.attach(message, () => this.#attach(message));
     }
+  }
+
+  /** A socket relayed here: resumed on the session's Peer; a session not held here (any more) has its key go. */
+  #attach(message) {
+    if (!this.#relays.attached(message, this.#hub.resume)) this.#forget(message.frames[0]);
   }
 
   /** Runs another node's call on a client here; publishes its answer to the caller's node. */
@@ -446,8 +463,36 @@ class RedisCluster {
       if (this.#destroyed) socket.close(1001);
       else if (home === undefined) socket.close(1013, "the cluster is unreachable: try again later");
       else if (home === null) fresh([first, ...early]);
-      else this.#relays.open(home, socket, [first, ...early]);
+      else this.#relays.open(home, socket, [first, ...early], (handed, frames, missed) => this.#takeOver(fresh, handed, frames, missed));
     });
+  }
+
+  /** A session handed over by the process that held it: its Peer here, then the notifications to all it missed meanwhile. */
+  #takeOver(fresh, handed, frames, missed) {
+    try {
+      fresh(frames, handed);
+    } catch {
+      // Not a session this build takes: the client gets one of its own (and learns its session ended).
+      return void fresh(frames);
+    }
+    for (const [method, params] of missed) this.#hub.notify(handed.client, method, params);
+  }
+
+  /**
+   * Leaves the cluster without ending a session: every client's socket
+   * closes (1012), each client redials and reaches another process, which
+   * takes its session over (what it keeps, its calls and pushes) once its
+   * handlers here have answered. Resolves with \`{ handed, kept }\` once no
+   * session is held here, or after \`wait\` ms (10 s): \`kept\`, the sessions
+   * whose client did not come back in time, end with this process. New
+   * sockets are closed (1012) meanwhile. Call the hub's \`destroy()\` after.
+   */
+  handOff({ wait = 10_000 } = {}) {
+    if (this.#destroyed) return Promise.reject(new Error("the cluster engine is destroyed"));
+    const publish = (to, message) => this.#pub.publish(to === undefined ? this.#all : this.#channelOf(to), JSON.stringify(message));
+    const moved = (client) => this.#pub.srem(this.#key("clients", this.node), client).catch(() => {});
+    this.#handOver ??= new HandOver(this.node, this.#hub, publish, moved);
+    return this.#handOver.leave(wait, () => this.#relays.endAll(1012, "the process is restarting"));
   }
 
   /** Removes the key of the session `first` presents, if it still names this node. */

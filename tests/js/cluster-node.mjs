@@ -79,6 +79,8 @@ const orders = {
     return true;
   },
   events: () => events,
+  /** Hands every session over to the processes its clients redial to (a rolling deploy's stop). */
+  handOff: ({ wait }) => hub.handOff({ wait }),
   destroy: async () => {
     hub.destroy();
     await cluster.closed;

@@ -127,6 +127,16 @@ async function sessionCluster(run) {
   }
 }
 
+/** Two clients connected to each of `nodes`, in order. */
+async function twoOnEach(nodes, proxy, join) {
+  const clients = [];
+  for (const node of [...nodes]) {
+    proxy.moveTo(node);
+    for (let n = 0; n < 2; n++) clients.push(await join());
+  }
+  return clients;
+}
+
 const inOrder = (list, count, from = 0) => list.length === count && list.every((seq, at) => seq === from + at);
 
 test("a client moved to another process mid-session keeps its id: its call answered once, pushes made while away arrive in order, a third process's call to it answered there", { timeout: TEST_TIMEOUT }, async () => {
@@ -253,11 +263,7 @@ test("Redis restarted while a client is relayed: the client redials until it can
 
 test("a rolling restart of every process: each client ends up served, sessions of a stopped process end explicitly, the pending maps drain, every key has an expiry, and none is left after", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ redis, nodes, proxy, join, start }) => {
-    const clients = [];
-    for (const node of [...nodes]) {
-      proxy.moveTo(node);
-      for (let n = 0; n < 2; n++) clients.push(await join());
-    }
+    const clients = await twoOnEach(nodes, proxy, join);
     const everyKeyExpires = async (when) => {
       const keys = await keysOf(redis);
       assert.ok(Object.keys(keys).length > 0, `keys ${when}`);
@@ -294,6 +300,54 @@ test("a rolling restart of every process: each client ends up served, sessions o
     const killed = Date.now();
     await until(async () => Object.keys(await keysOf(redis)).length === 0, "every key to expire", LEASE * 5);
     console.log(`every key gone ${Date.now() - killed} ms after the last processes were killed`);
+  });
+});
+
+test("a rolling restart that hands sessions over: no session ends, each client keeps its id, a call in flight is answered once, pushes and notifications to all arrive in order, once", { timeout: TEST_TIMEOUT }, async () => {
+  await sessionCluster(async ({ redis, nodes, proxy, join, start }) => {
+    const clients = await twoOnEach(nodes, proxy, join);
+    const heard = clients.map(() => []);
+    clients.forEach((client, at) => client.peer.onNotify("all", ({ seq }) => heard[at].push(seq)));
+    let sent = 0;
+    for (let round = 0; round < 3; round++) {
+      const old = nodes[0];
+      const next = await start(`${old.name}${round + 2}`);
+      proxy.moveTo(next);
+      const theirs = clients.filter((client) => client.id.startsWith(`${old.name}/`) || client.holder === old);
+      // In flight as the process leaves: a call of each of its clients, and pushes it makes.
+      const calls = theirs.map((client) => client.peer.request("slow", { ms: 400, tag: `${client.id} ${round}` }));
+      for (const client of theirs) {
+        await old.order("push", { client: client.id, count: 20, from: client.pushes.length });
+      }
+      // Notifications to all from a process that stays, while sessions move.
+      const staying = nodes.find((node) => node !== old && node !== next);
+      const notifying = staying.order("notifyAll", { method: "all", count: 200 }).then(() => (sent += 200));
+      const started = Date.now();
+      const result = await old.order("handOff", { wait: 10_000 });
+      console.log(`round ${round + 1}: ${JSON.stringify(result)} in ${Date.now() - started} ms`);
+      assert.deepEqual(result, { handed: theirs.length, kept: 0 }, "every session of the leaving process handed over");
+      const answers = await within(Promise.all(calls), 10_000, "the calls in flight");
+      assert.deepEqual(answers.map((answer) => answer.node), theirs.map(() => old.name), "each call answered by the process that ran it");
+      assert.deepEqual(Object.values(await old.order("runs")).filter((count) => count !== 1), [], "each ran once");
+      await notifying;
+      await old.order("destroy");
+      old.kill();
+      nodes.splice(nodes.indexOf(old), 1);
+      for (const client of theirs) client.holder = next;
+    }
+    for (const [at, client] of clients.entries()) {
+      await until(() => heard[at].length >= sent, `client ${at}'s notifications (${heard[at].length} of ${sent})`);
+      assert.ok(heard[at].every((seq, n) => seq === n % 200) && heard[at].length === sent, `client ${at}: each notification to all once, in order`);
+      assert.ok(client.pushes.every((seq, n) => seq === n), `client ${at}: pushes in order, once`);
+      assert.equal(await client.peer.request("whoami"), client.id, "the client kept its id");
+    }
+    assert.deepEqual(clients.map((client) => client.ended.length), [0, 0, 0, 0, 0, 0], "no session ended");
+    assert.equal(clients.reduce((sum, client) => sum + client.pushes.length, 0), 20 * 6, "every push arrived");
+    for (const node of nodes) {
+      await until(async () => JSON.stringify(await node.order("pending")) === JSON.stringify({ calls: 0, serving: 0, relays: 0 }), `${node.name}'s pending maps to drain`);
+    }
+    const keys = await keysOf(redis);
+    for (const [key, ttl] of Object.entries(keys)) assert.ok(ttl > 0, `${key} has an expiry (${ttl})`);
   });
 });
 

@@ -1,0 +1,98 @@
+// Sessions handed over when a process of a Redis cluster leaves (redis.js,
+// `hub.handOff()`): every client's socket is closed so that it redials,
+// reaching another process; that process asks this one for the session (a
+// relay's `attach`, redis-relays.js), and this one hands it over, once its
+// handlers have answered: the session, with what it keeps, moves to the
+// Peer of the process the client is connected to now. The core decides
+// what moves (`Peer.handOff`); this moves it, exactly once, in order.
+//
+// Notifications to all cross the hand-over exactly once: before handing a
+// session off, this process publishes a fence on the channel to all and
+// waits to hear it itself, so that every notification published before
+// the fence has reached the session here; the taking process keeps those
+// it hears after the fence (redis-relays.js `fenced`), and the session
+// gets them after what was handed over.
+
+export class HandOver {
+  /** Sessions handed over so far. */
+  handed = 0;
+  #node;
+  #hub;
+  #publish;
+  #moved;
+  /** Fence id → what resolves once this process hears it. */
+  #fences = new Map();
+  #next = 0;
+  #deadline = Infinity;
+
+  /**
+   * `publish(to, message)`: to one node's channel, or (`to` undefined) to
+   * all; `moved(client)`: the client is no longer this node's.
+   */
+  constructor(node, hub, publish, moved) {
+    this.#node = node;
+    this.#hub = hub;
+    this.#publish = publish;
+    this.#moved = moved;
+  }
+
+  /**
+   * Leaves: closes every client's socket (relays too, by `endRelays`), then
+   * resolves once every session held here has been handed over, or `wait`
+   * ms have passed: `{ handed, kept }`, `kept` the sessions no client came
+   * back for in time (they end as this process does).
+   */
+  async leave(wait, endRelays) {
+    this.#deadline = Date.now() + wait;
+    this.#hub.away();
+    endRelays();
+    while (this.#hub.sessions().length > 0 && Date.now() < this.#deadline) await sleep(20);
+    return { handed: this.handed, kept: this.#hub.sessions().length };
+  }
+
+  /** A fence of this process's, heard back. */
+  heard(fence) {
+    this.#fences.get(fence)?.();
+  }
+
+  /**
+   * Another process (`from`, relay `relay`) asks for the session its
+   * client's first frame presents: handed over once no handler of the
+   * client's runs here, until the deadline. Otherwise `relayed()`, as for a
+   * process that stays: the session is not held here, or could not be
+   * handed over in time (it is relayed here until this process ends).
+   */
+  async attach({ relay, from, frames }, relayed) {
+    const session = this.#hub.presented(frames[0]);
+    if (session === undefined || !this.#hub.sessions().includes(session)) return relayed();
+    const fence = `${this.#node}/${++this.#next}`;
+    const heard = new Promise((resolve) => this.#fences.set(fence, resolve));
+    let fenced = false;
+    try {
+      await this.#publish(undefined, { kind: "fence", node: this.#node, relay, fence });
+      fenced = await Promise.race([heard.then(() => true), sleep(Math.max(0, this.#deadline - Date.now()))]);
+    } catch {
+      // Redis is unreachable: the session cannot move.
+    } finally {
+      this.#fences.delete(fence);
+    }
+    if (fenced !== true) return relayed();
+    for (;;) {
+      let handed;
+      try {
+        handed = this.#hub.handOff(session, from);
+      } catch (refused) {
+        if (refused?.data?.reason !== "busy" || Date.now() >= this.#deadline) return relayed();
+        await sleep(10);
+        continue;
+      }
+      if (handed === undefined) return relayed();
+      this.handed += 1;
+      this.#publish(from, { kind: "handed", relay, ...handed }).catch(() => {});
+      this.#moved(handed.client);
+      return undefined;
+    }
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
