@@ -2,14 +2,16 @@
 // never fails on speed): a call to a client connected to another process
 // against one connected to the caller's own (p50 and p99 latency, calls/s),
 // and a notification to 1,000 clients spread over three processes against
-// 1,000 on one (until the last client has it). One redis-server of its own
-// on 127.0.0.1 and hub processes of tests/js/cluster-node.mjs.
+// 1,000 on one (until the last client has it); a process that leaves
+// handing its clients' sessions over to another (until every session has
+// moved). One redis-server of its own on 127.0.0.1, hub processes of
+// tests/js/cluster-node.mjs, and a TCP proxy in front of them.
 //
 //   node bench/cluster.mjs            full run
 //   node bench/cluster.mjs --smoke    a few calls and clients, to prove it still works
 import { createRequire } from "node:module";
 import { WebSocket } from "ws";
-import { end, startNode, startRedis, until, within } from "../tests/js/cluster-kit.mjs";
+import { end, startNode, startProxy, startRedis, until, within } from "../tests/js/cluster-kit.mjs";
 
 const require = createRequire(import.meta.url);
 const { Peer } = require("../pkg/node/wiggum_rpc.cjs");
@@ -19,6 +21,7 @@ const smoke = process.argv.includes("--smoke");
 const CALLS = smoke ? 50 : 3000;
 const CLIENTS = smoke ? 30 : 1000;
 const ROUNDS = smoke ? 2 : 5;
+const SESSIONS = smoke ? 10 : 200;
 const LEASE = 5000;
 
 async function client(node, onTick) {
@@ -97,6 +100,40 @@ try {
   console.log("| the clients are on | until the last |\n| --- | ---: |");
   for (const [layout, took] of Object.entries(results)) console.log(`| ${layout} | ${ms(took)} |`);
   console.log(`\nthree processes ÷ one: ${(results["three processes"] / results["one process"]).toFixed(2)}×`);
+
+  // SESSIONS clients with sessions on node-d, behind a proxy; the proxy turns to node-e and node-d hands over.
+  const granting = [];
+  for (const name of ["node-d", "node-e"]) {
+    const node = await startNode(redis, LEASE, name, ["60000"]);
+    nodes.push(node);
+    granting.push(node);
+    await node.order("joined");
+  }
+  const [d, e] = granting;
+  const proxy = await startProxy(d.port);
+  try {
+    const redial = { initialDelay: 20, maxDelay: 200, jitter: 0 };
+    for (let n = 0; n < SESSIONS; n++) {
+      const transport = webSocketTransport(`ws://127.0.0.1:${proxy.port}/`, { WebSocket, reconnect: redial });
+      const peer = new Peer(transport, { timeout: 30_000 });
+      await until(() => peer.session !== undefined, "a session granted");
+      clients.push({ peer, id: await peer.request("whoami") });
+    }
+    proxy.moveTo(e);
+    const started = performance.now();
+    const result = await d.order("handOff", { wait: 30_000 }, 60_000);
+    const handed = performance.now() - started;
+    await Promise.all(clients.map(({ peer }) => peer.request("whoami")));
+    const served = performance.now() - started;
+    console.log(`\n### A process that leaves hands ${SESSIONS} sessions over to another\n`);
+    console.log("| | |\n| --- | ---: |");
+    console.log(`| sessions handed over (kept: ended with the process) | ${result.handed} (kept ${result.kept}) |`);
+    console.log(`| until every session has moved | ${ms(handed)} |`);
+    console.log(`| until every client has been answered again | ${ms(served)} |`);
+    console.log(`| sessions moved per second | ${Math.round((SESSIONS / handed) * 1000)} |`);
+  } finally {
+    await proxy.close();
+  }
 } finally {
   await end(nodes, clients);
   await redis.stop();

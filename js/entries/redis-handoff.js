@@ -6,12 +6,12 @@
 // Peer of the process the client is connected to now. The core decides
 // what moves (`Peer.handOff`); this moves it, exactly once, in order.
 //
-// Notifications to all cross the hand-over exactly once: before handing a
-// session off, this process publishes a fence on the channel to all and
-// waits to hear it itself, so that every notification published before
-// the fence has reached the session here; the taking process keeps those
-// it hears after the fence (redis-relays.js `fenced`), and the session
-// gets them after what was handed over.
+// Notifications to all cross the hand-over exactly once: this process
+// publishes a fence on the channel to all and hands the session off as it
+// hears the fence, so that the session has had every notification
+// published before the fence and none after; the taking process keeps
+// those it hears after the fence (redis-relays.js `fenced`), and the
+// session gets them after what was handed over.
 
 export class HandOver {
   /** Sessions handed over so far. */
@@ -50,7 +50,7 @@ export class HandOver {
     return { handed: this.handed, kept: this.#hub.sessions().length };
   }
 
-  /** A fence of this process's, heard back. */
+  /** A fence of this process's, heard back: what waits on it runs now, before the next message is read. */
   heard(fence) {
     this.#fences.get(fence)?.();
   }
@@ -61,37 +61,47 @@ export class HandOver {
    * client's runs here, until the deadline. Otherwise `relayed()`, as for a
    * process that stays: the session is not held here, or could not be
    * handed over in time (it is relayed here until this process ends).
+   *
+   * Each attempt publishes a fence and hands the session off as it hears
+   * it, in the same turn: the session has then had every notification to
+   * all published before the fence, and none after, which the taking
+   * process keeps from that fence on (a later fence starts its list anew).
    */
   async attach({ relay, from, frames }, relayed) {
     const session = this.#hub.presented(frames[0]);
     if (session === undefined || !this.#hub.sessions().includes(session)) return relayed();
-    const fence = `${this.#node}/${++this.#next}`;
-    const heard = new Promise((resolve) => this.#fences.set(fence, resolve));
-    let fenced = false;
-    try {
-      await this.#publish(undefined, { kind: "fence", node: this.#node, relay, fence });
-      fenced = await Promise.race([heard.then(() => true), sleep(Math.max(0, this.#deadline - Date.now()))]);
-    } catch {
-      // Redis is unreachable: the session cannot move.
-    } finally {
-      this.#fences.delete(fence);
-    }
-    if (fenced !== true) return relayed();
-    for (;;) {
-      let handed;
+    while (Date.now() < this.#deadline) {
+      const fence = `${this.#node}/${++this.#next}`;
+      const outcome = new Promise((resolve) => this.#fences.set(fence, () => resolve(this.#handOff(session, from, relay))));
+      let result;
       try {
-        handed = this.#hub.handOff(session, from);
-      } catch (refused) {
-        if (refused?.data?.reason !== "busy" || Date.now() >= this.#deadline) return relayed();
-        await sleep(10);
-        continue;
+        await this.#publish(undefined, { kind: "fence", node: this.#node, relay, fence });
+        result = await Promise.race([outcome, sleep(Math.max(0, this.#deadline - Date.now()))]);
+      } catch {
+        // Redis is unreachable: the session cannot move.
+      } finally {
+        this.#fences.delete(fence);
       }
-      if (handed === undefined) return relayed();
-      this.handed += 1;
-      this.#publish(from, { kind: "handed", relay, ...handed }).catch(() => {});
-      this.#moved(handed.client);
-      return undefined;
+      if (result === "handed") return undefined;
+      if (result !== "busy") break;
+      await sleep(10);
     }
+    return relayed();
+  }
+
+  /** Hands `session` off to node `from`'s relay `relay`: "handed", "busy" (a handler of its client's runs), or "refused". */
+  #handOff(session, from, relay) {
+    let handed;
+    try {
+      handed = this.#hub.handOff(session, from);
+    } catch (refused) {
+      return refused?.data?.reason === "busy" ? "busy" : "refused";
+    }
+    if (handed === undefined) return "refused";
+    this.handed += 1;
+    this.#publish(from, { kind: "handed", relay, ...handed }).catch(() => {});
+    this.#moved(handed.client);
+    return "handed";
   }
 }
 

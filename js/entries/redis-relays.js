@@ -212,6 +212,17 @@ export class Relays {
     for (const one of [...this.#relays.values()]) if (one.node === node) one.end(1012, "the session's other process is gone");
   }
 
+  /**
+   * Every relay ends, and the client at its other end is told (this process
+   * leaves with the cluster still up: each client redials, elsewhere).
+   */
+  hangUpAll(code, reason) {
+    for (const one of [...this.#relays.values()]) {
+      if (one.socket === undefined) one.end(code, reason);
+      else one.socket.close(code, reason);
+    }
+  }
+
   /** Every relay ends (this process leaves, or lost Redis: frames in between may be lost, which a redial replays). */
   endAll(code, reason) {
     for (const one of [...this.#relays.values()]) one.end(code, reason);

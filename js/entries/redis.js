@@ -492,7 +492,7 @@ class RedisCluster {
     const publish = (to, message) => this.#pub.publish(to === undefined ? this.#all : this.#channelOf(to), JSON.stringify(message));
     const moved = (client) => this.#pub.srem(this.#key("clients", this.node), client).catch(() => {});
     this.#handOver ??= new HandOver(this.node, this.#hub, publish, moved);
-    return this.#handOver.leave(wait, () => this.#relays.endAll(1012, "the process is restarting"));
+    return this.#handOver.leave(wait, () => this.#relays.hangUpAll(1012, "the process is restarting"));
   }
 
   /** Removes the key of the session `first` presents, if it still names this node. */

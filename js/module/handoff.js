@@ -46,7 +46,9 @@ extensions.takeOver = (ep, handed) => {
   const { id, sent, received, grace, maxKept, nextCall, unacked, held } = isObject(handed) ? handed : {};
   const counts = [sent, received, grace, maxKept, nextCall];
   if (typeof id !== "string" || !counts.every(Number.isSafeInteger) || !Array.isArray(unacked) || !Array.isArray(held)) return false;
-  const sends = (list) => list.every((one) => isObject(one) || (Array.isArray(one) && one.length > 0 && one.every(isObject)));
+  // Each send a message (an object), or a batch: a non-empty array of them.
+  const message = (one) => isObject(one) && !Array.isArray(one);
+  const sends = (list) => list.every((one) => (Array.isArray(one) ? one.length > 0 && one.every(message) : message(one)));
   if (!sends(unacked) || !sends(held)) return false;
   const [idLen] = scratch([id]);
   return x.$take_over(ep, ...counts, idLen, put(unacked), put(held)) === 1;

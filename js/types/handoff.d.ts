@@ -1,6 +1,6 @@
 // The Node build's sessions handed between processes (js/module/handoff.js),
-// appended to its `wiggum_rpc.d.ts` by scripts/glue.mjs (without this header and its import).
-import type { Peer } from "./wiggum_rpc.js";
+// appended to its `wiggum_rpc.d.ts` by scripts/glue.mjs (without this header), where
+// `interface Peer` adds to the class `Peer` declared there.
 
 /**
  * A server's session as one Peer hands it to another (plain JSON data): its

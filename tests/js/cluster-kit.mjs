@@ -1,8 +1,10 @@
 // What the cluster tests share (cluster.test.mjs, cluster-sessions.test.mjs):
 // a redis-server of a test's own on a free port, hub processes forked from
-// cluster-node.mjs and ordered over IPC, and the waits with their bounds.
+// cluster-node.mjs and ordered over IPC, a TCP proxy in front of them as a
+// load balancer would be, and the waits with their bounds.
 import { fork } from "node:child_process";
 import { once } from "node:events";
+import { connect as tcpConnect, createServer } from "node:net";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { freePort, startRedisServer } from "../../scripts/redis-server.mjs";
@@ -85,4 +87,42 @@ export async function end(nodes, clients) {
   for (const node of nodes) node.kill();
   const exits = nodes.map(({ child }) => (child.exitCode === null && child.signalCode === null ? within(once(child, "exit"), 5000, "exit") : undefined));
   await Promise.all(exits.map((exit) => exit?.catch(() => {})));
+}
+
+/** A TCP proxy on 127.0.0.1: each new connection goes to `target`'s port; `cut()` ends every one it carries. */
+export async function startProxy(port) {
+  let target = port;
+  const carried = new Set();
+  const server = createServer((socket) => {
+    const upstream = tcpConnect(target, "127.0.0.1");
+    const pair = [socket, upstream];
+    for (const one of pair) carried.add(one);
+    const gone = () => {
+      for (const one of pair) {
+        one.destroy();
+        carried.delete(one);
+      }
+    };
+    socket.on("error", gone).on("close", gone);
+    upstream.on("error", gone).on("close", gone);
+    socket.pipe(upstream);
+    upstream.pipe(socket);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    port: server.address().port,
+    /** Where connections made from now on go. */
+    moveTo(node) {
+      target = node.port;
+    },
+    /** Ends every connection it carries, as a dropped link does (no close frame). */
+    cut() {
+      for (const one of [...carried]) one.destroy();
+    },
+    close() {
+      this.cut();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
 }

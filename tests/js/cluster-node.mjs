@@ -51,8 +51,12 @@ const orders = {
     hub.notifyAll(method, { text: "x".repeat(bytes) });
     return true;
   },
-  notifyAll({ method, count }) {
-    for (let seq = 0; seq < count; seq++) hub.notifyAll(method, { from: node, seq });
+  /** `count` notifications to all, numbered; `every` ms apart (0: at once). */
+  async notifyAll({ method, count, every = 0 }) {
+    for (let seq = 0; seq < count; seq++) {
+      hub.notifyAll(method, { from: node, seq });
+      if (every > 0) await new Promise((resolve) => setTimeout(resolve, every));
+    }
   },
   clients: () => hub.clients.map((id) => [id, hub.nodeOf(id)]),
   runs: () => runs,

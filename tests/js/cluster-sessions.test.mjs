@@ -7,12 +7,11 @@
 // rules (the core's) replay what was missed, once. A session whose process
 // died ends explicitly; a Redis restart only delays a resume.
 import { once } from "node:events";
-import { connect as tcpConnect, createServer } from "node:net";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocket } from "ws";
-import { end, keysOf, sleep, startNode, startRedis, until, within } from "./cluster-kit.mjs";
+import { end, keysOf, sleep, startNode, startProxy, startRedis, until, within } from "./cluster-kit.mjs";
 
 // A call that never settles fails its test, not the suite: each test ends by this bound.
 const TEST_TIMEOUT = 120_000;
@@ -26,44 +25,6 @@ const LEASE = 1000;
 const GRACE = 20_000;
 /** Quick redials, as a page's would be after a dropped connection. */
 const RECONNECT = { initialDelay: 20, maxDelay: 200, jitter: 0 };
-
-/** A TCP proxy on 127.0.0.1: each new connection goes to `target`'s port; `cut()` ends every one it carries. */
-async function startProxy(port) {
-  let target = port;
-  const carried = new Set();
-  const server = createServer((socket) => {
-    const upstream = tcpConnect(target, "127.0.0.1");
-    const pair = [socket, upstream];
-    for (const one of pair) carried.add(one);
-    const gone = () => {
-      for (const one of pair) {
-        one.destroy();
-        carried.delete(one);
-      }
-    };
-    socket.on("error", gone).on("close", gone);
-    upstream.on("error", gone).on("close", gone);
-    socket.pipe(upstream);
-    upstream.pipe(socket);
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    port: server.address().port,
-    /** Where connections made from now on go. */
-    moveTo(node) {
-      target = node.port;
-    },
-    /** Ends every connection it carries, as a dropped link does (no close frame). */
-    cut() {
-      for (const one of [...carried]) one.destroy();
-    },
-    close() {
-      this.cut();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /** A client through the proxy, with its session, what it was pushed, and the hellos it sent. */
 async function sessionClient(proxy) {
@@ -303,25 +264,36 @@ test("a rolling restart of every process: each client ends up served, sessions o
   });
 });
 
-test("a rolling restart that hands sessions over: no session ends, each client keeps its id, a call in flight is answered once, pushes and notifications to all arrive in order, once", { timeout: TEST_TIMEOUT }, async () => {
+test("a rolling restart that hands sessions over, relayed ones too: no session ends, each client keeps its id, a call in flight is answered once, pushes and notifications to all (from a process that stays and from the one leaving) arrive in order, once", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ redis, nodes, proxy, join, start }) => {
     const clients = await twoOnEach(nodes, proxy, join);
-    const heard = clients.map(() => []);
-    clients.forEach((client, at) => client.peer.onNotify("all", ({ seq }) => heard[at].push(seq)));
-    let sent = 0;
+    // Every connection moved to node-b: the sessions of node-a's and node-c's clients are relayed there.
+    proxy.moveTo(nodes[1]);
+    proxy.cut();
+    for (const { peer, id } of clients) {
+      await until(async () => (await peer.request("whoami", undefined, { timeout: 1000 }).catch(() => undefined)) === id, "each client relayed to its session");
+    }
+    // What each client heard from each sender, by method ("all" from a process that stays, "mine" from the one leaving).
+    const heard = clients.map(() => ({}));
+    for (const [at, { peer }] of clients.entries()) {
+      for (const method of ["all", "mine"]) peer.onNotify(method, ({ from, seq }) => (heard[at][`${method} ${from}`] ??= []).push(seq));
+    }
+    const expected = {};
     for (let round = 0; round < 3; round++) {
       const old = nodes[0];
       const next = await start(`${old.name}${round + 2}`);
       proxy.moveTo(next);
-      const theirs = clients.filter((client) => client.id.startsWith(`${old.name}/`) || client.holder === old);
-      // In flight as the process leaves: a call of each of its clients, and pushes it makes.
+      const theirs = clients.filter((client) => (client.holder ?? client.id.slice(0, client.id.indexOf("/"))) === old.name);
+      // In flight as the process leaves: a call of each of its clients, pushes it makes, notifications to all from it and from one that stays.
       const calls = theirs.map((client) => client.peer.request("slow", { ms: 400, tag: `${client.id} ${round}` }));
-      for (const client of theirs) {
-        await old.order("push", { client: client.id, count: 20, from: client.pushes.length });
-      }
-      // Notifications to all from a process that stays, while sessions move.
+      for (const client of theirs) await old.order("push", { client: client.id, count: 20, from: client.pushes.length });
       const staying = nodes.find((node) => node !== old && node !== next);
-      const notifying = staying.order("notifyAll", { method: "all", count: 200 }).then(() => (sent += 200));
+      const notifying = Promise.all([
+        staying.order("notifyAll", { method: "all", count: 200, every: 2 }),
+        old.order("notifyAll", { method: "mine", count: 100, every: 5 }),
+      ]);
+      expected[`all ${staying.name}`] = 200;
+      expected[`mine ${old.name}`] = 100;
       const started = Date.now();
       const result = await old.order("handOff", { wait: 10_000 });
       console.log(`round ${round + 1}: ${JSON.stringify(result)} in ${Date.now() - started} ms`);
@@ -333,16 +305,17 @@ test("a rolling restart that hands sessions over: no session ends, each client k
       await old.order("destroy");
       old.kill();
       nodes.splice(nodes.indexOf(old), 1);
-      for (const client of theirs) client.holder = next;
+      for (const client of theirs) client.holder = next.name;
     }
     for (const [at, client] of clients.entries()) {
-      await until(() => heard[at].length >= sent, `client ${at}'s notifications (${heard[at].length} of ${sent})`);
-      assert.ok(heard[at].every((seq, n) => seq === n % 200) && heard[at].length === sent, `client ${at}: each notification to all once, in order`);
-      assert.ok(client.pushes.every((seq, n) => seq === n), `client ${at}: pushes in order, once`);
+      const counts = () => Object.fromEntries(Object.entries(heard[at]).map(([key, seqs]) => [key, seqs.length]));
+      await until(() => JSON.stringify(counts()) === JSON.stringify({ ...counts(), ...expected }), `client ${at}'s notifications (${JSON.stringify(counts())})`);
+      assert.deepEqual(Object.keys(heard[at]).sort(), Object.keys(expected).sort());
+      for (const [key, seqs] of Object.entries(heard[at])) assert.ok(inOrder(seqs, expected[key]), `client ${at}, ${key}: each once, in order`);
+      assert.ok(inOrder(client.pushes, 20), `client ${at}: pushes in order, once`);
       assert.equal(await client.peer.request("whoami"), client.id, "the client kept its id");
     }
     assert.deepEqual(clients.map((client) => client.ended.length), [0, 0, 0, 0, 0, 0], "no session ended");
-    assert.equal(clients.reduce((sum, client) => sum + client.pushes.length, 0), 20 * 6, "every push arrived");
     for (const node of nodes) {
       await until(async () => JSON.stringify(await node.order("pending")) === JSON.stringify({ calls: 0, serving: 0, relays: 0 }), `${node.name}'s pending maps to drain`);
     }

@@ -32,3 +32,14 @@ import { connectMcp } from "wiggum-rpc/http";
 export const session = connectMcp("http://127.0.0.1:3000/mcp").then((mcp) => mcp.server.serverInfo.name);
 // @ts-expect-error the URL is a string or a URL
 connectMcp(3000);
+
+// The Node build's Peer hands a server's session to another process's.
+import type { HandedSession } from "wiggum-rpc";
+export const handed: HandedSession = peer.handOff();
+// @ts-expect-error a handed session's counts are numbers
+export const sentText: string = peer.handOff().sent;
+
+import { Hub } from "wiggum-rpc/hub";
+export const leaving: Promise<{ handed: number; kept: number }> = new Hub().handOff({ wait: 10_000 });
+// @ts-expect-error the wait is a number of ms
+new Hub().handOff({ wait: "ten seconds" });
