@@ -136,7 +136,9 @@ class RedisCluster {
     listen(this.#sub, "close", lost);
     // Back after an outage (Redis restarted, or this node was cut off): join again.
     const back = () => {
-      if (this.#joined && this.#reachable) this.#join().catch(() => {});
+      if (!this.#joined || !this.#reachable) return;
+      this.#rejoined = Date.now();
+      this.#join().catch(() => {});
     };
     listen(this.#pub, "ready", back);
     listen(this.#sub, "ready", back);
@@ -211,7 +213,10 @@ class RedisCluster {
     for (const session of this.#hub.sessions()) multi.pexpire(this.#sessionKey(session), this.#lease * 3);
     const [[, renewed], [, added]] = await multi.exec();
     // The others may have announced this node gone: it tells them its clients again.
-    if (renewed === null || added === 1) await this.#join();
+    if (renewed === null || added === 1) {
+      this.#rejoined = Date.now();
+      await this.#join();
+    }
   }
 
   /**
@@ -424,16 +429,22 @@ class RedisCluster {
     });
   }
 
+  /** When this node last joined again (Redis restarted, or its lease lapsed). */
+  #rejoined = -Infinity;
+
   /**
    * The node whose Peer holds the session a socket's first frame presents:
    * null when none does (no key, this node, or a node known gone);
-   * undefined while Redis cannot be asked.
+   * undefined while Redis cannot be asked, or for a lease after this node
+   * joined again: a Redis that restarted lost the keys, and the holder may
+   * not have written its own again yet (the client tries again meanwhile).
    */
   async #homeOf(session) {
     if (this.#destroyed || !this.#reachable) return undefined;
     try {
       const node = await this.#pub.get(this.#sessionKey(session));
-      return node === null || node === this.node || !this.#nodes.has(node) ? null : node;
+      if (node !== null && node !== this.node && this.#nodes.has(node)) return node;
+      return Date.now() - this.#rejoined < this.#lease ? undefined : null;
     } catch {
       return undefined;
     }
