@@ -115,7 +115,7 @@ run "WebSocket hub: one server for many clients (Node and Chromium clients, call
   node --test tests/js/hub.test.mjs
 run "A hub across processes on Redis (a redis-server and hub processes per test): calls to a client of another process, notifications to all from two at once, a process killed mid-call, a death seen within the lease and a pause that evicts nobody, Redis stopped and started again, Redis stalled, a 9 MB notification, 1,000 clients leaving at once" \
   node --test tests/js/cluster.test.mjs
-run "Sessions that move between the processes of a hub on Redis (three processes behind a TCP proxy that cuts and moves the client): its id, its call and the pushes made while away kept; calls cut and resent run once; two connections claiming one session; the process holding it killed; Redis restarted while relayed; a rolling restart that ends sessions, and one that hands them over" \
+run "Sessions that move between the processes of a hub on Redis (three processes behind a TCP proxy that cuts and moves the client): its id, its call and the pushes made while away kept; calls cut and resent run once; two connections claiming one session; the process holding it killed; Redis restarted while relayed; a rolling restart that ends sessions, and one that hands them over; a handler that outlasts the hand-over" \
   node --test tests/js/cluster-sessions.test.mjs
 run "Node: a server Peer's session handed to another Peer as JSON text (its call in flight, pushes made while away, calls after), and handed sessions that are not one refused" \
   node --test tests/js/peer-handoff.test.mjs

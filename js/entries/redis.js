@@ -316,7 +316,8 @@ class RedisCluster {
     else if (kind === "handed") this.#relays.handed(message);
     else if (kind === "attach" && typeof message.frames?.[0] === "string") {
       if (this.#handOver === undefined) this.#attach(message);
-      // Leaving: the session is handed over to the process its client is connected to now.
+      // Leaving: the session is handed over to the process its client is connected to now, or else relayed here
+      // (what the client sent meanwhile is lost on the way, and sent again by its session once it resumes here).
       else this.#handOver.attach(message, () => this.#attach(message));
     }
   }

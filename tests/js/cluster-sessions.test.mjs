@@ -324,6 +324,29 @@ test("a rolling restart that hands sessions over, relayed ones too: no session e
   });
 });
 
+test("a session whose handler outlasts the hand-over's wait is relayed to the leaving process instead: what its client sent meanwhile is answered there, and the session ends explicitly with the process", { timeout: TEST_TIMEOUT }, async () => {
+  await sessionCluster(async ({ nodes: [a, b], proxy, join }) => {
+    const { peer, transport, id, ended } = await join();
+    const slow = peer.request("slow", { ms: 1500, tag: "outlasting" });
+    await until(async () => (await a.order("runs"))["slow outlasting"] === 1, "the call to run");
+    proxy.moveTo(b);
+    const back = new Promise((resolve) => transport.on("reconnected", resolve));
+    const leaving = a.order("handOff", { wait: 600 });
+    await within(back, 5000, "the client to redial");
+    // Sent while node-a decides: held there, then delivered on the relay.
+    const meanwhile = peer.request("count", { tag: "meanwhile" });
+    assert.deepEqual(await leaving, { handed: 0, kept: 1 }, "the session stayed");
+    assert.deepEqual(await meanwhile, { tag: "meanwhile", runs: 1, node: "node-a" }, "answered by node-a, through the relay");
+    assert.deepEqual(await slow, { tag: "outlasting", node: "node-a" });
+    assert.equal(await peer.request("whoami"), id);
+    assert.equal(ended.length, 0);
+    await a.order("destroy");
+    a.kill();
+    await until(() => ended.length === 1, "the session to end with its process");
+    assert.match(await peer.request("whoami"), /^node-b\//, "a new session on node-b");
+  });
+});
+
 test("notifications to all from two processes at once, 1,000 each, with clients cut and moved in the middle: every client gets each sender's in order, none lost, none twice", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ nodes: [a, b, c], proxy, join }) => {
     const clients = [];
