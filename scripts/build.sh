@@ -9,6 +9,8 @@
 #                                        with the Cargo feature `references`)
 #   scripts/build.sh references  target/pkg-node-references/  (that flavour's Node build alone,
 #                                        and its CommonJS entries)
+#   scripts/build.sh node     target/pkg-node/  (the Node build alone, and its CommonJS entries:
+#                                        the demo's server processes)
 # Every build has the whole protocol in its one module (src/core,
 # src/bindings) and one JS file of glue (js/module, and what it links:
 # js/transports/postmessage.js); each subpath entry (js/entries,
@@ -23,7 +25,8 @@ case "$target" in
   web) out=pkg-web ;;
   bundler) out=pkg ;;
   references) out=target/pkg-node-references ;;
-  *) echo "usage: scripts/build.sh [web|bundler|references]" >&2; exit 2 ;;
+  node) out=target/pkg-node ;;
+  *) echo "usage: scripts/build.sh [web|bundler|references|node]" >&2; exit 2 ;;
 esac
 # no_std with a trapping panic handler: std's panic and formatting machinery
 # out of the module (see src/lib.rs).
@@ -44,16 +47,21 @@ module() {
     "$target_dir/wasm32-unknown-unknown/release/wiggum_rpc.wasm" -o "$dir/wiggum_rpc_bg.wasm"
 }
 
-# The Node build with references, and its CommonJS entries, into $1.
-references_node() {
-  module "$1" framing,references,handoff
+# A Node build ($2: its Cargo features; $3: its entries' sources, from
+# subpath-entries.mjs), and its CommonJS entries, into $1.
+node_build() {
+  module "$1" "$2"
   node scripts/glue.mjs node "$1"
   cp "$1/wiggum_rpc.js" "$1/wiggum_rpc.cjs"
-  node --input-type=module -e "import { REFERENCE_SOURCES, writeSubpathEntries } from './scripts/subpath-entries.mjs'; await writeSubpathEntries('$1', 'cjs', REFERENCE_SOURCES);"
+  node --input-type=module -e "import { $3, writeSubpathEntries } from './scripts/subpath-entries.mjs'; await writeSubpathEntries('$1', 'cjs', $3);"
 }
 
 if [ "$target" = references ]; then
-  references_node "$out"
+  node_build "$out" framing,references,handoff REFERENCE_SOURCES
+  exit 0
+fi
+if [ "$target" = node ]; then
+  node_build "$out" framing,handoff SOURCES
   exit 0
 fi
 if [ "$target" = web ]; then
@@ -69,14 +77,13 @@ rm -rf target/pkg-web-nobundler && mkdir -p target/pkg-web-nobundler
 cp pkg/wiggum_rpc_bg.wasm target/pkg-web-nobundler/
 node scripts/glue.mjs bundler pkg
 node scripts/glue.mjs web target/pkg-web-nobundler
-module target/pkg-node framing,handoff
-node scripts/glue.mjs node target/pkg-node
+node_build target/pkg-node framing,handoff SOURCES
 # The references flavour: the three builds again on the module with them.
 module target/pkg-references references
 rm -rf target/pkg-web-references && mkdir -p target/pkg-web-references
 cp target/pkg-references/wiggum_rpc_bg.wasm target/pkg-web-references/
 node scripts/glue.mjs bundler target/pkg-references
 node scripts/glue.mjs web target/pkg-web-references
-references_node target/pkg-node-references
+node_build target/pkg-node-references framing,references,handoff REFERENCE_SOURCES
 node scripts/package-entries.mjs pkg target/pkg-node target/pkg-web-nobundler \
   target/pkg-references target/pkg-node-references target/pkg-web-references

@@ -40,7 +40,12 @@ export async function demoHub() {
       if (message?.drop) cut();
       else if (message?.restart === name) void replace(node);
     });
-    const [{ ready }] = await once(child, "message");
+    // A process that cannot start (target/pkg-node/ not built: `bash scripts/build.sh node`) says so, and exits.
+    const exited = once(child, "exit").then(([code]) => {
+      throw new Error(`the demo's hub process ${name} exited (${code}) before it was ready`);
+    });
+    const [{ ready }] = await Promise.race([once(child, "message"), exited]);
+    exited.catch(() => {});
     node.port = ready.port;
     return node;
   };
@@ -51,8 +56,14 @@ export async function demoHub() {
     nodes.splice(nodes.indexOf(old), 1, fresh);
     old.child.kill("SIGTERM");
   };
-  nodes.push(await start());
-  if (redis !== undefined) nodes.push(await start());
+  try {
+    nodes.push(await start());
+    if (redis !== undefined) nodes.push(await start());
+  } catch (error) {
+    for (const { child } of nodes) child.kill("SIGKILL");
+    await redis?.stop();
+    throw error;
+  }
 
   return {
     upgrade(request, socket, head) {
@@ -80,7 +91,8 @@ export async function demoHub() {
       await Promise.all(nodes.map(({ child }) => {
         if (child.exitCode !== null) return undefined;
         const exited = once(child, "exit");
-        child.kill("SIGTERM");
+        // Every process stops: none hands its sessions over (SIGTERM would).
+        child.kill("SIGINT");
         // One that does not leave in time is ended.
         const late = setTimeout(() => child.kill("SIGKILL"), 3000);
         return exited.finally(() => clearTimeout(late));

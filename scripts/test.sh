@@ -58,6 +58,7 @@ run "duet-rpc driven by Emacs jsonrpc.el" \
   emacs --batch -Q -l tests/emacs/duet-rpc-test.el
 run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
+run "release build, Node (target/pkg-node/: the demo's server processes)" bash scripts/build.sh node
 run "browser suite in headless Chromium (every scenario of tests/browser/harness.js on pkg-web/)" node scripts/browser-suite.mjs chromium
 run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "a pool of workers in Chromium and Firefox: four workers, one terminated mid-call, a crash, all at once, cancel, notify all or one, a retried call, a factory that throws, a worker that never loads, 32 workers; calls waiting for the first worker free (aborted or timed out while waiting: never sent), a worker stuck in a loop ended and replaced, workers terminated while they load" \

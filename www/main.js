@@ -415,7 +415,8 @@ mcpOpen();
 // ── Page ↔ server over WebSocket ───────────────────────────────────────────
 // The demo's server (scripts/demo-hub.mjs): two hub processes on Redis behind a
 // round-robin proxy at /ws. A dropped connection redials to the other process,
-// which relays it to the one holding this page's session.
+// which relays it to the one holding this page's session; a restarted process
+// hands its sessions over to the other.
 const stamp = () => new Date().toLocaleTimeString();
 // A panel's connection state: its text, and `data-state` for styles and tests.
 const connectionState = (id, state, text) => {
@@ -453,7 +454,8 @@ $("ws-drop").onclick = async () => {
   await settled(show($("ws-result"), call, (answer) => `${answer}, across a dropped connection: the same session`));
 };
 $("ws-restart").onclick = () =>
-  settled(show($("ws-result"), server.request("restart"), () => "the server closes every connection; this page reconnects"));
+  settled(show($("ws-result"), server.request("restart"),
+    () => "the server's process is replaced: it hands this page's session to the other one, where the page reconnects"));
 
 // ── Page ↔ service worker ─────────────────────────────────────────────────
 // The worker (sw.js) serves every page of the demo through its Hub.

@@ -480,7 +480,7 @@ test("the MCP panel over HTTP+SSE: the same server by the older transport (one G
   assert.equal(await stat("mcp", "calls"), "6", "initialize, tools/list, tools/call in each session");
 });
 
-test("page ↔ server: a client id from the server's hub, a dropped connection survived by the session, a restart by reconnecting, pushes in the inspector", async () => {
+test("page ↔ server: a client id from the server's hub, a dropped connection survived by the session, a restart survived by a hand-over, pushes in the inspector", async () => {
   await page.waitForSelector('#ws-state[data-state="open"]', { timeout: 10000 });
   await page.click("#ws-whoami");
   await page.waitForSelector('#ws-result[data-state="ok"]');
@@ -501,10 +501,12 @@ test("page ↔ server: a client id from the server's hub, a dropped connection s
   const events = await listItems("#ws-events");
   assert.ok(events.some((item) => item.includes("connection closed (1012)")), events.join("\n"));
   assert.ok(events.some((item) => /reconnecting: attempt 1 in \d+ ms/.test(item)));
+  // The restarted process handed this page's session to the other one: the same id, and the session never ended.
   await page.waitForSelector('#ws-state[data-state="open"]');
   await page.click("#ws-whoami");
-  await page.waitForFunction((first) => /client-\d+$/.test(document.querySelector("#ws-result").textContent)
-    && !document.querySelector("#ws-result").textContent.endsWith(first), first);
+  await page.waitForFunction((first) => document.querySelector("#ws-result").textContent === `the server knows this page as ${first}`, first,
+    { timeout: 10000 });
+  assert.ok(!(await listItems("#ws-events")).some((item) => item.includes("forgot this page's session")), "the session never ended");
   const { response } = await lastCall("server", "out", "whoami");
   assert.equal(response.error, false);
   assert.ok((await rows()).some((row) => row.boundary === "server" && row.kind === "notification" && row.method === "clients"));
