@@ -5,7 +5,7 @@
 // `handed`: endpoints.js). The core decides what moves and when it may.
 
 import { RPCError } from "./glue.js";
-import { put, run, scratch, x } from "./abi.js";
+import { opt, run, scratch, x } from "./abi.js";
 import { Peer, stateOf } from "./endpoints.js";
 import { extensions } from "./extensions.js";
 
@@ -28,12 +28,11 @@ const REFUSED = {
 Peer.prototype.handOff = function handOff() {
   const hooks = stateOf(this);
   if (hooks.retired) throw new RPCError(-32098, "The endpoint was destroyed");
-  hooks.handed = undefined;
   const code = x.$hand_off(hooks.endpoint);
   run();
   const { handed } = hooks;
   hooks.handed = undefined;
-  if (code !== 0 || handed === undefined) {
+  if (code !== 0) {
     const [reason, why] = REFUSED[code] ?? REFUSED[-1];
     throw new RPCError(-32603, `The session cannot be handed off: ${why}`, { reason });
   }
@@ -41,15 +40,12 @@ Peer.prototype.handOff = function handOff() {
 };
 
 // Makes `handed` (a handed session's JSON form: src/core/endpoint/handoff.rs)
-// endpoint `ep`'s session; whether it was taken.
+// endpoint `ep`'s session; whether it was taken. The module checks what it
+// says (its counts, its sends); a count that is no number crosses as NaN.
 extensions.takeOver = (ep, handed) => {
-  const { id, sent, received, grace, maxKept, nextCall, unacked, held } = isObject(handed) ? handed : {};
-  const counts = [sent, received, grace, maxKept, nextCall];
-  if (typeof id !== "string" || !counts.every(Number.isSafeInteger) || !Array.isArray(unacked) || !Array.isArray(held)) return false;
-  // Each send a message (an object), or a batch: a non-empty array of them.
-  const message = (one) => isObject(one) && !Array.isArray(one);
-  const sends = (list) => list.every((one) => (Array.isArray(one) ? one.length > 0 && one.every(message) : message(one)));
-  if (!sends(unacked) || !sends(held)) return false;
-  const [idLen] = scratch([id]);
-  return x.$take_over(ep, ...counts, idLen, put(unacked), put(held)) === 1;
+  if (!isObject(handed) || typeof handed.id !== "string") return false;
+  const { sent, received, grace, maxKept, nextCall, unacked, held } = handed;
+  const counts = [sent, received, grace, maxKept, nextCall].map((n) => (typeof n === "number" ? n : NaN));
+  const [idLen] = scratch([handed.id]);
+  return x.$take_over(ep, ...counts, idLen, opt(unacked), opt(held)) === 1;
 };

@@ -4,13 +4,14 @@
 //! makes the JSON form src/core/endpoint/handoff.rs describes; `take_over`
 //! makes that form a fresh endpoint's session. The core keeps every rule.
 
-use crate::prelude::*;
-
 use super::abi::event as e;
 use super::events::{encode, string, words};
 use super::value::Handle;
 use super::{clock, enter, events, leave, owned, scratch_bytes, slot, with, SENT};
-use crate::core::{Deadline, HandOffRefused, HandedSession, Kind, Message, Transmit, Value};
+use crate::core::{kept_sends, Deadline, HandOffRefused, HandedSession, Transmit};
+
+/// 2^53 − 1: the largest count a double holds with every whole number below it.
+const MOST: f64 = 9_007_199_254_740_991.0;
 
 /// Takes endpoint `ep`'s session out: 0, its `HANDED` event written with
 /// what the hand-off did (its own calls fail); or why not: -1 it has no
@@ -63,29 +64,15 @@ fn handed_event(ep: u32, handed: HandedSession<Handle>) {
     }
 }
 
-/// The sends of handle `h` (an array of messages and batch arrays), each
-/// message kept as it is; `None` for an empty batch.
-fn sends(h: u32) -> Option<Vec<Transmit<Handle>>> {
-    let list = Handle::adopt(h).map_or_else(Vec::new, |list| list.elements());
-    let mut out = Vec::with_capacity(list.len());
-    for one in list {
-        out.push(match one.kind() {
-            Kind::Array => {
-                let batch = one.elements();
-                if batch.is_empty() {
-                    return None;
-                }
-                Transmit::Batch(batch.into_iter().map(Message::Kept).collect())
-            }
-            _ => Transmit::Single(Message::Kept(one)),
-        });
-    }
-    Some(out)
+/// A count JS gave: a whole number a double holds exactly, not below 0.
+fn count(n: f64) -> Option<u64> {
+    ((0.0..=MOST).contains(&n) && n as u64 as f64 == n).then_some(n as u64)
 }
 
 /// Makes the session JS read from its JSON form endpoint `ep`'s (a fresh
 /// server endpoint): its id the scratch buffer's first `id_len` bytes, its
-/// kept sends handles `unacked` and `held`. 1 if taken.
+/// counts as given, its kept sends handles `unacked` and `held` (the core
+/// says what they may be). 1 if taken.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn take_over(
@@ -101,22 +88,23 @@ pub extern "C" fn take_over(
 ) -> u32 {
     enter();
     let id = owned(scratch_bytes(id_len));
-    let (unacked, held) = (sends(unacked), sends(held));
-    let mut taken = 0;
-    if let (Some(unacked), Some(held)) = (unacked, held) {
-        let handed = HandedSession {
+    let sends = |h: u32| Handle::adopt(h).and_then(|list| kept_sends(&list));
+    let handed = (|| {
+        Some(HandedSession {
             id,
-            grace_ms: grace as u64,
-            max_kept: max_kept as usize,
-            sent: sent as u64,
-            received: received as u64,
-            unacked,
-            held,
-            next_call: next_call as u64,
-        };
-        with(ep, |slot| taken = u32::from(slot.core.take_over(handed, clock() as Deadline)));
-    } else {
-        leave();
+            grace_ms: count(grace)?,
+            max_kept: usize::try_from(count(max_kept)?).ok()?,
+            sent: count(sent)?,
+            received: count(received)?,
+            unacked: sends(unacked)?,
+            held: sends(held)?,
+            next_call: count(next_call)?,
+        })
+    })();
+    let mut taken = 0;
+    match handed {
+        Some(handed) => with(ep, |slot| taken = u32::from(slot.core.take_over(handed, clock() as Deadline))),
+        None => leave(),
     }
     taken
 }

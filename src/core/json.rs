@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value as Json};
 
 use super::dispatch::Outgoing;
 #[cfg(feature = "handoff")]
-use super::endpoint::HandedSession;
+use super::endpoint::{kept_sends, HandedSession};
 use super::error::ErrorObject;
 use super::message::{Id, Response};
 #[cfg(feature = "references")]
@@ -168,28 +168,14 @@ pub fn handed(session: &HandedSession<Json>) -> Json {
 #[cfg(feature = "handoff")]
 pub fn handed_from(value: &Json) -> Option<HandedSession<Json>> {
     let count = |name: &str| value.get(name)?.as_u64();
-    let sends = |name: &str| -> Option<Vec<Transmit<Json>>> {
-        let kept = |one: &Json| Message::Kept(one.clone());
-        value
-            .get(name)?
-            .as_array()?
-            .iter()
-            .map(|sent| match sent {
-                Json::Array(batch) if batch.is_empty() => None,
-                Json::Array(batch) => Some(Transmit::Batch(batch.iter().map(kept).collect())),
-                Json::Object(_) => Some(Transmit::Single(kept(sent))),
-                _ => None,
-            })
-            .collect()
-    };
     Some(HandedSession {
         id: value.get("id")?.as_str()?.to_owned(),
         grace_ms: count("grace")?,
         max_kept: usize::try_from(count("maxKept")?).ok()?,
         sent: count("sent")?,
         received: count("received")?,
-        unacked: sends("unacked")?,
-        held: sends("held")?,
+        unacked: kept_sends(value.get("unacked")?)?,
+        held: kept_sends(value.get("held")?)?,
         next_call: count("nextCall")?,
     })
 }

@@ -22,6 +22,8 @@ mod wire;
 
 pub use backoff::Backoff;
 pub use dispatch::{Action, BatchPolicy, BatchReplies, CallId, Dispatcher, Outgoing, Roles, TextRefusal};
+#[cfg(feature = "handoff")]
+pub use endpoint::kept_sends;
 #[cfg(feature = "references")]
 pub use endpoint::ReferenceEvent;
 pub use endpoint::{

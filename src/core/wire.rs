@@ -165,7 +165,7 @@ pub enum Message<V> {
         refs: Vec<(u32, u32)>,
     },
     /// A message another endpoint made and kept for its session, taken over
-    /// as it goes on the wire (a handed session's, `HandedSession::kept`):
+    /// as it went on the wire (a handed session's `unacked` and `held`):
     /// sent again as it is, never read.
     #[cfg(feature = "handoff")]
     Kept(V),

@@ -43,8 +43,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if !self.references_idle() {
             return Err(HandOffRefused::References);
         }
-        let mut handed = self.session.as_mut().and_then(Session::hand_off).ok_or(HandOffRefused::NoSession)?;
-        handed.next_call = self.calls.next_id();
+        let next_call = self.calls.next_id();
+        let handed =
+            self.session.as_mut().and_then(|session| session.hand_off(next_call)).ok_or(HandOffRefused::NoSession)?;
         self.fail_all(Failure::ConnectionClosed);
         Ok(handed)
     }
@@ -71,4 +72,27 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             None => false,
         }
     }
+}
+
+/// A handed session's `unacked` or `held` as it crossed (`list`: an array
+/// of sends, each a message object or a non-empty array of them), each
+/// message kept as it is; `None` when `list` is not one.
+#[cfg(feature = "handoff")]
+pub fn kept_sends<V: Value>(list: &V) -> Option<Vec<Transmit<V>>> {
+    if list.kind() != Kind::Array {
+        return None;
+    }
+    let message = |one: V| (one.kind() == Kind::Object).then_some(Message::Kept(one));
+    let mut sends = Vec::new();
+    for send in list.elements() {
+        sends.push(match send.kind() {
+            Kind::Object => Transmit::Single(Message::Kept(send)),
+            Kind::Array => {
+                let batch: Option<Vec<Message<V>>> = send.elements().into_iter().map(message).collect();
+                Transmit::Batch(batch.filter(|batch| !batch.is_empty())?)
+            }
+            _ => return None,
+        });
+    }
+    Some(sends)
 }

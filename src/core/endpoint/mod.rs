@@ -32,6 +32,8 @@ pub use config::{
     Batching, CallOptions, Config, Dialect, Event, Failure, Handshake, Limits, Outcome, Timeouts, Undelivered,
     COARSE_FROM_MS, TICK_MS,
 };
+#[cfg(feature = "handoff")]
+pub use handoff::kept_sends;
 pub use handoff::HandOffRefused;
 pub use session::{HandedSession, SessionSetup, ACK_EVERY, DEFAULT_GRACE_MS};
 

@@ -216,8 +216,9 @@ impl<V: Clone> Session<V> {
     }
 
     /// Server: what the session keeps and counts, taken out (it is over
-    /// here); `None` without a granted session.
-    pub(super) fn hand_off(&mut self) -> Option<HandedSession<V>> {
+    /// here), with the id this side's next call would take; `None` without
+    /// a granted session.
+    pub(super) fn hand_off(&mut self, next_call: u64) -> Option<HandedSession<V>> {
         if self.client || !matches!(self.phase, Phase::Attached | Phase::Detached) {
             return None;
         }
@@ -229,7 +230,7 @@ impl<V: Clone> Session<V> {
             received: self.received,
             unacked: core::mem::take(&mut self.unacked),
             held: core::mem::take(&mut self.held),
-            next_call: 1,
+            next_call,
         };
         self.end();
         Some(handed)
