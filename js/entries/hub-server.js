@@ -12,6 +12,7 @@
 import { ErrorCode, Peer, RPCError, portTransport, presentedSession } from "./wiggum_rpc.js";
 import { webSocketTransport } from "./websocket.js";
 import { Listeners } from "./listeners.js";
+import { originOf, refusal } from "./origins.js";
 import { holdLock, whenGone } from "../transports/locks.js";
 import { ClientLink, SERVICE_WORKER } from "../transports/service-worker.js";
 import { PAGE_LOCK } from "../transports/shared-worker.js";
@@ -80,9 +81,7 @@ export class Hub {
       },
       sessions: () => [...this.#sessions.keys()],
       // Leaving: every socket closes (1012: the client redials, reaching another process).
-      away: () => {
-        for (const socket of this.#sockets) socket.close(1012);
-      },
+      away: () => this.#sockets.forEach((socket) => socket.close(1012)),
       // The session `session` moves to node `to`: handed off (throws while busy), its client forgotten here without a word.
       handOff: (session, to) => {
         const id = this.#sessions.get(session);
@@ -146,11 +145,17 @@ export class Hub {
    * is gone (see `drop`).
    */
   accept(transport, id) {
+    return this.#accept(transport, id, false);
+  }
+
+  // `moved`: a client of another process whose session was handed over here (no `connection`: it was connected).
+  #accept(transport, id, moved) {
     if (this.#destroyed) throw new Error("hub destroyed");
     // Ids are unique across a cluster: each process prefixes its own.
     const prefix = this.#cluster === undefined ? "" : `${this.#cluster.node}/`;
     id = id === undefined ? `${prefix}client-${++this.#next}` : String(id);
-    if (this.#clients.has(id) || this.#remote.has(id)) throw new Error(`a client ${id} is connected already`);
+    if (this.#clients.has(id) || (!moved && this.#remote.has(id))) throw new Error(`a client ${id} is connected already`);
+    this.#remote.delete(id);
     const peer = new Peer(transport, this.#options);
     // `gone` ends what waits on this client (a lock wait) when it is dropped.
     const client = { peer, transport, unwatch: undefined, gone: new AbortController(), session: transport.session?.id };
@@ -167,7 +172,7 @@ export class Hub {
     } catch {
       // A transport without events: the application calls drop(id).
     }
-    this.#listeners.emit("connection", id);
+    if (!moved) this.#listeners.emit("connection", id);
     this.#cluster?.connected(id, client.session);
     return id;
   }
@@ -225,8 +230,7 @@ export class Hub {
       const transport = webSocketTransport(socket);
       transport.session = handed === undefined ? { id: crypto.randomUUID(), grace: options?.grace, maxKept: options?.maxKept }
         : { id: handed.session.id, handed: handed.session };
-      if (handed !== undefined) this.#remote.delete(handed.client);
-      this.accept(transport, handed?.client ?? name);
+      this.#accept(transport, handed?.client ?? name, handed !== undefined);
       for (const data of frames) transport.deliver(data);
     };
     const onFirst = (event) => decide(event);
@@ -347,7 +351,6 @@ export class Hub {
   on(event, listener) {
     return this.#listeners.on(event, listener);
   }
-
 
   /**
    * Takes the connections of a WebSocket server (Node's `ws`
@@ -552,16 +555,6 @@ export class Hub {
   }
 }
 
-/** An origin as the URL standard serializes it (lower case, no default port, no path), or undefined. */
-function originOf(text) {
-  try {
-    const origin = new URL(String(text)).origin;
-    return origin === "null" ? undefined : origin;
-  } catch {
-    return undefined;
-  }
-}
-
 // Sessions: how many may wait for their client at once, and how long a new
 // socket's first message is waited for before it is taken as a new client.
 const DEFAULT_MAX_AWAY = 1000;
@@ -569,32 +562,3 @@ const DEFAULT_FIRST_MESSAGE_WAIT = 500;
 
 // The core's default `Limits::max_message_bytes`.
 const DEFAULT_MAX_MESSAGE_BYTES = 10 << 20;
-
-const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-function isLoopback(address) {
-  return address === "::1" || /^(::ffff:)?127\./.test(address ?? "");
-}
-
-/** Why a WebSocket upgrade `request` may not connect (see `Hub.attach`), or undefined. */
-function refusal(request, origins) {
-  const headers = request.headers ?? {};
-  const host = String(headers.host ?? "").toLowerCase();
-  let hostname;
-  try {
-    hostname = new URL(`http://${host}`).hostname;
-  } catch {
-    return `Host ${host} is not a host`;
-  }
-  if (isLoopback(request.socket?.localAddress) && !LOOPBACK_NAMES.has(hostname)) {
-    return `Host ${host} is not a loopback name (the server listens on loopback)`;
-  }
-  const origin = headers.origin;
-  if (origin === undefined || origins === "*") return undefined;
-  const normalized = originOf(origin);
-  if (normalized === undefined) return `Origin ${origin} is not allowed`;
-  if (origins.has(normalized)) return undefined;
-  // The server's own pages: the origin's host and port are the request's Host.
-  const own = originOf(`${normalized.slice(0, normalized.indexOf(":"))}://${host}`);
-  return own === normalized ? undefined : `Origin ${origin} is not allowed`;
-}

@@ -20,6 +20,8 @@ export class HandOver {
   #hub;
   #publish;
   #moved;
+  /** Clients handed over whose new process has not announced them yet. */
+  #unannounced = new Set();
   /** Fence id → what resolves once this process hears it. */
   #fences = new Map();
   #next = 0;
@@ -38,16 +40,23 @@ export class HandOver {
 
   /**
    * Leaves: closes every client's socket (relays too, by `endRelays`), then
-   * resolves once every session held here has been handed over, or `wait`
-   * ms have passed: `{ handed, kept }`, `kept` the sessions no client came
-   * back for in time (they end as this process does).
+   * resolves once every session held here has been handed over and its
+   * client announced by the process that took it, or `wait` ms have passed:
+   * `{ handed, kept }`, `kept` the sessions no client came back for in time
+   * (they end as this process does). Heard announced before this process
+   * says it is gone, a moved client is never taken for gone elsewhere.
    */
   async leave(wait, endRelays) {
     this.#deadline = Date.now() + wait;
     this.#hub.away();
     endRelays();
-    while (this.#hub.sessions().length > 0 && Date.now() < this.#deadline) await sleep(20);
+    while ((this.#hub.sessions().length > 0 || this.#unannounced.size > 0) && Date.now() < this.#deadline) await sleep(20);
     return { handed: this.handed, kept: this.#hub.sessions().length };
+  }
+
+  /** Client `client` announced by another process (it may be one handed over from here). */
+  joined(client) {
+    this.#unannounced.delete(client);
   }
 
   /** A fence of this process's, heard back: what waits on it runs now, before the next message is read. */
@@ -99,6 +108,7 @@ export class HandOver {
     }
     if (handed === undefined) return "refused";
     this.handed += 1;
+    this.#unannounced.add(handed.client);
     this.#publish(from, { kind: "handed", relay, ...handed }).catch(() => {});
     this.#moved(handed.client);
     return "handed";

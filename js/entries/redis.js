@@ -295,6 +295,7 @@ class RedisCluster {
       if (clients === undefined) this.#nodes.set(node, (clients = new Set()));
       clients.add(message.client);
       this.#hub.joined(message.client, node);
+      this.#handOver?.joined(message.client);
     } else if (kind === "left") {
       this.#nodes.get(node)?.delete(message.client);
       this.#hub.left(message.client, node);

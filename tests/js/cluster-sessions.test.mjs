@@ -88,6 +88,16 @@ async function sessionCluster(run) {
   }
 }
 
+/** A client of `node` that speaks plain JSON-RPC on a raw socket (no hello, no session), answered once: its answer, and its close code. */
+async function strangerOn(node) {
+  const socket = new WebSocket(`ws://127.0.0.1:${node.port}/`);
+  await within(once(socket, "open"), 5000, "the stranger to connect");
+  const closed = once(socket, "close").then(([code]) => code);
+  socket.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "whoami" }));
+  const [data] = await within(once(socket, "message"), 5000, "the stranger's answer");
+  return { answer: JSON.parse(String(data)), closed };
+}
+
 /** Two clients connected to each of `nodes`, in order. */
 async function twoOnEach(nodes, proxy, join) {
   const clients = [];
@@ -288,6 +298,9 @@ test("a rolling restart that hands sessions over, relayed ones too: no session e
       const calls = theirs.map((client) => client.peer.request("slow", { ms: 400, tag: `${client.id} ${round}` }));
       for (const client of theirs) await old.order("push", { client: client.id, count: 20, from: client.pushes.length });
       const staying = nodes.find((node) => node !== old && node !== next);
+      const seenBefore = await Promise.all([staying, next].map(async (node) => (await node.order("events")).length));
+      // A stranger on the leaving process: plain JSON-RPC on a raw socket, no session. It is closed (1012), and not waited for.
+      const stranger = round === 0 ? await strangerOn(old) : undefined;
       const notifying = Promise.all([
         staying.order("notifyAll", { method: "all", count: 200, every: 2 }),
         old.order("notifyAll", { method: "mine", count: 100, every: 5 }),
@@ -298,6 +311,14 @@ test("a rolling restart that hands sessions over, relayed ones too: no session e
       const result = await old.order("handOff", { wait: 10_000 });
       console.log(`round ${round + 1}: ${JSON.stringify(result)} in ${Date.now() - started} ms`);
       assert.deepEqual(result, { handed: theirs.length, kept: 0 }, "every session of the leaving process handed over");
+      if (stranger !== undefined) {
+        assert.equal(typeof stranger.answer.result, "string", "the stranger was served");
+        assert.equal(await within(stranger.closed, 5000, "the stranger's socket to close"), 1012);
+        // Until it exits, the leaving process turns new sockets away the same way.
+        const late = new WebSocket(`ws://127.0.0.1:${old.port}/`);
+        const [code] = await within(once(late, "close"), 5000, "a new socket to be turned away");
+        assert.equal(code, 1012);
+      }
       const answers = await within(Promise.all(calls), 10_000, "the calls in flight");
       assert.deepEqual(answers.map((answer) => answer.node), theirs.map(() => old.name), "each call answered by the process that ran it");
       assert.deepEqual(Object.values(await old.order("runs")).filter((count) => count !== 1), [], "each ran once");
@@ -306,6 +327,16 @@ test("a rolling restart that hands sessions over, relayed ones too: no session e
       old.kill();
       nodes.splice(nodes.indexOf(old), 1);
       for (const client of theirs) client.holder = next.name;
+      // The processes that stay saw the leaving one go, and none of the moved clients come or go (the taker neither).
+      for (const [at, node] of [staying, next].entries()) {
+        await until(async () => (await node.order("clients")).every(([, home]) => home !== old.name), `${node.name} to see ${old.name} gone`);
+        const seen = (await node.order("events")).slice(seenBefore[at]).filter(({ id }) => clients.some((client) => client.id === id));
+        assert.deepEqual(seen, [], `${node.name} heard nothing of the moves`);
+      }
+      // As a deploy waits for health before the next step: every client served again (relayed ones redial too).
+      for (const { peer, id } of clients) {
+        await until(async () => (await peer.request("whoami", undefined, { timeout: 1000 }).catch(() => undefined)) === id, "each client served again");
+      }
     }
     for (const [at, client] of clients.entries()) {
       const counts = () => Object.fromEntries(Object.entries(heard[at]).map(([key, seqs]) => [key, seqs.length]));

@@ -13,8 +13,8 @@ const { Peer, ErrorCode } = require("../../pkg/node/wiggum_rpc.cjs");
 const { webSocketTransport } = require("../../pkg/node/websocket.cjs");
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A redial late enough for the session to be handed over before it. */
-const RECONNECT = { initialDelay: 400, maxDelay: 400, jitter: 0 };
+/** Quick redials: the next connection may come before the session is handed over, or after. */
+const RECONNECT = { initialDelay: 20, maxDelay: 100, jitter: 0 };
 
 let wss;
 let url;
@@ -40,25 +40,32 @@ async function until(condition, what, ms = 5000) {
   }
 }
 
-/** A server Peer on `socket`, with the session `session`, serving `slow` and `where`. */
-function serverPeer(socket, session, name, runs) {
+/**
+ * A server Peer on `socket`, with the session `session`, serving `held`
+ * (answered once the test opens `gate`) and `where`; `early`, frames that
+ * came before it was made, delivered first.
+ */
+function serverPeer(socket, session, name, runs, gate, early = []) {
   const transport = webSocketTransport(socket);
   transport.session = session;
   const peer = new Peer(transport, { timeout: 5000 });
-  peer.method("slow", async ({ ms, tag }) => {
+  peer.method("held", async ({ tag }) => {
     runs.push(`${name} ${tag}`);
-    await sleep(ms);
+    await gate;
     return { tag, by: name };
   });
   peer.method("where", () => name);
+  for (const data of early) transport.deliver(data);
   return peer;
 }
 
 test("a session handed to another Peer as JSON text: the call in flight answered once, pushes made while away in order, the client's calls go on there, the old Peer's own call fails", async () => {
   const runs = [];
+  let open;
+  const gate = new Promise((resolve) => (open = resolve));
   let first;
   onConnection = (socket) => {
-    first = serverPeer(socket, { id: "session-handed-1", grace: 10_000, maxKept: 100 }, "first", runs);
+    first = serverPeer(socket, { id: "session-handed-1", grace: 10_000, maxKept: 100 }, "first", runs, gate);
   };
   const transport = webSocketTransport(url, { WebSocket, reconnect: RECONNECT });
   const client = new Peer(transport, { timeout: 10_000 });
@@ -71,7 +78,21 @@ test("a session handed to another Peer as JSON text: the call in flight answered
   assert.equal(await client.request("where"), "first");
   assert.throws(() => new Peer({ send() {}, onMessage() {} }).handOff(), (error) => error.data?.reason === "no-session");
 
-  const slow = client.request("slow", { ms: 150, tag: "in flight" });
+  // The client's next connection waits for the session, whenever it comes: what it sends meanwhile is kept for the Peer that takes it.
+  let handOver;
+  const handed = new Promise((resolve) => (handOver = resolve));
+  let second;
+  onConnection = (socket) => {
+    const early = [];
+    const hold = (event) => early.push(event.data);
+    socket.addEventListener("message", hold);
+    handed.then((text) => {
+      socket.removeEventListener("message", hold);
+      const session = JSON.parse(text);
+      second = serverPeer(socket, { id: session.id, handed: session }, "second", runs, gate, early);
+    });
+  };
+  const inFlight = client.request("held", { tag: "in flight" });
   await until(() => runs.length === 1, "the call to start");
   const away = new Promise((resolve) => transport.on("close", resolve));
   for (const socket of wss.clients) socket.terminate();
@@ -80,9 +101,10 @@ test("a session handed to another Peer as JSON text: the call in flight answered
   // While the client is away: pushes, and a call of the first Peer's own.
   for (let seq = 0; seq < 5; seq++) first.notify("push", { seq });
   const own = first.request("ask");
+  open();
   await until(() => {
     try {
-      first.handed = JSON.stringify(first.handOff());
+      handOver(JSON.stringify(first.handOff()));
       return true;
     } catch (error) {
       assert.equal(error.data?.reason, "busy");
@@ -92,12 +114,7 @@ test("a session handed to another Peer as JSON text: the call in flight answered
   await assert.rejects(own, (error) => error.code === ErrorCode.CONNECTION_CLOSED, "its caller stays with the first Peer");
   first.destroy();
 
-  let second;
-  onConnection = (socket) => {
-    const handed = JSON.parse(first.handed);
-    second = serverPeer(socket, { id: handed.id, handed }, "second", runs);
-  };
-  assert.deepEqual(await slow, { tag: "in flight", by: "first" }, "answered by the Peer that ran it, delivered by the one that took over");
+  assert.deepEqual(await inFlight, { tag: "in flight", by: "first" }, "answered by the Peer that ran it, delivered by the one that took over");
   await until(() => pushes.length === 5, "the pushes made while away");
   assert.deepEqual(pushes, [0, 1, 2, 3, 4]);
   assert.equal(await client.request("where"), "second", "the client's calls go to the Peer that took the session");
