@@ -3,7 +3,8 @@
 // joined on a redis-server of their own, behind a small round-robin proxy,
 // as a load balancer in front of a server's processes would be. A page
 // whose connection drops redials to the next process, which relays it to the
-// process holding its session: it keeps its client id and its calls.
+// process holding its session: it keeps its client id and its calls. A
+// process replaced ("restart") hands its sessions to the other first.
 // Without redis-server (not set up by scripts/setup.sh), one process.
 import { fork, spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -49,7 +50,7 @@ export async function demoHub() {
     node.port = ready.port;
     return node;
   };
-  // A deploy: the new process first, then the old one leaves (its pages redial).
+  // A deploy: the new process first, then the old one leaves (SIGTERM: it hands its pages' sessions over).
   const replace = async (old) => {
     if (closing) return;
     const fresh = await start();
