@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the demo, the tests and the benchmark need, idempotently:
-# the wasm target, Chromium, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
+# the wasm target, wasm-bindgen's CLI and wasm-pack (pinned: the CLI must match
+# Cargo.toml's wasm-bindgen exactly), Chromium and its driver, Firefox and geckodriver, Emacs (its jsonrpc.el drives the daemon),
 # redis-server (the cluster tests start their own, one per test),
 # and the npm tools (wasm-opt and vscode-jsonrpc among them).
 # Safe to run again: each step is skipped when already done.
@@ -8,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GECKODRIVER_VERSION=0.37.1
+# Must equal the `=` version of wasm-bindgen in Cargo.toml.
+WASM_BINDGEN_VERSION=0.2.129
+WASM_PACK_VERSION=0.15.1
 export PATH="$HOME/.cargo/bin:$PATH"
 
 step() { printf '\n== %s\n' "$*"; }
@@ -19,6 +23,7 @@ fi
 
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v firefox-esr >/dev/null || missing+=(firefox-esr)
 command -v emacs >/dev/null || missing+=(emacs-nox)
 command -v redis-server >/dev/null || missing+=(redis-server)
@@ -30,8 +35,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 installed() { "$1" --version 2>/dev/null | grep -q "$2"; }
-# The package builds without wasm-pack or wasm-bindgen (scripts/build.sh:
-# cargo, npm's wasm-opt, our own glue).
+# wasm-pack uses the wasm-bindgen on PATH and downloads nothing when it is
+# the crate's version (and wasm-opt is off in Cargo.toml: npm's binaryen runs after it).
+if ! installed wasm-bindgen "$WASM_BINDGEN_VERSION"; then
+  step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force
+fi
+if ! installed wasm-pack "$WASM_PACK_VERSION"; then
+  step "cargo install wasm-pack $WASM_PACK_VERSION (a few minutes)"
+  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --force
+fi
 if ! installed geckodriver "$GECKODRIVER_VERSION"; then
   step "cargo install geckodriver $GECKODRIVER_VERSION (a few minutes)"
   cargo install geckodriver --version "$GECKODRIVER_VERSION" --locked --force

@@ -1,8 +1,9 @@
 //! wiggum-rpc: JSON-RPC 2.0 for every message boundary of a browser app.
 //!
 //! - [`core`]: the protocol, pure Rust, sans-IO, tested natively.
-//! - `bindings` (wasm32 only): the core for JS behind a plain numeric ABI
-//!   (`extern "C"` exports and imports of numbers; no wasm-bindgen).
+//! - `bindings` (wasm32, feature `bindings`): the core for the npm package's JS
+//!   glue behind a narrow numeric ABI. Rust apps in the browser use the core
+//!   through the `wiggum-rpc-web` crate instead.
 //!
 //! The package's wasm build (`scripts/build.sh` sets `--cfg wiggum_no_std`)
 //! is `no_std` with `alloc`, [`heap`] its allocator, and a panic there traps:
@@ -16,7 +17,7 @@
 
 extern crate alloc;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "bindings"))]
 pub mod bindings;
 pub mod core;
 #[cfg(any(test, target_arch = "wasm32"))]
