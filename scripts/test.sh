@@ -41,7 +41,7 @@ run() {
   fi
 }
 
-run "cargo fmt --check" cargo fmt --check
+run "cargo fmt --check (the workspace)" cargo fmt --all --check
 run "clippy, native" cargo clippy --all-targets --all-features -- -D warnings
 # On wasm32 with the features of the package's plain flavour (it leaves
 # `references` out: see scripts/build.sh), then with every feature (its references flavour).
@@ -52,6 +52,8 @@ run "clippy, wasm32, the bindings with references" \
   cargo clippy --target wasm32-unknown-unknown --lib --all-features -- -D warnings
 run "clippy, wasm32, the no_std build with references" \
   env RUSTFLAGS="--cfg wiggum_no_std" cargo clippy --target wasm32-unknown-unknown --lib --all-features -- -D warnings
+run "clippy, wasm32, the Rust API (wiggum-rpc-web) and the interop tests' Rust app" \
+  cargo clippy --target wasm32-unknown-unknown --all-targets -p wiggum-rpc-web -p rust-app -- -D warnings
 run "protocol core, framing and the duet-rpc daemon, native (spec examples, property tests, daemon over pipes)" cargo test --features references,handoff
 run "duet-rpc driven by Emacs jsonrpc.el" \
   env DUET_RPC_BIN=target/debug/duet-rpc DUET_RPC_VERSION="$(cargo pkgid | sed 's/.*[#@]//')" \
@@ -59,6 +61,12 @@ run "duet-rpc driven by Emacs jsonrpc.el" \
 run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build, Node (target/pkg-node/: the demo's server processes)" bash scripts/build.sh node
+run "the Rust API in headless Chromium and Firefox (wasm-pack test crates/wiggum-rpc-web: two Peers on a MessageChannel, the wire a stranger sees, bad input, transfer lists, cancellation, timeouts, the other side's end)" \
+  wasm-pack test --headless --chrome --firefox --chromedriver "$(command -v chromedriver)" --geckodriver "$(command -v geckodriver)" crates/wiggum-rpc-web
+run "a Rust app on the Rust API for the interop suite (wasm-pack build tests/rust-app --target web)" \
+  wasm-pack --quiet build tests/rust-app --dev --target web --out-dir ../../target/rust-app-pkg --no-typescript --no-pack
+run "the Rust API meeting the npm package and a stranger in Chromium and Firefox: a Rust page and a JS worker, a JS page and a Rust worker, a Rust page and a JS iframe, a Rust page toward json-rpc-2.0; the From Rust guide's example" \
+  node --test tests/js/rust-interop.test.mjs
 run "browser suite in headless Chromium (every scenario of tests/browser/harness.js on pkg-web/)" node scripts/browser-suite.mjs chromium
 run "browser suite in headless Firefox" node scripts/browser-suite.mjs firefox
 run "a pool of workers in Chromium and Firefox: four workers, one terminated mid-call, a crash, all at once, cancel, notify all or one, a retried call, a factory that throws, a worker that never loads, 32 workers; calls waiting for the first worker free (aborted or timed out while waiting: never sent), a worker stuck in a loop ended and replaced, workers terminated while they load" \

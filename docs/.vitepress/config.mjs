@@ -13,6 +13,7 @@ const guide = [
   ["Service worker, SharedWorker, BroadcastChannel", "/guide/shared-workers"],
   ["MCP over HTTP", "/guide/mcp"],
   ["The duet-rpc daemon from an editor", "/guide/daemon"],
+  ["From Rust (wasm apps)", "/guide/rust"],
 ];
 const migrate = [
   ["From an ad-hoc { type } boundary", "/migrate/ad-hoc"],

@@ -28,12 +28,14 @@ export async function launchChromium({ args: extraArgs = [] } = {}) {
 }
 
 /**
- * Serves a build of the package at `/pkg/` and the test pages (tests/js/pages/) at `/`.
+ * Serves a build of the package at `/pkg/` and the test pages (tests/js/pages/) at `/`,
+ * and `mounts` (`[[prefix, dir], …]`) beside them.
  */
-export function startPagesServer(build = "pkg-web") {
+export function startPagesServer(build = "pkg-web", mounts = []) {
   return startServer({
     mounts: [
       ["/pkg/", join(root, build)],
+      ...mounts,
       ["/", join(root, "tests/js/pages")],
     ],
   });
@@ -47,8 +49,8 @@ export function startPagesServer(build = "pkg-web") {
  * static server of its own. Page errors go to
  * `pageErrors` when given, from the first load on. `close()` ends both.
  */
-export async function openLibPage({ build = "pkg-web", pageErrors, entries = [] } = {}) {
-  const server = await startPagesServer(build);
+export async function openLibPage({ build = "pkg-web", pageErrors, entries = [], mounts = [] } = {}) {
+  const server = await startPagesServer(build, mounts);
   const browser = await launchChromium();
   const page = await browser.newPage();
   if (pageErrors) page.on("pageerror", (error) => pageErrors.push(String(error)));
@@ -74,12 +76,13 @@ export async function openLibPage({ build = "pkg-web", pageErrors, entries = [] 
  * `run(browser, module, name, ...args)` calls export `name` of `module` (a
  * page script, e.g. "/pool.js") with `args` in that browser's page and
  * resolves with what it returns. `close()` ends both browsers and the server.
- * `build`: the build served at `/pkg/` (pkg-web/ unless given).
+ * `build`: the build served at `/pkg/` (pkg-web/ unless given); `mounts`:
+ * more directories served (`[[prefix, dir], …]`).
  */
-export async function pagesInBothBrowsers(build = "pkg-web") {
+export async function pagesInBothBrowsers(build = "pkg-web", mounts = []) {
   const { launchFirefox } = await import("./firefox.mjs");
-  const chromium = await openLibPage({ build });
-  const server = await startPagesServer(build);
+  const chromium = await openLibPage({ build, mounts });
+  const server = await startPagesServer(build, mounts);
   const firefox = await launchFirefox();
   return {
     async run(browser, module, name, ...args) {

@@ -107,14 +107,21 @@ enum Handler {
 /// Where a call's outcome goes: its future reads it.
 struct Waiter {
     method: String,
-    outcome: RefCell<(Option<Result<JsValue, Error>>, Option<Waker>)>,
+    slot: RefCell<Slot>,
+}
+
+#[derive(Default)]
+struct Slot {
+    outcome: Option<Result<JsValue, Error>>,
+    /// The future's, once it has been polled.
+    waker: Option<Waker>,
 }
 
 impl Waiter {
     fn settle(&self, outcome: Result<JsValue, Error>) {
-        let mut slot = self.outcome.borrow_mut();
-        slot.0 = Some(outcome);
-        if let Some(waker) = slot.1.take() {
+        let mut slot = self.slot.borrow_mut();
+        slot.outcome = Some(outcome);
+        if let Some(waker) = slot.waker.take() {
             waker.wake();
         }
     }
@@ -145,11 +152,13 @@ struct State {
 /// What the Peer shares with its listeners and tasks (they hold it weakly).
 struct Shared {
     state: RefCell<State>,
-    /// The JS functions the platform calls back, alive as long as the Peer.
-    on_message: RefCell<Option<Closure<dyn FnMut(MessageEvent)>>>,
-    on_timer: RefCell<Option<Closure<dyn FnMut(JsValue)>>>,
-    on_gone: RefCell<Option<Closure<dyn FnMut()>>>,
-    on_load: RefCell<Option<Closure<dyn FnMut()>>>,
+    // The JS functions the platform calls back, alive as long as the Peer.
+    on_message: Closure<dyn FnMut(MessageEvent)>,
+    /// A timer's: its argument says which (0 the tick, 1 the deadline).
+    on_timer: Closure<dyn FnMut(JsValue)>,
+    on_gone: Closure<dyn FnMut()>,
+    /// A frame still loading: its `load`.
+    on_load: Option<Closure<dyn FnMut()>>,
 }
 
 /// One side of a JSON-RPC 2.0 connection: it calls and it serves. Dropping
@@ -187,45 +196,47 @@ impl Peer {
             gone: false,
             destroyed: false,
         };
-        let shared = Rc::new(Shared {
-            state: RefCell::new(state),
-            on_message: RefCell::new(None),
-            on_timer: RefCell::new(None),
-            on_gone: RefCell::new(None),
-            on_load: RefCell::new(None),
-        });
-        let weak = Rc::downgrade(&shared);
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            if let Some(shared) = weak.upgrade() {
-                receive(&shared, &event);
-            }
-        });
-        let _ = listen_on.add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
-        *shared.on_message.borrow_mut() = Some(on_message);
-        let weak = Rc::downgrade(&shared);
-        *shared.on_timer.borrow_mut() = Some(Closure::new(move |which: JsValue| {
-            if let Some(shared) = weak.upgrade() {
-                timer_fired(&shared, which.as_f64() == Some(0.0));
-            }
-        }));
-        let weak = Rc::downgrade(&shared);
-        *shared.on_gone.borrow_mut() = Some(Closure::new(move || {
-            if let Some(shared) = weak.upgrade() {
-                peer_gone(&shared);
-            }
-        }));
-        if let Some(frame) = loading_frame {
-            let weak = Rc::downgrade(&shared);
-            let target = frame.content_window();
-            let on_load = Closure::<dyn FnMut()>::new(move || {
-                let Some(shared) = weak.upgrade() else { return };
-                if target.as_ref().is_some_and(|target| platform::frame_loaded(target)) {
-                    shared.state.borrow_mut().core.connection_opened();
-                    drain(&shared);
-                }
+        let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
+            let on_message = {
+                let weak = weak.clone();
+                Closure::new(move |event: MessageEvent| {
+                    if let Some(shared) = weak.upgrade() {
+                        receive(&shared, &event);
+                    }
+                })
+            };
+            let on_timer = {
+                let weak = weak.clone();
+                Closure::new(move |which: JsValue| {
+                    if let Some(shared) = weak.upgrade() {
+                        timer_fired(&shared, which.as_f64() == Some(0.0));
+                    }
+                })
+            };
+            let on_gone = {
+                let weak = weak.clone();
+                Closure::new(move || {
+                    if let Some(shared) = weak.upgrade() {
+                        peer_gone(&shared);
+                    }
+                })
+            };
+            let on_load = loading_frame.as_ref().map(|frame| {
+                let weak = weak.clone();
+                let target = frame.content_window();
+                Closure::new(move || {
+                    let Some(shared) = weak.upgrade() else { return };
+                    if target.as_ref().is_some_and(|target| platform::frame_loaded(target)) {
+                        shared.state.borrow_mut().core.connection_opened();
+                        drain(&shared);
+                    }
+                })
             });
+            Shared { state: RefCell::new(state), on_message, on_timer, on_gone, on_load }
+        });
+        let _ = listen_on.add_event_listener_with_callback("message", shared.on_message.as_ref().unchecked_ref());
+        if let (Some(frame), Some(on_load)) = (&loading_frame, &shared.on_load) {
             let _ = frame.add_event_listener_with_callback("load", on_load.as_ref().unchecked_ref());
-            *shared.on_load.borrow_mut() = Some(on_load);
         }
         // What came before this Peer listened, once its methods are in place
         // (the code that made it registers them in this turn).
@@ -263,7 +274,7 @@ impl Peer {
     /// `MessagePort`, any structured-clonable value), as `options` say.
     /// Dropping the returned future cancels the call.
     pub fn request_value(&self, method: &str, params: Option<JsValue>, options: CallOptions) -> Request {
-        let waiter = Rc::new(Waiter { method: method.into(), outcome: RefCell::new((None, None)) });
+        let waiter = Rc::new(Waiter { method: method.into(), slot: RefCell::default() });
         let id = {
             let mut state = self.shared.state.borrow_mut();
             let timeout_ms = match options.timeout {
@@ -392,15 +403,15 @@ impl Future for Request {
     type Output = Result<JsValue, Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut slot = self.waiter.outcome.borrow_mut();
-        match slot.0.take() {
+        let mut slot = self.waiter.slot.borrow_mut();
+        match slot.outcome.take() {
             Some(outcome) => {
                 drop(slot);
                 self.done = true;
                 Poll::Ready(outcome)
             }
             None => {
-                slot.1 = Some(cx.waker().clone());
+                slot.waker = Some(cx.waker().clone());
                 Poll::Pending
             }
         }
@@ -409,7 +420,7 @@ impl Future for Request {
 
 impl Drop for Request {
     fn drop(&mut self) {
-        if self.done || self.waiter.outcome.borrow().0.is_some() {
+        if self.done || self.waiter.slot.borrow().outcome.is_some() {
             return;
         }
         let (Some(id), Some(shared)) = (self.id, self.peer.upgrade()) else { return };
@@ -577,9 +588,7 @@ fn arm_timers(shared: &Rc<Shared>) {
         return;
     }
     let wanted = state.core.poll_timeout();
-    let on_timer = shared.on_timer.borrow();
-    let Some(on_timer) = on_timer.as_ref() else { return };
-    let callback: &Function = on_timer.as_ref().unchecked_ref();
+    let callback: &Function = shared.on_timer.as_ref().unchecked_ref();
     if wanted.reading && state.tick.is_none() {
         state.tick = Some(platform::set_timeout(callback, TICK_MS as f64, 0));
     }
@@ -621,9 +630,7 @@ fn watch(shared: &Rc<Shared>, name: &str) {
             state.core.connection_opened();
         }
     }
-    if let Some(on_gone) = shared.on_gone.borrow().as_ref() {
-        platform::watch_presence(name, &signal, on_gone.as_ref().unchecked_ref());
-    }
+    platform::watch_presence(name, &signal, shared.on_gone.as_ref().unchecked_ref());
 }
 
 fn peer_gone(shared: &Rc<Shared>) {
@@ -675,13 +682,9 @@ fn destroy(shared: &Rc<Shared>) {
     if let Some(watching) = state.watching.take() {
         watching.abort();
     }
-    if let Some(on_message) = shared.on_message.borrow().as_ref() {
-        let _ = state
-            .transport
-            .listen_on
-            .remove_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
-    }
-    if let (Some(frame), Some(on_load)) = (&state.transport.loading_frame, shared.on_load.borrow().as_ref()) {
+    let on_message = shared.on_message.as_ref().unchecked_ref();
+    let _ = state.transport.listen_on.remove_event_listener_with_callback("message", on_message);
+    if let (Some(frame), Some(on_load)) = (&state.transport.loading_frame, &shared.on_load) {
         let _ = frame.remove_event_listener_with_callback("load", on_load.as_ref().unchecked_ref());
     }
     if let Some(port) = state.transport.owned_port.take() {
