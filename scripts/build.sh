@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the package: the core and its plain-ABI binding (src/bindings) for
-# wasm32 with cargo, wasm-opt (npm's binaryen, with Cargo.toml's flags),
-# then our own glue per target (scripts/glue.mjs, from js/module/):
+# Builds the package: the core and its binding (src/bindings) for wasm32
+# with `wasm-pack build` (cargo, then wasm-bindgen: the .wasm and
+# wasm-bindgen's glue for its imports), wasm-opt (npm's binaryen, with
+# Cargo.toml's flags), then the package's JS per target (scripts/glue.mjs:
+# wasm-bindgen's glue bundled with ours from js/module/):
 #   scripts/build.sh          pkg-web/  (no bundler: init(); the demo, tests, benchmark)
 #   scripts/build.sh bundler  pkg/      (the npm package: the .wasm as a WebAssembly ES module,
 #                                        with its Node and no-bundler builds in pkg/node/ and pkg/web/,
@@ -34,17 +36,22 @@ export RUSTFLAGS="${RUSTFLAGS:-} --cfg wiggum_no_std"
 # Cargo.toml's [package.metadata.wasm-opt] flags.
 read -r -a opt_flags <<<"$(sed -n 's/^flags = \[\(.*\)\]$/\1/p' Cargo.toml | tr -d '",')"
 
-# The .wasm, optimized, into $1 (more cargo arguments after it).
+# The .wasm, optimized, and wasm-bindgen's glue for it (wiggum_rpc_generated.js),
+# into $1 ($2: Cargo features). wasm-pack runs the wasm-bindgen on PATH
+# (scripts/setup.sh pins it) and no wasm-opt of its own (Cargo.toml).
 module() {
   local dir=$1 features=${2:-}
   local target_dir=target
   [ -n "$features" ] && target_dir=target/with-${features//,/-}
-  cargo build --lib --release --target wasm32-unknown-unknown --target-dir "$target_dir" ${features:+--features "$features"}
+  local bindgen="$PWD/$target_dir/wasm-pack"
+  CARGO_TARGET_DIR="$target_dir" wasm-pack --quiet build --release --target bundler --no-typescript --no-pack \
+    --out-dir "$bindgen" --out-name wiggum_rpc . -- ${features:+--features "$features"}
   rm -rf "$dir"
   mkdir -p "$dir"
   # Only npm's binaryen: Debian's wasm-opt corrupts modules (docs: TOOLCHAIN).
   "$PWD/node_modules/.bin/wasm-opt" "${opt_flags[@]}" --strip-debug --strip-producers --strip-target-features \
-    "$target_dir/wasm32-unknown-unknown/release/wiggum_rpc.wasm" -o "$dir/wiggum_rpc_bg.wasm"
+    "$bindgen/wiggum_rpc_bg.wasm" -o "$dir/wiggum_rpc_bg.wasm"
+  cp "$bindgen/wiggum_rpc_bg.js" "$dir/wiggum_rpc_generated.js"
 }
 
 # A Node build ($2: its Cargo features; $3: its entries' sources, from
@@ -74,14 +81,14 @@ fi
 module pkg
 # The same module for browsers without a bundler (glue.mjs renames its exports, alike in both).
 rm -rf target/pkg-web-nobundler && mkdir -p target/pkg-web-nobundler
-cp pkg/wiggum_rpc_bg.wasm target/pkg-web-nobundler/
+cp pkg/wiggum_rpc_bg.wasm pkg/wiggum_rpc_generated.js target/pkg-web-nobundler/
 node scripts/glue.mjs bundler pkg
 node scripts/glue.mjs web target/pkg-web-nobundler
 node_build target/pkg-node framing,handoff SOURCES
 # The references flavour: the three builds again on the module with them.
 module target/pkg-references references
 rm -rf target/pkg-web-references && mkdir -p target/pkg-web-references
-cp target/pkg-references/wiggum_rpc_bg.wasm target/pkg-web-references/
+cp target/pkg-references/wiggum_rpc_bg.wasm target/pkg-references/wiggum_rpc_generated.js target/pkg-web-references/
 node scripts/glue.mjs bundler target/pkg-references
 node scripts/glue.mjs web target/pkg-web-references
 node_build target/pkg-node-references framing,references,handoff REFERENCE_SOURCES

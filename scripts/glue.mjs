@@ -1,6 +1,11 @@
-// Writes a build's JS beside its .wasm (scripts/build.sh runs it once the
-// .wasm is in place): the package layout wasm-pack's targets had, from our
-// own glue in js/module/ (bundled by esbuild, minified, with source maps).
+// Writes a build's JS beside its .wasm (scripts/build.sh runs it once
+// `wasm-pack build` has made the .wasm and wasm-bindgen's glue for its
+// imports, `wiggum_rpc_generated.js`, and wasm-opt has run): the package
+// layout, from wasm-bindgen's glue and ours in js/module/ (bundled by
+// esbuild, minified, with source maps). wasm-bindgen's own loaders are not
+// used: a page hands its compiled module to its workers (web.js), which
+// `--target web` keeps private, and the Node build is one CommonJS file
+// with its framing.
 //
 // - bundler (pkg/): `wiggum_rpc_bg.js`, the glue, whose exports include the
 //   functions the .wasm imports from it by name; `wiggum_rpc.js`, the root
@@ -18,7 +23,7 @@
 //
 //   node scripts/glue.mjs <bundler|web|node> <dir>
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -38,21 +43,26 @@ const PUBLIC = [
   "presentedSession", "reconnectDelay", "selfTransport", "transfer", "windowTransport", "workerTransport",
 ];
 
-// Short names for the module's exports (`memory` keeps its own) and
-// imports: the JS names each as `$name` (`x.$recv`, the imports object's
-// `$kind`: js/module/abi.js), which esbuild renames (`mangleProps`) as this
-// table says, and the .wasm's export and import sections are rewritten to
-// match. Every build of one .wasm gets the same table.
+// Short names for the module's exports and imports: the JS names each
+// export as `$name` (`x.$recv`: js/module/abi.js), which esbuild renames
+// (`mangleProps`) as this table says, the imports object (`./imports.js`)
+// is written with them, and the .wasm's export and import sections are
+// rewritten to match. `memory` and wasm-bindgen's own (`__wbindgen_*`,
+// which its glue names) keep theirs. Every build of one .wasm gets the same table.
+const keepsName = (name) => name === "memory" || name.startsWith("__wbindgen");
+// Exports nothing reads: the linker's and wasm-bindgen's bookkeeping.
+const DROPPED = new Set(["__data_end", "__heap_base", "__abort_handler", "__instance_terminated"]);
 function shortNames(module) {
   const names = [...new Set([...WebAssembly.Module.exports(module), ...WebAssembly.Module.imports(module)].map((e) => e.name))]
-    .filter((name) => name !== "memory")
+    .filter((name) => !keepsName(name) && !DROPPED.has(name))
     .sort();
   const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   const short = (i) => (i < letters.length ? letters[i] : short(Math.floor(i / letters.length) - 1) + letters[i % letters.length]);
   return Object.fromEntries(names.map((name, i) => [`$${name}`, short(i)]));
 }
 
-// The .wasm with its exports and imports renamed (`table`: `$name` → short name).
+// The .wasm with its exports and imports renamed (`table`: `$name` → short
+// name), every import from the one module of its glue, "./wiggum_rpc_bg.js".
 function renameExports(bytes, table) {
   const out = [bytes.subarray(0, 8)];
   let at = 8;
@@ -89,7 +99,7 @@ function renameExports(bytes, table) {
     }
     const section = [];
     const renamed = (name) => {
-      const short = name === "memory" ? name : table[`$${name}`];
+      const short = keepsName(name) ? name : table[`$${name}`];
       if (short === undefined) fail(`no short name for ${name}`);
       const bytes = Buffer.from(short, "utf8");
       return [...encode(bytes.length), ...bytes];
@@ -103,10 +113,9 @@ function renameExports(bytes, table) {
     if (id === 2) {
       const count = uleb();
       section.push(...encode(count));
+      const moduleName = [...encode(GLUE_MODULE.length), ...Buffer.from(GLUE_MODULE, "utf8")];
       for (let i = 0; i < count; i++) {
-        const moduleStart = at;
         nameAt();
-        const moduleName = bytes.subarray(moduleStart, at);
         const name = nameAt();
         const kind = bytes[at++];
         if (kind !== 0) fail(`an import that is not a function: ${name}`);
@@ -126,8 +135,7 @@ function renameExports(bytes, table) {
       const kind = bytes[at++];
       const indexStart = at;
       uleb();
-      // The linker's own globals: nothing reads where the data ends.
-      if (name === "__data_end") continue;
+      if (DROPPED.has(name)) continue;
       section.push(...renamed(name), kind, ...bytes.subarray(indexStart, at));
       kept += 1;
     }
@@ -137,6 +145,47 @@ function renameExports(bytes, table) {
   }
   return Buffer.concat(out);
 }
+
+// The module the .wasm's imports all come from, once renamed.
+const GLUE_MODULE = "./wiggum_rpc_bg.js";
+
+// wasm-bindgen's glue and the imports object, as the bundle resolves them
+// (js/module/bindgen.js): `./wiggum_rpc_generated.js` is what `wasm-pack
+// build` wrote, `./wiggum_rpc_glue.js` (the module the Rust's imports name)
+// is abi.js, `./imports.js` is written here from the .wasm's imports.
+const bindgenPlugin = {
+  name: "wasm-bindgen",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/wiggum_rpc_generated\.js$/ }, () => ({ path: generated }));
+    build.onResolve({ filter: /^\.\/wiggum_rpc_glue\.js$/ }, () => ({ path: join(root, "js/module/abi.js") }));
+    build.onResolve({ filter: /^\.\/imports\.js$/ }, () => ({ path: "imports.js", namespace: "wasm-bindgen" }));
+    build.onLoad({ filter: /.*/, namespace: "wasm-bindgen" }, () => ({
+      contents: importsSource(),
+      resolveDir: join(root, "js/module"),
+      loader: "js",
+    }));
+  },
+};
+
+// Where each import of the .wasm (as wasm-bindgen left it) comes from:
+// its shims, or abi.js straight (an import that takes no handle needs no shim).
+function importedFrom(module, name) {
+  if (module === "./wiggum_rpc_bg.js") return ["./wiggum_rpc_generated.js", name];
+  if (module === "./wiggum_rpc_glue.js") return ["./abi.js", name];
+  fail(`the .wasm imports ${name} from ${module}: neither wasm-bindgen's glue nor ours`);
+}
+
+function importsSource() {
+  const lines = ['import * as generated from "./wiggum_rpc_generated.js";', 'import * as glue from "./abi.js";'];
+  const members = imported.map(({ module, name }) => {
+    const [from, as] = importedFrom(module, name);
+    return `${JSON.stringify(shortOf(name))}: ${from === "./abi.js" ? "glue" : "generated"}.${as}`;
+  });
+  lines.push(`export const imports = { ${JSON.stringify(GLUE_MODULE)}: { ${members.join(", ")} } };`);
+  return lines.join("\n");
+}
+
+const shortOf = (name) => (keepsName(name) ? name : table[`$${name}`]);
 
 async function bundle(source, out, format, more = "") {
   const file = `./${source.split("/").pop()}`;
@@ -157,6 +206,7 @@ async function bundle(source, out, format, more = "") {
     ...(format === "cjs" ? { platform: "node", target: "node20" } : { platform: "neutral", target: "es2022" }),
     logLevel: "silent",
     metafile: false,
+    plugins: [bindgenPlugin],
   });
   const extra = Object.keys(result.mangleCache).filter((name) => !(name in table));
   if (extra.length) fail(`${source} names ${extra.join(", ")}, which the module does not export`);
@@ -166,8 +216,13 @@ async function bundle(source, out, format, more = "") {
 }
 
 const write = (name, text) => writeFileSync(join(dir, name), text);
-// The .wasm as cargo and wasm-opt left it (a build run again starts from there: build.sh writes it anew).
+// The .wasm as wasm-pack and wasm-opt left it, and wasm-bindgen's glue (a
+// build run again starts from there: build.sh writes them anew).
 let wasm = readFileSync(join(dir, "wiggum_rpc_bg.wasm"));
+const generated = resolve(dir, "wiggum_rpc_generated.js");
+if (!existsSync(generated)) fail(`no ${generated}: build the module with scripts/build.sh`);
+// The imports as wasm-bindgen left them (their module and name).
+const imported = WebAssembly.Module.imports(new WebAssembly.Module(wasm));
 const table = shortNames(new WebAssembly.Module(wasm));
 if (Object.values(table).length === 0 || WebAssembly.Module.exports(new WebAssembly.Module(wasm)).some((e) => e.name.length <= 2 && e.name !== "memory")) {
   fail("the .wasm's exports are short already: build it anew (scripts/build.sh)");
@@ -234,11 +289,13 @@ for (const file of ["README.md", "LICENSE-APACHE", "LICENSE-MIT"]) copyFileSync(
 
 if (target === "bundler") {
   // The functions the .wasm imports from this glue, exported by their short names.
-  const imported = WebAssembly.Module.imports(new WebAssembly.Module(wasm));
-  for (const { module } of imported) if (module !== "./wiggum_rpc_bg.js") fail(`the .wasm imports from ${module}: not its glue`);
-  const shortened = Object.fromEntries(Object.entries(table).map(([name, short]) => [short, name.slice(1)]));
-  const exported = imported.map(({ name }) => `${shortened[name]} as ${name}`).join(", ");
-  const glue = await bundle("js/module/bundler.js", "wiggum_rpc_bg.js", "esm", `export { ${exported} } from "./abi.js";\n`);
+  const exported = imported
+    .map(({ module, name }) => {
+      const [from, as] = importedFrom(module, name);
+      return `export { ${as} as ${shortOf(name)} } from "${from}";\n`;
+    })
+    .join("");
+  const glue = await bundle("js/module/bundler.js", "wiggum_rpc_bg.js", "esm", exported);
   write("wiggum_rpc_bg.js", `${glue.code.trimEnd()}\n//# sourceMappingURL=wiggum_rpc_bg.js.map\n`);
   write("wiggum_rpc_bg.js.map", glue.map);
   mkdirSync(join(dir, "snippets"), { recursive: true });
@@ -271,4 +328,5 @@ if (target === "bundler") {
   const handoff = handsOff ? `\n${readFileSync(join(root, "js/types/handoff.d.ts"), "utf8").replace(/^(\/\/|import ).*\n/gm, "")}` : "";
   write("wiggum_rpc.d.ts", `${types}${compiledModuleTypes(false)}\n${framing}${handoff}`);
 }
+rmSync(generated);
 console.log(`glue: ${target} build in ${dir}`);

@@ -1,6 +1,6 @@
-// The JS side of the module's plain numeric ABI (src/bindings): the one
+// The JS side of the module's narrow numeric ABI (src/bindings): the one
 // table of JS values the module names by handle, the functions it imports
-// (each exported here under the name the .wasm imports it by), the views
+// (through wasm-bindgen's shims, which the build links to these), the views
 // of its memory, the event loop that carries out what each export call
 // leaves in its memory (`run`). Each endpoint's message reader is
 // reader.js; the numbers are numbers.js's.
@@ -74,7 +74,7 @@ function views() {
     U8 = new Uint8Array(memory.buffer);
     F64 = new Float64Array(memory.buffer);
     U32 = new Uint32Array(memory.buffer);
-    H = new Uint32Array(memory.buffer, hdrAt, 11);
+    H = new Uint32Array(memory.buffer, hdrAt, 12);
   }
 }
 
@@ -120,7 +120,10 @@ export function speaking(text) {
   asText = text;
 }
 
-// ---- what the module imports (module "./wiggum_rpc_bg.js") ----
+// ---- what the module imports ----
+// The Rust imports them from `./wiggum_rpc_glue.js` through wasm-bindgen
+// (src/bindings/value.rs); the build resolves that module to this one, and
+// wasm-bindgen's glue (its shims) calls them (scripts/glue.mjs).
 export const now = () => performance.now();
 export const kind = (h) => kindOf(vals[h]);
 export function member(h, at, len) {
@@ -167,27 +170,13 @@ export const same = (a, b) => +Object.is(vals[a], vals[b]);
 export const describe = (h, stack) => opt(describeError(vals[h], stack !== 0, asText));
 export const encodable = (h) => +encodableAs(vals[h], asText);
 
-/**
- * The imports object, for `WebAssembly.instantiate`: each under its name
- * with a `$` before it, which the build shortens as it shortens the .wasm's
- * (see `x`). The bundler build exports them by those short names instead.
- */
-export const imports = {
-  "./wiggum_rpc_bg.js": {
-    $now: now, $kind: kind, $member: member, $text: text, $num: num, $boolean: boolean, $count: count, $elements: elements,
-    $is_v2: is_v2, $object_of: object_of, $empty_array: empty_array, $new_number: new_number, $new_string: new_string,
-    $new_object: new_object, $new_null: new_null, $with_member: with_member, $set_true: set_true, $same: same,
-    $describe: describe, $encodable: encodable,
-  },
-};
-
 /** Takes the instantiated module's exports (each build's entry calls it once). */
 export function start(exports) {
   x = exports;
   memory = x.memory;
-  heapBase = x.$__heap_base?.value ?? 0;
   hdrAt = x.$hdr();
   views();
+  heapBase = H[11];
 }
 
 // ---- what the endpoints asked for ----

@@ -3,13 +3,16 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { imports, start } from "./abi.js";
+import { start } from "./abi.js";
+import { bindgenStarted, imports } from "./bindgen.js";
 import { moduleStarted } from "../transports/postmessage.js";
 
 export * from "./package.js";
 
 const compiled = new WebAssembly.Module(readFileSync(join(__dirname, "wiggum_rpc_bg.wasm")));
-start(new WebAssembly.Instance(compiled, imports).exports);
+const { exports } = new WebAssembly.Instance(compiled, imports);
+bindgenStarted(exports);
+start(exports);
 moduleStarted();
 
 /** The module this build compiled when it was loaded. */

@@ -7,7 +7,8 @@
 // to the workers it talks to. A context that may not compile WebAssembly
 // is told what to do about it (wasm-refused.js).
 
-import { imports, start } from "./abi.js";
+import { start } from "./abi.js";
+import { bindgenStarted, imports } from "./bindgen.js";
 import { holdNothing, offerModule, ownerModuleOrFetch } from "../transports/postmessage.js";
 import { wasmRefused } from "./wasm-refused.js";
 
@@ -25,6 +26,7 @@ function started(module, made) {
   compiled = module;
   instance = made;
   offerModule(module, BUILD);
+  bindgenStarted(made.exports);
   start(made.exports);
   return made.exports;
 }

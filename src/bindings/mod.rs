@@ -1,10 +1,12 @@
-//! The bindings: the protocol core for JS behind a plain numeric ABI (no
-//! wasm-bindgen). Exports take and return numbers; JS values cross as `u32`
+//! The bindings: the protocol core for JS behind a narrow numeric ABI.
+//! Exports take and return numbers; JS values cross as `u32`
 //! handles into one JS table (`value`); strings cross as (ptr, len) in
 //! linear memory; what an endpoint asks its host to do leaves in one drain
 //! per export call (`events`): words written into `OUT`, carried out by
-//! `js/module/abi.js` after the export returns. Every import comes from that
-//! one JS module, `./wiggum_rpc_bg.js` as the package lays it out.
+//! `js/module/abi.js` after the export returns. Every import goes through
+//! wasm-bindgen from the module `./wiggum_rpc_glue.js` (abi.js, as the build
+//! resolves it); the package's .wasm imports all of them, shims included,
+//! from its one glue file, `./wiggum_rpc_bg.js` (scripts/glue.mjs).
 //!
 //! - `abi`: the numbers both sides share (checked against js/module/numbers.js at build time).
 //! - `value`: `Handle`, a JS value, and the core's `Value` through imports.
@@ -19,14 +21,15 @@
 //! - `references`: references' exports (feature `references`).
 //! - `handoff`: sessions handed between processes (feature `handoff`).
 //!
-//! The header (`hdr()`, eleven `u32`s) says where the buffers are: 0 `OUT`'s
+//! The header (`hdr()`, twelve `u32`s) says where the buffers are: 0 `OUT`'s
 //! address, 1 its length in words, 2 `FREED`'s address, 3 its length, 4 how
 //! many words of `OUT` JS has carried out (JS writes it), 5 how many freed
 //! handles JS has taken back (JS writes it), 6 `STR`'s address (the bytes
 //! of the events' strings), 7 the scratch buffer's address, 8 the length of
 //! a refusal's message written there (`calls`), 9 and 10 the limits of the
 //! endpoint last opened (message bytes and depth: the reader applies them
-//! to text before it parses).
+//! to text before it parses), 11 where the heap begins (below it, the
+//! module's static data: the core's own names, which JS decodes once).
 //!
 //! JS carries out the events after the export returns; a handler it runs
 //! may call an export again (nested): its events are appended, and the
@@ -78,14 +81,14 @@ impl<T> Global<T> {
 #[global_allocator]
 static ALLOCATOR: crate::heap::Wasm = crate::heap::Wasm::new();
 
-#[link(wasm_import_module = "./wiggum_rpc_bg.js")]
+#[wasm_bindgen::prelude::wasm_bindgen(raw_module = "./wiggum_rpc_glue.js")]
 extern "C" {
     /// `performance.now()`.
     fn now() -> f64;
 }
 
 fn clock() -> f64 {
-    unsafe { now() }
+    now()
 }
 
 /// Handlers are numbers (JS keeps the functions); this side's calls are
@@ -120,7 +123,7 @@ static STR: Global<Vec<u8>> = Global::new(Vec::new());
 type Sent = Option<(u32, Transmit<Handle>)>;
 static SENT: Global<Vec<Sent>> = Global::new(Vec::new());
 static SCRATCH: Global<Vec<u8>> = Global::new(Vec::new());
-static HDR: Global<[u32; 11]> = Global::new([0; 11]);
+static HDR: Global<[u32; 12]> = Global::new([0; 12]);
 
 /// Empties the buffers JS has carried out (at the start of every export).
 fn enter() {
@@ -162,11 +165,18 @@ fn with(ep: u32, input: impl FnOnce(&mut Slot)) {
     leave();
 }
 
+extern "C" {
+    /// Where the linker put the heap: the static data lies below it.
+    static __heap_base: u8;
+}
+
 /// The header's address (see the module's doc).
 #[no_mangle]
 pub extern "C" fn hdr() -> *const u32 {
     leave();
-    HDR.get().as_ptr()
+    let hdr = HDR.get();
+    hdr[11] = core::ptr::addr_of!(__heap_base) as u32;
+    hdr.as_ptr()
 }
 
 /// A buffer of at least `n` bytes JS may write into (its address is also

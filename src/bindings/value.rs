@@ -7,10 +7,14 @@
 
 use crate::prelude::*;
 
+use wasm_bindgen::prelude::wasm_bindgen;
+
 use super::Global;
 use crate::core::{Kind, Value};
 
-#[link(wasm_import_module = "./wiggum_rpc_bg.js")]
+// Imported through wasm-bindgen from the package's glue (js/module/abi.js,
+// bundled as the module `./wiggum_rpc_glue.js`): numbers only cross.
+#[wasm_bindgen(raw_module = "./wiggum_rpc_glue.js")]
 extern "C" {
     /// The kind of value `h` (the core's `Kind` order).
     fn kind(h: u32) -> u32;
@@ -109,7 +113,7 @@ impl Drop for Handle {
 
 impl PartialEq for Handle {
     fn eq(&self, other: &Handle) -> bool {
-        self.0 == other.0 || unsafe { same(self.0, other.0) } != 0
+        self.0 == other.0 || same(self.0, other.0) != 0
     }
 }
 
@@ -132,10 +136,10 @@ pub fn kind_of_index(n: u32) -> Kind {
 /// Reads the text of `h` (one crossing when it fits 64 bytes).
 pub fn text_of(h: u32) -> Option<String> {
     let mut bytes: Vec<u8> = Vec::with_capacity(64);
-    let mut n = unsafe { text(h, bytes.as_mut_ptr(), bytes.capacity()) };
+    let mut n = text(h, bytes.as_mut_ptr(), bytes.capacity());
     if n <= -2 {
         bytes.reserve((-2 - n) as usize);
-        n = unsafe { text(h, bytes.as_mut_ptr(), bytes.capacity()) };
+        n = text(h, bytes.as_mut_ptr(), bytes.capacity());
     }
     if n < 0 {
         return None;
@@ -147,11 +151,11 @@ pub fn text_of(h: u32) -> Option<String> {
 
 impl Value for Handle {
     fn kind(&self) -> Kind {
-        kind_from(unsafe { kind(self.0) })
+        kind_from(kind(self.0))
     }
 
     fn member(&self, name: &str) -> Option<Self> {
-        Handle::adopt(unsafe { member(self.0, name.as_ptr(), name.len()) })
+        Handle::adopt(member(self.0, name.as_ptr(), name.len()))
     }
 
     fn as_text(&self) -> Option<String> {
@@ -167,12 +171,12 @@ impl Value for Handle {
     }
 
     fn as_number(&self) -> Option<f64> {
-        let n = unsafe { num(self.0) };
+        let n = num(self.0);
         (!n.is_nan()).then_some(n)
     }
 
     fn as_bool(&self) -> Option<bool> {
-        match unsafe { boolean(self.0) } {
+        match boolean(self.0) {
             0 => Some(false),
             1 => Some(true),
             _ => None,
@@ -180,64 +184,63 @@ impl Value for Handle {
     }
 
     fn elements(&self) -> Vec<Self> {
-        let n = unsafe { count(self.0) };
+        let n = count(self.0);
         if n <= 0 {
             return Vec::new();
         }
         let mut raw: Vec<u32> = Vec::with_capacity(n as usize);
-        unsafe {
-            elements(self.0, raw.as_mut_ptr());
-            raw.set_len(n as usize);
-        }
+        elements(self.0, raw.as_mut_ptr());
+        // SAFETY: `elements` wrote `n` handles (as `count` said) into the capacity.
+        unsafe { raw.set_len(n as usize) };
         raw.into_iter().map(Handle::made).collect()
     }
 
     fn is_version_2(&self) -> bool {
-        unsafe { is_v2(self.0) != 0 }
+        is_v2(self.0) != 0
     }
 
     fn object_of(name: &'static str, value: Self) -> Self {
-        Handle::made(unsafe { object_of(name.as_ptr(), name.len(), value.0) })
+        Handle::made(object_of(name.as_ptr(), name.len(), value.0))
     }
 
     fn empty_array() -> Self {
-        Handle::made(unsafe { empty_array() })
+        Handle::made(empty_array())
     }
 
     fn number(value: f64) -> Self {
-        Handle::made(unsafe { new_number(value) })
+        Handle::made(new_number(value))
     }
 
     fn string(text: &'static str) -> Self {
-        Handle::made(unsafe { new_string(text.as_ptr(), text.len()) })
+        Handle::made(new_string(text.as_ptr(), text.len()))
     }
 
     fn flags<'a>(names: impl Iterator<Item = &'a str>) -> Self {
-        let object = Handle::made(unsafe { new_object() });
+        let object = Handle::made(new_object());
         for name in names {
-            unsafe { set_true(object.0, name.as_ptr(), name.len()) };
+            set_true(object.0, name.as_ptr(), name.len());
         }
         object
     }
 
     fn with_member(&self, name: &'static str, value: Self) -> Self {
-        Handle::made(unsafe { with_member(self.0, name.as_ptr(), name.len(), value.0) })
+        Handle::made(with_member(self.0, name.as_ptr(), name.len(), value.0))
     }
 }
 
 impl Handle {
     /// `null`.
     pub fn null() -> Handle {
-        Handle::made(unsafe { new_null() })
+        Handle::made(new_null())
     }
 
     /// A thrown value read whole (`describeError`), if it can be.
     pub fn described(&self, stack: bool) -> Option<Handle> {
-        Handle::adopt(unsafe { describe(self.0, u32::from(stack)) })
+        Handle::adopt(describe(self.0, u32::from(stack)))
     }
 
     /// Whether the value survives the transport's encoding.
     pub fn encodable(&self) -> bool {
-        unsafe { encodable(self.0) != 0 }
+        encodable(self.0) != 0
     }
 }
