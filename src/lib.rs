@@ -2,8 +2,8 @@
 //!
 //! - [`core`]: the protocol, pure Rust, sans-IO, tested natively.
 //! - `bindings` (wasm32, feature `bindings`): the core for the npm package's JS
-//!   glue behind a narrow numeric ABI (`extern "C"` exports; imports through
-//!   wasm-bindgen), built by `wasm-pack build`. Rust apps in the browser use
+//!   glue behind a narrow numeric ABI through wasm-bindgen (`#[wasm_bindgen]`
+//!   exports and imports of numbers), built by `wasm-pack build`. Rust apps in the browser use
 //!   the core through the `wiggum-rpc-web` crate instead.
 //!
 //! The package's wasm build (`scripts/build.sh` sets `--cfg wiggum_no_std`)

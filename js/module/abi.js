@@ -13,6 +13,7 @@ import {
   E_SEND, E_INVOKE, E_NOTIFY, E_SETTLED, E_PROGRESS, E_CHUNK, E_CANCELLED, E_CHECK_EXPIRED, E_MAY_STREAM, E_WATCH,
   E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, E_UNDELIVERED, M_REQUEST, M_NOTIFICATION, M_RESULT,
   M_ERROR, M_CANCEL, M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH, E_HANDED, M_KEPT,
+  T_CLOSE, T_REJECT, T_RESOLVE, T_WAITING,
 } from "./numbers.js";
 
 // `WITH_REFERENCES`: whether this build's module takes references (Cargo
@@ -53,9 +54,12 @@ export function kindOf(value) {
 }
 
 // ---- the module and its memory ----
-// Its exports. Each is named here with a `$` before the module's name for
-// it (`x.$recv`): the build gives each a short name, in the .wasm and in
-// this JS alike (scripts/glue.mjs, `shortNames`), and `$` marks what it renames.
+// Its exports (`#[wasm_bindgen]` functions of numbers), called as they are:
+// wasm-bindgen's JS wrappers of them would add only a call (and `>>> 0`),
+// so nothing imports them and the bundle leaves them out. Each is named
+// here with a `$` before the module's name for it (`x.$recv`): the build
+// gives each a short name, in the .wasm and in this JS alike
+// (scripts/glue.mjs, `shortNames`), and `$` marks what it renames.
 export let x;
 let memory;
 let heapBase = 0;
@@ -221,7 +225,7 @@ export function run() {
     H[5] = H[3];
     while (closing.length !== 0) {
       const ep = closing.pop();
-      x.$close(ep);
+      x.$tell(ep, T_CLOSE);
       endpoints[ep] = undefined;
     }
   }
@@ -480,7 +484,7 @@ const NONE = [];
 function send(hooks, out, sent, ids, answers, transfer) {
   const { observer, transport } = hooks;
   if (observer !== undefined) {
-    for (let i = 0; i < ids.length; i += 2) if (x.$waiting(hooks.endpoint, ids[i]) !== 0) observer.sent(ids[i], ids[i + 1]);
+    for (let i = 0; i < ids.length; i += 2) if (x.$tell(hooks.endpoint, T_WAITING, 0, ids[i]) !== 0) observer.sent(ids[i], ids[i + 1]);
   }
   let calls;
   if (hooks.settled !== undefined) {
@@ -510,11 +514,11 @@ export function resolved(hooks, call, value) {
     try {
       value = extensions.references?.scan(hooks, value) ?? value;
     } catch (error) {
-      x.$complete(hooks.endpoint, call, 0, put(error));
+      x.$tell(hooks.endpoint, T_REJECT, call, put(error));
       return;
     }
   }
-  x.$complete(hooks.endpoint, call, 1, opt(value));
+  x.$tell(hooks.endpoint, T_RESOLVE, call, opt(value));
 }
 
 // Runs a handler for call `call`: its outcome goes back with `complete` now,
@@ -525,6 +529,6 @@ function serve(hooks, call, handler, params) {
   if (result !== undefined) resolved(hooks, call, result);
   else if (hooks.threw) {
     hooks.threw = false;
-    x.$complete(hooks.endpoint, call, 0, put(takeThrown(hooks)));
+    x.$tell(hooks.endpoint, T_REJECT, call, put(takeThrown(hooks)));
   }
 }

@@ -11,6 +11,8 @@
 import {
   ABORT, ANNOUNCE, CALL_NO_RESET, CALL_PROGRESS, CHECKED, CHECKING, CHUNK, CLOSED, CONNECTING, CONSUMED, DEADLINE, EXPOSE_STACK, FLUSH, HOLD, IDLE, INVALID_PARAMS,
   INVALID_RESULT, JRPC_OO, MCP, OPENED, PROGRESS, REJECTED, RESOLVED, TICK, UNDELIVERED,
+  T_CANCEL, T_CHECKED, T_CHECKING, T_CONSUMED, T_DESTROY, T_EMIT, T_FLUSH, T_LOST, T_OPENED, T_PENDING, T_PROGRESS, T_REJECT,
+  T_REJECT_PARAMS, T_REJECT_RESULT, T_SESSION_ID, T_SET_METHOD, T_SET_NOTIFICATION, T_TIMER,
 } from "./numbers.js";
 import { envelopeReader } from "./reader.js";
 import {
@@ -36,55 +38,55 @@ function signalled(hooks, what, n, value) {
   switch (what) {
     case TICK:
     case DEADLINE:
-      x.$timer(ep, what, performance.now());
+      x.$tell(ep, T_TIMER, what, performance.now());
       break;
     case FLUSH:
-      x.$flush(ep);
+      x.$tell(ep, T_FLUSH);
       break;
     case ABORT:
-      x.$cancel(ep, n);
+      x.$tell(ep, T_CANCEL, 0, n);
       break;
     case RESOLVED:
       resolved(hooks, n, value);
       break;
     case REJECTED:
       speaking(hooks.text);
-      x.$complete(ep, n, 0, put(value));
+      x.$tell(ep, T_REJECT, n, put(value));
       break;
     case CHUNK:
-      answer = x.$emit(ep, n, put(value)) !== 0;
+      answer = x.$tell(ep, T_EMIT, n, put(value)) !== 0;
       break;
     case CLOSED: {
       // A session goes on without its connection, unless the transport will open no other.
-      const goesOn = x.$connection_lost(ep, isObject(value) && value.final === true ? 1 : 0, performance.now()) !== 0;
+      const goesOn = x.$tell(ep, T_LOST, isObject(value) && value.final === true ? 1 : 0, performance.now()) !== 0;
       run();
       // Nobody is left to answer: running handlers may stop.
       if (!goesOn) abortHandlers(hooks, undefined, new RPCError(-32095, "Connection closed"));
       return undefined;
     }
     case OPENED:
-      x.$connection_opened(ep);
+      x.$tell(ep, T_OPENED);
       break;
     case CHECKING:
-      x.$checking(ep, n, performance.now());
+      x.$tell(ep, T_CHECKING, n, performance.now());
       break;
     case CHECKED:
-      x.$checked(ep, n);
+      x.$tell(ep, T_CHECKED, n);
       break;
     case INVALID_PARAMS:
-      x.$reject_params(ep, n, put(value));
+      x.$tell(ep, T_REJECT_PARAMS, n, put(value));
       break;
     case INVALID_RESULT:
-      x.$reject_result(ep, n);
+      x.$tell(ep, T_REJECT_RESULT, n);
       break;
     case UNDELIVERED:
       undelivered(hooks, value);
       return undefined;
     case CONSUMED:
-      x.$consumed(ep, n, 1);
+      x.$tell(ep, T_CONSUMED, 1, n);
       break;
     case PROGRESS:
-      x.$progress(ep, n, put(value));
+      x.$tell(ep, T_PROGRESS, n, put(value));
       break;
     default:
   }
@@ -168,7 +170,7 @@ function open(transport, options, roles) {
   endpoints[ep] = hooks;
   // A session handed over by another process (the Node build: handoff.js), or the endpoint is not made.
   if (WITH_HANDOFF && served && session.handed !== undefined && !extensions.takeOver(ep, session.handed)) {
-    x.$destroy(ep);
+    x.$tell(ep, T_DESTROY);
     endpoints[ep] = undefined;
     closeLater(ep);
     throw new TypeError("transport.session.handed is not a session handed off by a Peer");
@@ -210,7 +212,7 @@ class Endpoint {
   get session() {
     const hooks = this.#state;
     if (hooks.retired) return undefined;
-    const len = x.$session_id(hooks.endpoint);
+    const len = x.$tell(hooks.endpoint, T_SESSION_ID);
     return len < 0 ? undefined : scratchText(len);
   }
 
@@ -224,7 +226,7 @@ class Endpoint {
       hooks.transport.destroy?.();
     } finally {
       abortHandlers(hooks, undefined, destroyedError());
-      x.$destroy(hooks.endpoint);
+      x.$tell(hooks.endpoint, T_DESTROY);
       run();
       // From now on nothing reaches the module for this endpoint: its number may be another's.
       retireHooks(hooks);
@@ -307,7 +309,7 @@ class Calls {
   /** Calls still waiting for a response. */
   get pending() {
     const hooks = stateOf(this);
-    return hooks.retired ? 0 : x.$pending(hooks.endpoint);
+    return hooks.retired ? 0 : x.$tell(hooks.endpoint, T_PENDING);
   }
 }
 
@@ -332,7 +334,7 @@ function register(endpoint, name, handler, info, notification) {
   const number = addHandler(hooks, `${notification ? "n" : "m"}:${name}`, served);
   if (!hooks.retired) {
     const [len] = scratch([name]);
-    x.$set_method(hooks.endpoint, len, number, notification ? 1 : 0);
+    x.$tell(hooks.endpoint, notification ? T_SET_NOTIFICATION : T_SET_METHOD, number, len);
     run();
   }
   for (const plugin of extensions.plugins) plugin.registered?.(endpoint, name, info, notification);

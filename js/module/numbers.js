@@ -84,3 +84,35 @@ export const PROGRESS = 17;
 // A request's options bits (calls.rs).
 export const CALL_PROGRESS = 1;
 export const CALL_NO_RESET = 2;
+
+// What `tell` is told (abi.rs `tell`, tell.rs): the small inputs of an
+// open endpoint through one export, `x.$tell(ep, what, a, b)`.
+export const T_FLUSH = 1;
+export const T_TIMER = 2;
+export const T_CANCEL = 3;
+export const T_RESOLVE = 4;
+export const T_REJECT = 5;
+export const T_EMIT = 6;
+export const T_PROGRESS = 7;
+export const T_CONSUMED = 8;
+export const T_REJECT_PARAMS = 9;
+export const T_REJECT_RESULT = 10;
+export const T_CHECKING = 11;
+export const T_CHECKED = 12;
+export const T_SET_METHOD = 13;
+export const T_SET_NOTIFICATION = 14;
+export const T_OPENED = 15;
+export const T_LOST = 16;
+export const T_PENDING = 17;
+export const T_WAITING = 18;
+export const T_SESSION_ID = 19;
+export const T_DESTROY = 20;
+export const T_CLOSE = 21;
+export const T_RECEIVE = 22;
+export const T_REFUSED = 23;
+export const T_BATCH = 24;
+export const T_BATCH_END = 25;
+export const T_MAX_REFERENCES = 26;
+export const T_REFS = 27;
+export const T_RELEASE = 28;
+export const T_REFERENCES_HELD = 29;

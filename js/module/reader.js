@@ -4,7 +4,7 @@
 // whole; and what an observer sees of it.
 
 import { kindOf, opt, put, run, x } from "./abi.js";
-import { ERROR, ID_SHIFT, METHOD, OBJECT, PARAMS_SHIFT, RESULT, TEXT, VERSION_2 } from "./numbers.js";
+import { ERROR, ID_SHIFT, METHOD, OBJECT, PARAMS_SHIFT, RESULT, TEXT, T_BATCH, T_BATCH_END, T_RECEIVE, T_REFUSED, VERSION_2 } from "./numbers.js";
 
 // Method names the module has numbered (`recv`'s `name`).
 const methodNames = new Map();
@@ -79,7 +79,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
     if (hooks.observer !== undefined) observeIn(hooks, message, text);
     // A message with references goes whole (the module reads its `refs`), and so does a batch with one.
     if (Array.isArray(message)) {
-      if (!(WITH_REFERENCES && referring && message.some(hasRefs)) && x.$batch_begin(ep, message.length) === 1) {
+      if (!(WITH_REFERENCES && referring && message.some(hasRefs)) && x.$tell(ep, T_BATCH, message.length) === 1) {
         for (const one of message) {
           if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
           else {
@@ -87,10 +87,10 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
             handOver(x.$member, ep, one, flags);
           }
         }
-        x.$members_end(ep);
-      } else x.$recv_value(ep, put(message), text);
-    } else if (!isObject(message)) x.$recv_value(ep, opt(message), text);
-    else if (WITH_REFERENCES && referring && message.refs !== undefined) x.$recv_value(ep, put(message), text);
+        x.$tell(ep, T_BATCH_END);
+      } else x.$tell(ep, T_RECEIVE, text, put(message));
+    } else if (!isObject(message)) x.$tell(ep, T_RECEIVE, text, opt(message));
+    else if (WITH_REFERENCES && referring && message.refs !== undefined) x.$tell(ep, T_RECEIVE, text, put(message));
     else readObject(ep, message, text);
     run();
   };
@@ -99,7 +99,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
 // Text not read: 0 not JSON, 1 too large, 2 too deep, 3 not text.
 function refused(hooks, why) {
   hooks.observer?.local("parse-error", undefined, undefined, undefined);
-  x.$recv_refused(hooks.endpoint, why);
+  x.$tell(hooks.endpoint, T_REFUSED, why);
   run();
 }
 

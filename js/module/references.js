@@ -5,7 +5,7 @@
 
 import { F64, destroyedError, ended, put, refusal, run, str, vals, x } from "./abi.js";
 import { extensions } from "./extensions.js";
-import { E_REFERENCE, M_OFFERS, M_REFS, M_RELEASE, R_STUBS } from "./numbers.js";
+import { E_REFERENCE, M_OFFERS, M_REFS, M_RELEASE, R_STUBS, T_MAX_REFERENCES, T_REFERENCES_HELD, T_REFS, T_RELEASE } from "./numbers.js";
 
 const TWO_32 = 4294967296;
 
@@ -49,22 +49,22 @@ extensions.referenceOps = {
     return w + 8;
   },
   // `limits.maxReferences` of the endpoint opened next (0: the default).
-  limit: (n) => x.$max_references(n),
+  limit: (n) => x.$tell(0, T_MAX_REFERENCES, 0, n),
   // Introduces `n` new targets, export ids `again` once more, the peer's ids `back`: the first new id, or the error.
   export(hooks, n, again, back) {
     const first = x.$export_refs(hooks.endpoint, n, put(again), put(back));
     return first >= 1 ? first : first === -1 ? destroyedError() : refusal(first);
   },
   // The next call, notification or result of this endpoint carries `refs`.
-  stage: (hooks, refs) => x.$refs(hooks.endpoint, put(refs)),
+  stage: (hooks, refs) => x.$tell(hooks.endpoint, T_REFS, 0, put(refs)),
   release(hooks, id) {
     if (hooks.retired) return;
-    x.$release(hooks.endpoint, id, 1);
+    x.$tell(hooks.endpoint, T_RELEASE, id, 1);
     run();
   },
   // [this side's targets the peer holds, the peer's stubs this side holds].
   held(hooks) {
-    const n = hooks.retired ? 0 : x.$references_held(hooks.endpoint);
+    const n = hooks.retired ? 0 : x.$tell(hooks.endpoint, T_REFERENCES_HELD);
     return [Math.floor(n / TWO_32), n % TWO_32];
   },
 };

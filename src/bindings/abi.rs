@@ -1,6 +1,6 @@
 //! The numbers the binding and its JS (`js/module/numbers.js`) share: the
-//! events a drain writes and the messages a `Transmit` carries, the envelope
-//! flags the reader packs, and the bits of `open`. Each is declared in
+//! events a drain writes and the messages a `Transmit` carries, what `tell`
+//! is told, the envelope flags the reader packs, and the bits of `open`. Each is declared in
 //! numbers.js as `const NAME = value;`, in this order: the build fails where the
 //! two differ.
 
@@ -97,6 +97,62 @@ pub mod message {
     /// `[KEPT, message]`: a handed session's message, sent as it is.
     #[cfg_attr(not(feature = "handoff"), allow(dead_code))]
     pub const KEPT: f64 = 15.0;
+}
+
+/// What `tell` is told (`tell.rs`): `a` and `b` as each says ("handle": a
+/// JS value's handle, crossing in `b`).
+pub mod tell {
+    /// The end of the turn: what the endpoint held back goes.
+    pub const FLUSH: u32 = 1;
+    /// A timer fired: `a` 0 the tick, 1 the deadline; `b` now.
+    pub const TIMER: u32 = 2;
+    /// The caller aborted its call `b`.
+    pub const CANCEL: u32 = 3;
+    /// The handler of call `a` returned the handle `b` (0: `null`), or threw it.
+    pub const RESOLVE: u32 = 4;
+    pub const REJECT: u32 = 5;
+    /// A chunk (handle `b`) from the handler of call `a`: 1 if it may send more now.
+    pub const EMIT: u32 = 6;
+    /// Progress (handle `b`) of call `a`.
+    pub const PROGRESS: u32 = 7;
+    /// The caller took `a` more chunks of its call `b`.
+    pub const CONSUMED: u32 = 8;
+    /// Call `a`'s params failed its schema (the issues: handle `b`); its result did.
+    pub const REJECT_PARAMS: u32 = 9;
+    pub const REJECT_RESULT: u32 = 10;
+    /// Call `a`'s params are being checked (`b` now); they were.
+    pub const CHECKING: u32 = 11;
+    pub const CHECKED: u32 = 12;
+    /// Handler `a` serves the method (the notification) named by the scratch buffer's first `b` bytes.
+    pub const SET_METHOD: u32 = 13;
+    pub const SET_NOTIFICATION: u32 = 14;
+    /// The connection opened again; it dropped (`a` 1: for good; `b` now): 1 if a session goes on.
+    pub const OPENED: u32 = 15;
+    pub const LOST: u32 = 16;
+    /// How many calls of this side's wait; whether call `b` does.
+    pub const PENDING: u32 = 17;
+    pub const WAITING: u32 = 18;
+    /// The session's id at the scratch buffer's address: its length (-1: none).
+    pub const SESSION_ID: u32 = 19;
+    /// Destroy the endpoint; forget it.
+    pub const DESTROY: u32 = 20;
+    pub const CLOSE: u32 = 21;
+    /// A value read whole (handle `b`, `a` the reader's bits); text refused (`a` why).
+    pub const RECEIVE: u32 = 22;
+    pub const REFUSED: u32 = 23;
+    /// A batch of `a` to come member by member (1), or whole (0); its end.
+    pub const BATCH: u32 = 24;
+    pub const BATCH_END: u32 = 25;
+    /// References: their limit (`b`); the `refs` of the next call or result
+    /// (handle `b`); `b` of export `a` released; how many are held.
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const MAX_REFERENCES: u32 = 26;
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const REFS: u32 = 27;
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const RELEASE: u32 = 28;
+    #[cfg_attr(not(feature = "references"), allow(dead_code))]
+    pub const REFERENCES_HELD: u32 = 29;
 }
 
 /// The envelope flags the reader packs (`envelopeOf` in abi.js).
@@ -203,6 +259,35 @@ const _: () = {
         (b"const REFERENCES = ", opening::REFERENCES as f64),
         (b"const CALL_PROGRESS = ", call::PROGRESS as f64),
         (b"const CALL_NO_RESET = ", call::NO_RESET as f64),
+        (b"const T_FLUSH = ", tell::FLUSH as f64),
+        (b"const T_TIMER = ", tell::TIMER as f64),
+        (b"const T_CANCEL = ", tell::CANCEL as f64),
+        (b"const T_RESOLVE = ", tell::RESOLVE as f64),
+        (b"const T_REJECT = ", tell::REJECT as f64),
+        (b"const T_EMIT = ", tell::EMIT as f64),
+        (b"const T_PROGRESS = ", tell::PROGRESS as f64),
+        (b"const T_CONSUMED = ", tell::CONSUMED as f64),
+        (b"const T_REJECT_PARAMS = ", tell::REJECT_PARAMS as f64),
+        (b"const T_REJECT_RESULT = ", tell::REJECT_RESULT as f64),
+        (b"const T_CHECKING = ", tell::CHECKING as f64),
+        (b"const T_CHECKED = ", tell::CHECKED as f64),
+        (b"const T_SET_METHOD = ", tell::SET_METHOD as f64),
+        (b"const T_SET_NOTIFICATION = ", tell::SET_NOTIFICATION as f64),
+        (b"const T_OPENED = ", tell::OPENED as f64),
+        (b"const T_LOST = ", tell::LOST as f64),
+        (b"const T_PENDING = ", tell::PENDING as f64),
+        (b"const T_WAITING = ", tell::WAITING as f64),
+        (b"const T_SESSION_ID = ", tell::SESSION_ID as f64),
+        (b"const T_DESTROY = ", tell::DESTROY as f64),
+        (b"const T_CLOSE = ", tell::CLOSE as f64),
+        (b"const T_RECEIVE = ", tell::RECEIVE as f64),
+        (b"const T_REFUSED = ", tell::REFUSED as f64),
+        (b"const T_BATCH = ", tell::BATCH as f64),
+        (b"const T_BATCH_END = ", tell::BATCH_END as f64),
+        (b"const T_MAX_REFERENCES = ", tell::MAX_REFERENCES as f64),
+        (b"const T_REFS = ", tell::REFS as f64),
+        (b"const T_RELEASE = ", tell::RELEASE as f64),
+        (b"const T_REFERENCES_HELD = ", tell::REFERENCES_HELD as f64),
     ];
     let (mut at, mut from) = (0, 0);
     while at < numbered.len() {

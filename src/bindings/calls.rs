@@ -6,6 +6,7 @@ use super::abi::call;
 use super::value::kind_of_index;
 use super::{clock, enter, events, leave, owned, scratch_bytes, slot, whole_ms, with, Handle, Slot, HDR, SCRATCH};
 use crate::core::{thrown_error, CallId, CallOptions, Deadline, ErrorObject, Outcome};
+use wasm_bindgen::prelude::wasm_bindgen;
 
 /// A refusal's code, its message written at the scratch buffer's address
 /// (its length in the header's word 8).
@@ -22,9 +23,9 @@ pub(super) fn refusal(error: &ErrorObject<Handle>) -> f64 {
 /// params' kind + 1 (0: none). `timeout`: NaN for the endpoint's default;
 /// not a time above 0: none. `bits`: 1 progress, 2 no reset on progress.
 /// `window`: 0 for none.
-#[no_mangle]
+#[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn request(
+pub fn request(
     ep: u32,
     method: u32,
     params: u32,
@@ -70,8 +71,8 @@ pub extern "C" fn request(
 
 /// A notification: 0 sent; -1 when the endpoint is gone or destroyed; or
 /// the code of the error it is refused with (see `refusal`).
-#[no_mangle]
-pub extern "C" fn notify(ep: u32, method: u32, params: u32) -> f64 {
+#[wasm_bindgen]
+pub fn notify(ep: u32, method: u32, params: u32) -> f64 {
     enter();
     let (method, params) = (Handle::adopt(method), Handle::adopt(params));
     let mut refused = -1.0;
@@ -103,8 +104,7 @@ fn notification(slot: &mut Slot, method: Handle, params: Option<Handle>) -> Resu
 }
 
 /// A handler's outcome: `ok` 1 its result (0: `null`), 0 what it threw.
-#[no_mangle]
-pub extern "C" fn complete(ep: u32, call: u32, ok: u32, h: u32) {
+pub(super) fn complete(ep: u32, call: u32, ok: u32, h: u32) {
     let value = Handle::adopt(h);
     with(ep, |slot| {
         let outcome = match (ok, value) {
@@ -129,8 +129,7 @@ pub extern "C" fn complete(ep: u32, call: u32, ok: u32, h: u32) {
 /// notification) named by the scratch buffer's first `len` bytes. Nothing
 /// is drained: what the core asks for then waits for its next input (a
 /// transport's `idle()` is not told of each registration).
-#[no_mangle]
-pub extern "C" fn set_method(ep: u32, len: usize, handler: u32, notification: u32) {
+pub(super) fn set_method(ep: u32, len: usize, handler: u32, notification: u32) {
     let name = owned(scratch_bytes(len));
     if let Some(slot) = slot(ep) {
         match notification {
@@ -141,14 +140,12 @@ pub extern "C" fn set_method(ep: u32, len: usize, handler: u32, notification: u3
 }
 
 /// The end of the turn: what the endpoint held back goes.
-#[no_mangle]
-pub extern "C" fn flush(ep: u32) {
+pub(super) fn flush(ep: u32) {
     with(ep, |slot| slot.core.flush());
 }
 
 /// A timer fired: `which` 0 the tick, 1 the deadline.
-#[no_mangle]
-pub extern "C" fn timer(ep: u32, which: u32, now: f64) {
+pub(super) fn timer(ep: u32, which: u32, now: f64) {
     with(ep, |slot| {
         match which {
             0 => slot.timers.tick = false,
@@ -159,16 +156,14 @@ pub extern "C" fn timer(ep: u32, which: u32, now: f64) {
 }
 
 /// The caller aborted its call `id`.
-#[no_mangle]
-pub extern "C" fn cancel(ep: u32, id: f64) {
+pub(super) fn cancel(ep: u32, id: f64) {
     with(ep, |slot| {
         slot.core.cancel(id as u64);
     });
 }
 
 /// A chunk from the handler of `call`: whether it may send more now.
-#[no_mangle]
-pub extern "C" fn emit(ep: u32, call: u32, h: u32) -> u32 {
+pub(super) fn emit(ep: u32, call: u32, h: u32) -> u32 {
     let value = Handle::adopt(h);
     let mut more = false;
     with(ep, |slot| {
@@ -180,8 +175,7 @@ pub extern "C" fn emit(ep: u32, call: u32, h: u32) -> u32 {
     u32::from(more)
 }
 
-#[no_mangle]
-pub extern "C" fn progress(ep: u32, call: u32, h: u32) {
+pub(super) fn progress(ep: u32, call: u32, h: u32) {
     let value = Handle::adopt(h);
     with(ep, |slot| {
         if let Some(value) = value {
@@ -191,14 +185,12 @@ pub extern "C" fn progress(ep: u32, call: u32, h: u32) {
 }
 
 /// The caller took `n` more chunks of its call `id` (a windowed stream).
-#[no_mangle]
-pub extern "C" fn consumed(ep: u32, id: f64, n: u32) {
+pub(super) fn consumed(ep: u32, id: f64, n: u32) {
     with(ep, |slot| slot.core.consumed(id as u64, n));
 }
 
 /// Call `call`'s params failed its schema (`issues`).
-#[no_mangle]
-pub extern "C" fn reject_params(ep: u32, call: u32, issues: u32) {
+pub(super) fn reject_params(ep: u32, call: u32, issues: u32) {
     let issues = Handle::adopt(issues);
     with(ep, |slot| {
         if let Some(issues) = issues {
@@ -208,21 +200,18 @@ pub extern "C" fn reject_params(ep: u32, call: u32, issues: u32) {
 }
 
 /// Call `call`'s result failed its schema.
-#[no_mangle]
-pub extern "C" fn reject_result(ep: u32, call: u32) {
+pub(super) fn reject_result(ep: u32, call: u32) {
     with(ep, |slot| slot.core.reject_result(CallId(call)));
 }
 
 /// Call `call`'s params are being checked asynchronously (bounded by the default timeout).
-#[no_mangle]
-pub extern "C" fn checking(ep: u32, call: u32, now: f64) {
+pub(super) fn checking(ep: u32, call: u32, now: f64) {
     with(ep, |slot| {
         let deadline = whole_ms(now + slot.default_timeout).unwrap_or(0);
         slot.core.checking(CallId(call), deadline);
     });
 }
 
-#[no_mangle]
-pub extern "C" fn checked(ep: u32, call: u32) {
+pub(super) fn checked(ep: u32, call: u32) {
     with(ep, |slot| slot.core.checked(CallId(call)));
 }

@@ -4,6 +4,7 @@
 //! session a hello presents, and the WebSocket transport's reconnect schedule.
 
 use crate::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::abi::event;
 use super::events::words;
@@ -13,15 +14,13 @@ use crate::core::{Backoff, Deadline, Undelivered, Value};
 
 /// The other side is there (a frame that loaded, a socket that opened: a
 /// session is presented on it again).
-#[no_mangle]
-pub extern "C" fn connection_opened(ep: u32) {
+pub(super) fn connection_opened(ep: u32) {
     with(ep, |slot| slot.core.connection_opened());
 }
 
 /// The connection closed (`last`: no other will follow) or dropped at
 /// `now`: whether a session goes on.
-#[no_mangle]
-pub extern "C" fn connection_lost(ep: u32, last: u32, now: f64) -> u32 {
+pub(super) fn connection_lost(ep: u32, last: u32, now: f64) -> u32 {
     let mut goes_on = false;
     with(ep, |slot| match last {
         1 => slot.core.connection_closed(),
@@ -35,8 +34,8 @@ pub extern "C" fn connection_lost(ep: u32, last: u32, now: f64) -> u32 {
 /// none), `why` 0 failed, 1 not JSON, 2 session expired, `data` (0: none).
 /// The core decides what each call gets; each call failed so is an
 /// `UNDELIVERED` event after those (for an observer).
-#[no_mangle]
-pub extern "C" fn undelivered(ep: u32, calls: u32, message: u32, reply: u32, why: u32, data: u32) {
+#[wasm_bindgen]
+pub fn undelivered(ep: u32, calls: u32, message: u32, reply: u32, why: u32, data: u32) {
     let (calls, message, reply, data) =
         (Handle::adopt(calls), Handle::adopt(message), Handle::adopt(reply), Handle::adopt(data));
     let ids: Vec<u64> = calls
@@ -64,8 +63,8 @@ pub extern "C" fn undelivered(ep: u32, calls: u32, message: u32, reply: u32, why
 /// The transport refused what went out as event `sent` (its third word),
 /// for the reason `reason` (its text): the core decides what goes instead;
 /// a lone call it gives back is returned (its id; 0: none) for JS to fail.
-#[no_mangle]
-pub extern "C" fn transmit_failed(sent: u32, reason: u32) -> f64 {
+#[wasm_bindgen]
+pub fn transmit_failed(sent: u32, reason: u32) -> f64 {
     let reason = Handle::adopt(reason);
     let Some(Some((ep, transmit))) = SENT.get().get_mut(sent as usize).map(Option::take) else { return 0.0 };
     let text = reason.as_ref().and_then(|r| text_of(r.raw())).unwrap_or_default();
@@ -79,26 +78,17 @@ pub extern "C" fn transmit_failed(sent: u32, reason: u32) -> f64 {
 }
 
 /// Calls of this side's still waiting for a response.
-#[no_mangle]
-pub extern "C" fn pending(ep: u32) -> u32 {
+pub(super) fn pending(ep: u32) -> u32 {
     slot(ep).map_or(0, |slot| slot.core.pending() as u32)
 }
 
-/// Whether the endpoint serves calls now (a transport's `idle`).
-#[no_mangle]
-pub extern "C" fn serving(ep: u32) -> u32 {
-    slot(ep).map_or(0, |slot| u32::from(slot.core.is_serving()))
-}
-
 /// Whether `id` is a call of this side's that waits (an observer times only those).
-#[no_mangle]
-pub extern "C" fn waiting(ep: u32, id: f64) -> u32 {
+pub(super) fn waiting(ep: u32, id: f64) -> u32 {
     slot(ep).map_or(0, |slot| u32::from(slot.core.is_waiting(id as u64)))
 }
 
 /// The session's id, written at the scratch buffer's address: its length (-1: none).
-#[no_mangle]
-pub extern "C" fn session_id(ep: u32) -> i32 {
+pub(super) fn session_id(ep: u32) -> i32 {
     let id = slot(ep).and_then(|slot| slot.core.session_id().map(String::from));
     id.map_or(-1, |id| to_scratch(&id))
 }
@@ -106,8 +96,8 @@ pub extern "C" fn session_id(ep: u32) -> i32 {
 /// The session a client's hello presents (`h`, a parsed message), if any:
 /// its length at the scratch buffer's address (-1: none). How a server of
 /// many clients finds the session a new connection belongs to.
-#[no_mangle]
-pub extern "C" fn presented_session(h: u32) -> i32 {
+#[wasm_bindgen]
+pub fn presented_session(h: u32) -> i32 {
     let value = Handle::adopt(h);
     let found = value.as_ref().and_then(crate::core::presented_session);
     found.map_or(-1, |id| to_scratch(&id))
@@ -116,8 +106,8 @@ pub extern "C" fn presented_session(h: u32) -> i32 {
 /// The wait before reconnect attempt `attempt` (from 1), or -1 to give up:
 /// the WebSocket transport asks before each attempt, with the settings of
 /// its `reconnect` option, each NaN where not given.
-#[no_mangle]
-pub extern "C" fn reconnect_delay(
+#[wasm_bindgen]
+pub fn reconnect_delay(
     initial: f64,
     max: f64,
     factor: f64,

@@ -3,6 +3,7 @@
 //! (`FrameDecoder`, `encodeFrame`, `streamTransport`) are JS: js/module/framing.js.
 
 use crate::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::{leave, scratch_bytes, Global, SCRATCH};
 use crate::core::framing::{encode, refusal_body, Decoder, Frame};
@@ -25,8 +26,8 @@ fn text(text: &str) -> [f64; 2] {
 }
 
 /// A new decoder: its number.
-#[no_mangle]
-pub extern "C" fn frame_decoder() -> u32 {
+#[wasm_bindgen]
+pub fn frame_decoder() -> u32 {
     let decoders = DECODERS.get();
     let at = decoders.iter().position(Option::is_none).unwrap_or_else(|| {
         decoders.push(None);
@@ -40,8 +41,8 @@ pub extern "C" fn frame_decoder() -> u32 {
 /// they complete, each six words at `frame_words()`: 0 a message (its text
 /// at words 2, 3 as offset and length in `frame_text()`), or 1 a refusal
 /// (word 1 its code, 2-3 its message, 4-5 the body that answers it).
-#[no_mangle]
-pub extern "C" fn frame_push(d: u32, len: usize) -> u32 {
+#[wasm_bindgen]
+pub fn frame_push(d: u32, len: usize) -> u32 {
     let frames = FRAMES.get();
     frames.clear();
     TEXT.get().clear();
@@ -64,33 +65,33 @@ pub extern "C" fn frame_push(d: u32, len: usize) -> u32 {
     decoded.len() as u32
 }
 
-#[no_mangle]
-pub extern "C" fn frame_words() -> *const f64 {
+#[wasm_bindgen]
+pub fn frame_words() -> *const f64 {
     FRAMES.get().as_ptr()
 }
 
-#[no_mangle]
-pub extern "C" fn frame_text() -> *const u8 {
+#[wasm_bindgen]
+pub fn frame_text() -> *const u8 {
     TEXT.get().as_ptr()
 }
 
 /// Whether decoder `d` has a frame partly read.
-#[no_mangle]
-pub extern "C" fn frame_partial(d: u32) -> u32 {
+#[wasm_bindgen]
+pub fn frame_partial(d: u32) -> u32 {
     decoder(d).map_or(0, |decoder| u32::from(decoder.is_partial()))
 }
 
 /// Drops decoder `d`'s partly read frame.
-#[no_mangle]
-pub extern "C" fn frame_reset(d: u32) {
+#[wasm_bindgen]
+pub fn frame_reset(d: u32) {
     if let Some(decoder) = decoder(d) {
         decoder.reset();
     }
 }
 
 /// Forgets decoder `d`.
-#[no_mangle]
-pub extern "C" fn frame_free(d: u32) {
+#[wasm_bindgen]
+pub fn frame_free(d: u32) {
     if let Some(slot) = DECODERS.get().get_mut(d as usize) {
         *slot = None;
     }
@@ -98,8 +99,8 @@ pub extern "C" fn frame_free(d: u32) {
 
 /// Frames the body in the scratch buffer's first `len` bytes: the frame's
 /// length, written at the scratch buffer's address.
-#[no_mangle]
-pub extern "C" fn encode_frame(len: usize) -> u32 {
+#[wasm_bindgen]
+pub fn encode_frame(len: usize) -> u32 {
     let body = super::owned(scratch_bytes(len));
     let frame = encode(&body);
     let s = SCRATCH.get();

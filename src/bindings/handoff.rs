@@ -9,6 +9,7 @@ use super::events::{encode, string, words};
 use super::value::Handle;
 use super::{clock, enter, events, leave, owned, scratch_bytes, slot, with, SENT};
 use crate::core::{kept_sends, Deadline, HandOffRefused, HandedSession, Transmit};
+use wasm_bindgen::prelude::wasm_bindgen;
 
 /// 2^53 − 1: the largest count a double holds with every whole number below it.
 const MOST: f64 = 9_007_199_254_740_991.0;
@@ -16,8 +17,8 @@ const MOST: f64 = 9_007_199_254_740_991.0;
 /// Takes endpoint `ep`'s session out: 0, its `HANDED` event written with
 /// what the hand-off did (its own calls fail); or why not: -1 it has no
 /// session (or no endpoint), -2 it is busy, -3 references are held.
-#[no_mangle]
-pub extern "C" fn hand_off(ep: u32) -> i32 {
+#[wasm_bindgen]
+pub fn hand_off(ep: u32) -> i32 {
     enter();
     let answer = match slot(ep) {
         None => -1,
@@ -73,9 +74,9 @@ fn count(n: f64) -> Option<u64> {
 /// server endpoint): its id the scratch buffer's first `id_len` bytes, its
 /// counts as given, its kept sends handles `unacked` and `held` (the core
 /// says what they may be). 1 if taken.
-#[no_mangle]
+#[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn take_over(
+pub fn take_over(
     ep: u32,
     sent: f64,
     received: f64,

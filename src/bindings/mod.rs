@@ -13,6 +13,7 @@
 //! - `events`: the drain: events and messages written as words.
 //! - `open`: endpoints opened, destroyed, forgotten.
 //! - `receive`: what the reader hands over (envelopes, batches, refusals).
+//! - `tell`: the one export of an open endpoint's small inputs.
 //! - `calls`: the calls this side makes and serves.
 //! - `connection`: the transport's events, its hooks, sessions, the
 //!   reconnect schedule.
@@ -47,10 +48,12 @@ mod open;
 mod receive;
 #[cfg(feature = "references")]
 mod references;
+mod tell;
 mod types;
 mod value;
 
 use crate::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use core::cell::UnsafeCell;
 
@@ -171,8 +174,8 @@ extern "C" {
 }
 
 /// The header's address (see the module's doc).
-#[no_mangle]
-pub extern "C" fn hdr() -> *const u32 {
+#[wasm_bindgen]
+pub fn hdr() -> *const u32 {
     leave();
     let hdr = HDR.get();
     hdr[11] = core::ptr::addr_of!(__heap_base) as u32;
@@ -181,8 +184,8 @@ pub extern "C" fn hdr() -> *const u32 {
 
 /// A buffer of at least `n` bytes JS may write into (its address is also
 /// in the header, until the next call).
-#[no_mangle]
-pub extern "C" fn scratch(n: usize) -> *mut u8 {
+#[wasm_bindgen]
+pub fn scratch(n: usize) -> *mut u8 {
     let s = SCRATCH.get();
     if s.capacity() < n {
         s.reserve(n - s.len());

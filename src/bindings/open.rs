@@ -6,6 +6,7 @@ use super::{enter, events, leave, owned, scratch_bytes, slot, Slot, Timers, SLOT
 use crate::core::{
     BatchPolicy, Batching, Config, Dialect, Endpoint, Handshake, Limits, Roles, SessionSetup, DEFAULT_GRACE_MS,
 };
+use wasm_bindgen::prelude::wasm_bindgen;
 
 /// The default per-call timeout of the JS API, in milliseconds.
 const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
@@ -20,9 +21,9 @@ const DEFAULT_MAX_KEPT: usize = 1_000;
 /// `session`: 0 none, 1 client, 2 server (its id in the scratch buffer,
 /// `sid_len` bytes); `presence_len` bytes after it, the presence name (-1:
 /// none). `grace`, `max_kept`: a server session's, below 0 for the default.
-#[no_mangle]
+#[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn open(
+pub fn open(
     roles: u32,
     flags: u32,
     timeout: f64,
@@ -129,8 +130,7 @@ pub extern "C" fn open(
 }
 
 /// Destroys the endpoint: its calls fail, it serves no more.
-#[no_mangle]
-pub extern "C" fn destroy(ep: u32) {
+pub(super) fn destroy(ep: u32) {
     super::with(ep, |slot| {
         slot.timers = Timers::default();
         slot.core.destroy();
@@ -139,8 +139,7 @@ pub extern "C" fn destroy(ep: u32) {
 
 /// Forgets a destroyed endpoint (its number may be reused: abi.js retires
 /// the JS state that knew it first, so no late callback reaches the next).
-#[no_mangle]
-pub extern "C" fn close(ep: u32) {
+pub(super) fn close(ep: u32) {
     enter();
     if let Some(slot) = SLOTS.get().get_mut(ep as usize) {
         *slot = None;

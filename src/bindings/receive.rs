@@ -3,6 +3,7 @@
 //! and which of this side's calls a message answers (an observer's question).
 
 use crate::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::abi::flags;
 use super::value::{kind_of_index, text_of, NAME};
@@ -50,9 +51,9 @@ const MAX_NAMES: usize = 1024;
 /// A message object: its envelope as the reader read it. Handles 0: absent.
 /// `name`: the number of its method's name (`NAMES`), or -1 when the reader
 /// has none for it: then, for a string, returns its new number + 1 (0: none).
-#[no_mangle]
+#[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn recv(
+pub fn recv(
     ep: u32,
     bits: u32,
     id: u32,
@@ -87,8 +88,7 @@ pub extern "C" fn recv(
 }
 
 /// Any other value (a batch read whole, a string, a number): the core asks it.
-#[no_mangle]
-pub extern "C" fn recv_value(ep: u32, h: u32, bits: u32) {
+pub(super) fn recv_value(ep: u32, h: u32, bits: u32) {
     let value = Handle::adopt(h);
     with(ep, |slot| match &value {
         Some(value) => slot.core.receive(value, framing(bits)),
@@ -97,8 +97,7 @@ pub extern "C" fn recv_value(ep: u32, h: u32, bits: u32) {
 }
 
 /// Text not read as a message: 0 not JSON, 1 too large, 2 too deep, 3 not text.
-#[no_mangle]
-pub extern "C" fn recv_refused(ep: u32, why: u32) {
+pub(super) fn recv_refused(ep: u32, why: u32) {
     with(ep, |slot| {
         slot.core.receive_refused(match why {
             1 => TextRefusal::TooLarge,
@@ -111,8 +110,7 @@ pub extern "C" fn recv_refused(ep: u32, why: u32) {
 
 /// A batch of `len`: 1 when its members come one by one (`member`, then
 /// `members_end`); 0 when it should come whole (`recv_value`).
-#[no_mangle]
-pub extern "C" fn batch_begin(ep: u32, len: u32) -> u32 {
+pub(super) fn batch_begin(ep: u32, len: u32) -> u32 {
     let Some(slot) = slot(ep) else { return 0 };
     if !slot.core.takes_batch(len as usize) {
         return 0;
@@ -122,9 +120,9 @@ pub extern "C" fn batch_begin(ep: u32, len: u32) -> u32 {
 }
 
 /// One member of the batch being read (not an object: its kind alone).
-#[no_mangle]
+#[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn member(ep: u32, bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) {
+pub fn member(ep: u32, bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) {
     let envelope =
         (bits & flags::KIND == flags::OBJECT).then(|| envelope(bits, id, method, params, result, error, number));
     if let Some(batch) = slot(ep).and_then(|slot| slot.batch.as_mut()) {
@@ -132,8 +130,7 @@ pub extern "C" fn member(ep: u32, bits: u32, id: u32, method: u32, params: u32, 
     }
 }
 
-#[no_mangle]
-pub extern "C" fn members_end(ep: u32) {
+pub(super) fn members_end(ep: u32) {
     with(ep, |slot| {
         if let Some(batch) = slot.batch.take() {
             slot.core.receive_members(batch);
@@ -142,18 +139,9 @@ pub extern "C" fn members_end(ep: u32) {
 }
 
 /// Which of this side's calls a message answers (an observer's question): its id, or 0.
-#[no_mangle]
+#[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn answers(
-    ep: u32,
-    bits: u32,
-    id: u32,
-    method: u32,
-    params: u32,
-    result: u32,
-    error: u32,
-    number: f64,
-) -> f64 {
+pub fn answers(ep: u32, bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) -> f64 {
     let envelope = envelope(bits, id, method, params, result, error, number);
     let found = slot(ep).and_then(|slot| slot.core.answers(envelope, framing(bits)));
     leave();

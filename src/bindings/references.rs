@@ -4,6 +4,7 @@
 //! keeps every rule.
 
 use crate::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::value::Handle;
 use super::{enter, leave, slot, with, Global};
@@ -13,15 +14,13 @@ use crate::core::Value;
 pub(super) static MAX_REFERENCES: Global<f64> = Global::new(0.0);
 
 /// The bound of the next endpoint opened (its `open` comes next).
-#[no_mangle]
-pub extern "C" fn max_references(n: f64) {
+pub(super) fn max_references(n: f64) {
     *MAX_REFERENCES.get() = n;
 }
 
 /// The next call, notification or result endpoint `ep` makes carries `refs`
 /// (handle `h`, `[[id, path], …]`) beside its params or result.
-#[no_mangle]
-pub extern "C" fn refs(ep: u32, h: u32) {
+pub(super) fn refs(ep: u32, h: u32) {
     if let Some(slot) = slot(ep) {
         slot.refs = Handle::adopt(h);
     }
@@ -31,8 +30,8 @@ pub extern "C" fn refs(ep: u32, h: u32) {
 /// time, the export ids of handle `again` once more, the peer's ids of
 /// handle `back` passed back. The first new id (the others follow it), or
 /// the code of the refusal, its message in the scratch buffer.
-#[no_mangle]
-pub extern "C" fn export_refs(ep: u32, new: u32, again: u32, back: u32) -> f64 {
+#[wasm_bindgen]
+pub fn export_refs(ep: u32, new: u32, again: u32, back: u32) -> f64 {
     enter();
     let ids = |h: u32| -> Vec<u32> {
         let list = Handle::adopt(h).map_or_else(Vec::new, |list| list.elements());
@@ -51,15 +50,13 @@ pub extern "C" fn export_refs(ep: u32, new: u32, again: u32, back: u32) -> f64 {
 }
 
 /// This side dropped `count` stubs of the peer's reference `id`.
-#[no_mangle]
-pub extern "C" fn release(ep: u32, id: u32, count: u32) {
+pub(super) fn release(ep: u32, id: u32, count: u32) {
     with(ep, |slot| slot.core.release(id, count));
 }
 
 /// The targets of this side's the peer holds × 2³², plus the stubs of the
 /// peer's this side holds.
-#[no_mangle]
-pub extern "C" fn references_held(ep: u32) -> f64 {
+pub(super) fn references_held(ep: u32) -> f64 {
     slot(ep).map_or(0.0, |slot| {
         let (exports, stubs) = slot.core.references_held();
         exports as f64 * 4_294_967_296.0 + stubs as f64
