@@ -195,7 +195,8 @@ async function bundle(source, out, format, more = "") {
     mangleProps: /^\$/,
     mangleCache: { ...table },
     // A module without references gets glue without their code (js/module/abi.js, `WITH_REFERENCES`).
-    define: { WITH_REFERENCES: referenceOps === "" ? "false" : "true", WITH_HANDOFF: String(handsOff) },
+    // The Node build's transports also take worker_threads' Worker and parentPort (postmessage.js, `WITH_NODE`).
+    define: { WITH_REFERENCES: referenceOps === "" ? "false" : "true", WITH_HANDOFF: String(handsOff), WITH_NODE: String(target === "node") },
     stdin: { contents, resolveDir: join(root, "js/module"), sourcefile: out, loader: "js" },
     bundle: true,
     format,

@@ -86,7 +86,7 @@ async function layOut(dir, nodeBuild, webBuild, sources) {
   // browser has. Each Node `.d.cts` declares those names for itself, from
   // what the program's own types have: the DOM's when it has them (a program
   // for both), else Node's transfer list, else nothing (`never`: there is no
-  // Worker or Window in Node to pass).
+  // Window in Node to pass), and Node's own Worker beside the DOM's.
   const BROWSER_NAMES = {
     Transferable: `type Transferable = typeof globalThis extends { onmessage: any; postMessage(message: any, options?: { transfer?: (infer T)[] }): void } ? T
     : typeof globalThis extends { structuredClone(value: any, options?: { transfer?: (infer T)[] }): any } ? T : object;`,
@@ -94,11 +94,16 @@ async function layOut(dir, nodeBuild, webBuild, sources) {
     type Module = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
   }`,
     ...Object.fromEntries(
-      ["Window", "Worker", "SharedWorker", "ServiceWorkerContainer"].map((name) => [
+      ["Window", "SharedWorker", "ServiceWorkerContainer"].map((name) => [
         name,
         `type ${name} = typeof globalThis extends { ${name}: { prototype: infer T } } ? T : never;`,
       ]),
     ),
+    // What Node has of its own (worker_threads), which the transports take
+    // too, by its shape (a program need not have Node's types to read
+    // these); the DOM's as well in a program with both.
+    Worker: `type Worker = (typeof globalThis extends { Worker: { prototype: infer T } } ? T : never)
+    | { postMessage(value: any, transferList?: readonly any[]): void; on(event: "message", listener: (value: any) => void): unknown; terminate(): unknown };`,
   };
   const code = (types) => types.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
   for (const file of readdirSync(node).filter((name) => name.endsWith(".d.cts"))) {

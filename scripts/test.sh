@@ -109,6 +109,8 @@ run "functions and objects by reference across a Worker in Chromium and Firefox 
   node --test tests/js/references-browser.test.mjs
 run "functions and objects by reference over WebSocket sessions (Node, a hub): stubs on both sides survive a socket killed and resumed; a session past its grace fails them all and empties both tables" \
   node --test tests/js/references-sessions.test.mjs
+run "Node: worker_threads under the postMessage transports (workerTransport and portTransport on a Worker, selfTransport and portTransport(parentPort) inside it, a transferred MessagePort; a worker terminated or a port closed fails the waiting call with CONNECTION_CLOSED at once)" \
+  node --test tests/js/node-workers.test.mjs
 run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: a MessagePort shared with ZenFS's Port backend (both at full load; closePort: false leaves the port open, the default closes it)" \
   node --test tests/js/shared-port.test.mjs

@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { start } from "./abi.js";
 import { bindgenStarted, imports } from "./bindgen.js";
-import { moduleStarted } from "../transports/postmessage.js";
+import { parentPort } from "node:worker_threads";
+import { moduleStarted, useParentPort } from "../transports/postmessage.js";
 
 export * from "./package.js";
 
@@ -14,6 +15,7 @@ const { exports } = new WebAssembly.Instance(compiled, imports);
 bindgenStarted(exports);
 start(exports);
 moduleStarted();
+useParentPort(parentPort);
 
 /** The module this build compiled when it was loaded. */
 export function compiledModule() {

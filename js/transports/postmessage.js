@@ -346,7 +346,11 @@ class PostMessageTransport extends Transport {
       this.deliver(data);
     };
     replayEarly(listenOn, this.#listener);
-    listenOn.addEventListener("message", this.#listener);
+    // Node's worker_threads (the Node build only): `#unwatch` is then what releases the channel.
+    if (WITH_NODE && typeof listenOn.once === "function") {
+      this.#unwatch = nodeChannel(listenOn, this.#listener, this);
+      this.#listenOn = { removeEventListener() {} };
+    } else listenOn.addEventListener("message", this.#listener);
     /** The Web Lock this side holds while it lives, named in the hello (undefined without Web Locks). */
     this.presence = holdPresence(this.#alive.signal);
   }
@@ -437,6 +441,32 @@ class PostMessageTransport extends Transport {
   }
 }
 
+/**
+ * Node's worker_threads channel `emitter` (a Worker, a MessagePort,
+ * `parentPort`), for the Node build: its messages to `listener` (a Worker is
+ * an EventEmitter only, whose `message` listeners get the data itself), and
+ * its end told as `close` on `transport`, where a browser tells nothing: a
+ * port emits `close` once either side is closed (or the worker it went to
+ * ended), a Worker `exit`. Returns what stops listening.
+ */
+function nodeChannel(emitter, listener, transport) {
+  const onMessage = (data) => listener({ data, source: null, origin: "" });
+  let gone = false;
+  const onEnd = () => {
+    if (gone || transport.destroyed) return;
+    gone = true;
+    transport.emit("close", { code: 1001, reason: "the other side has gone" });
+  };
+  emitter.on("message", onMessage);
+  emitter.on("close", onEnd);
+  emitter.on("exit", onEnd);
+  return () => {
+    emitter.off("message", onMessage);
+    emitter.off("close", onEnd);
+    emitter.off("exit", onEnd);
+  };
+}
+
 /** The `<iframe>` (or `<frame>`, `<object>`) of this document whose window is `target`. */
 function frameOf(target) {
   const frames = globalThis.document?.querySelectorAll?.("iframe, frame, object") ?? [];
@@ -510,6 +540,8 @@ export function windowTransport(target, source, origin, options) {
  */
 export function portTransport(port, options) {
   requireObject(port, "portTransport: port must be a MessagePort");
+  // Node: a worker_threads Worker handed as a port is that worker's channel.
+  if (WITH_NODE && typeof port.start !== "function" && typeof port.terminate === "function") return workerTransport(port, options);
   const transport = channelTransport(port, options?.closePort !== false, handshakeOption(options, "announce"));
   try {
     port.start();
@@ -532,7 +564,19 @@ export function workerTransport(worker, options) {
   return transport;
 }
 
-/** Inside a dedicated worker: talks to whoever created it, through its global scope. */
+/** Inside a dedicated worker: talks to whoever created it, through its global scope (in Node, `parentPort`). */
 export function selfTransport(options) {
+  if (WITH_NODE && typeof globalThis.addEventListener !== "function") {
+    if (nodeParentPort == null) throw new TypeError("selfTransport() runs inside a worker (in Node, a worker_threads Worker)");
+    const transport = channelTransport(nodeParentPort, false, handshakeOption(options, "announce"));
+    nodeParentPort.start();
+    return transport;
+  }
   return channelTransport(globalThis, false, handshakeOption(options, "announce"));
+}
+
+// Node: the worker's `parentPort` (null on the main thread), which the Node build gives (node.js).
+let nodeParentPort;
+export function useParentPort(port) {
+  nodeParentPort = port;
 }

@@ -170,13 +170,17 @@ import "wiggum-rpc/stream";
 import "wiggum-rpc/trace";
 import "wiggum-rpc/contracts";
 import "wiggum-rpc/introspection";
+import { MessageChannel, Worker, parentPort } from "node:worker_threads";
+// Node's own workers and ports, as the Node build's transports take them.
+export const toWorker = new Peer(workerTransport(new Worker("./worker.js")));
+export const toParent = parentPort === null ? undefined : new Peer(portTransport(parentPort));
 const { port1, port2 } = new MessageChannel();
 export const peer = new Peer(portTransport(port1));
 export const sum: Promise<number> = peer.request<number>("add", [1, 2], { transfer: [new ArrayBuffer(8), port2] });
 export const moved = transfer({ bytes: new Uint8Array(4) }, [new ArrayBuffer(4)]);
 // @ts-expect-error params are an array or an object
 peer.request("add", 3);
-// @ts-expect-error there is no Worker in Node to pass
+// @ts-expect-error an object is not a Worker (Node's worker_threads Worker is one)
 workerTransport({});
 export const used: unknown[] = [webSocketTransport, httpTransport, connectMcp, Hub, broadcastHub, workerPool, FrameDecoder, encodeFrame];
 export const clustered = new Hub({ timeout: 1000, cluster: redisCluster({ url: "redis://127.0.0.1:6379", lease: 2000 }) });
