@@ -168,17 +168,32 @@ function stubOf(hooks, id) {
     if (one === undefined) methods.set(key, (one = (...args) => call(key, args)));
     return one;
   };
-  const stub = new Proxy(function () {}, {
+  // Named, so that the console and Node's util.inspect (which show a proxy's target) say what it is.
+  const target = function () {};
+  Object.defineProperty(target, "name", { value: `wiggum-rpc stub ${id}` });
+  const stub = new Proxy(target, {
     apply: (_, __, args) => call(undefined, args),
-    // Not thenable, so that `await stub` is the stub itself.
     get: (_, key) => (key === "release" || key === Symbol.dispose ? release
-      : typeof key !== "string" || key === "then" ? undefined : method(key)),
+      : PROBED.has(key) ? described(id, key)
+      : typeof key !== "string" ? undefined : method(key)),
   });
   stubs.set(stub, record);
   leaks.register(stub, record, record);
   live += 1;
   reachable.register(stub, undefined);
   return stub;
+}
+
+// What the language and the platform ask of any object, never a call: a
+// stub is not thenable (so `await stub` is the stub), not iterable, has no
+// constructor of its own; and `JSON.stringify`, `String()`, the console and
+// Node's `util.inspect` are told it is a stub, with nothing sent.
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+const PROBED = new Set(["then", "toJSON", "constructor", Symbol.toPrimitive, Symbol.toStringTag, Symbol.iterator, Symbol.asyncIterator, INSPECT]);
+function described(id, key) {
+  const text = `[wiggum-rpc stub ${id}]`;
+  if (key === "toJSON" || key === Symbol.toPrimitive || key === INSPECT) return () => text;
+  return key === Symbol.toStringTag ? "wiggum-rpc stub" : undefined;
 }
 
 /**

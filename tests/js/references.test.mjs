@@ -275,6 +275,48 @@ test("a notification carries references; each arrival is its own stub", { timeou
   });
 });
 
+test("what the language and the platform ask of any object is never a call: JSON.stringify, String, util.inspect, iteration, constructor, await; destroy leaves nothing pending", { timeout: TEST_TIMEOUT }, async () => {
+  const { inspect } = await import("node:util");
+  const { port1, port2 } = new MessageChannel();
+  const owner = new lib.Peer(lib.portTransport(port1), { timeout: 3000 });
+  // Every message the holder sends, as it goes.
+  const sent = [];
+  const post = port2.postMessage.bind(port2);
+  port2.postMessage = (message, transfer) => {
+    sent.push(message);
+    return post(message, transfer);
+  };
+  const holder = new lib.Peer(lib.portTransport(port2), { timeout: 3000 });
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const kept = keeping(holder);
+    await owner.request("keep", [reference({ hello: () => "hi" })]);
+    const [stub] = kept;
+    const before = sent.length;
+    assert.equal(JSON.stringify({ stub }), '{"stub":"[wiggum-rpc stub 1]"}');
+    assert.equal(String(stub), "[wiggum-rpc stub 1]");
+    assert.equal(`${stub}`, "[wiggum-rpc stub 1]");
+    assert.match(inspect(stub), /wiggum-rpc stub 1/);
+    assert.equal(Object.prototype.toString.call(stub), "[object wiggum-rpc stub]");
+    assert.equal(stub.constructor, undefined);
+    assert.throws(() => [...stub], TypeError, "not iterable");
+    assert.equal(stub[Symbol.asyncIterator], undefined);
+    assert.equal(await stub, stub, "not thenable");
+    await tick();
+    assert.deepEqual(sent.slice(before), [], "nothing was sent for any of them");
+    assert.equal(await stub.hello(), "hi", "its own members are still calls");
+  } finally {
+    owner.destroy();
+    holder.destroy();
+    port1.close();
+  }
+  await tick(50);
+  process.off("unhandledRejection", onUnhandled);
+  assert.deepEqual(unhandled, []);
+});
+
 test("limits.maxReferences bounds what the other side may hold: past it -32090, nothing sent", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     const kept = keeping(holder);
