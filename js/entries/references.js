@@ -174,8 +174,7 @@ function stubOf(hooks, id) {
   const stub = new Proxy(target, {
     apply: (_, __, args) => call(undefined, args),
     get: (_, key) => (key === "release" || key === Symbol.dispose ? release
-      : PROBED.has(key) ? described(id, key)
-      : typeof key !== "string" ? undefined : method(key)),
+      : typeof key !== "string" || key === "toJSON" || key === "then" || key === "constructor" ? probed(id, key) : method(key)),
   });
   stubs.set(stub, record);
   leaks.register(stub, record, record);
@@ -185,15 +184,14 @@ function stubOf(hooks, id) {
 }
 
 // What the language and the platform ask of any object, never a call: a
-// stub is not thenable (so `await stub` is the stub), not iterable, has no
-// constructor of its own; and `JSON.stringify`, `String()`, the console and
-// Node's `util.inspect` are told it is a stub, with nothing sent.
+// stub is not thenable (so `await stub` is the stub), not iterable (no
+// symbol is a member), has no constructor of its own; and `JSON.stringify`,
+// `String()` and Node's `util.inspect` are told it is a stub, with nothing sent.
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
-const PROBED = new Set(["then", "toJSON", "constructor", Symbol.toPrimitive, Symbol.toStringTag, Symbol.iterator, Symbol.asyncIterator, INSPECT]);
-function described(id, key) {
-  const text = `[wiggum-rpc stub ${id}]`;
-  if (key === "toJSON" || key === Symbol.toPrimitive || key === INSPECT) return () => text;
-  return key === Symbol.toStringTag ? "wiggum-rpc stub" : undefined;
+function probed(id, key) {
+  if (key === Symbol.toStringTag) return "wiggum-rpc stub";
+  if (key === "toJSON" || key === Symbol.toPrimitive || key === INSPECT) return () => `[wiggum-rpc stub ${id}]`;
+  return undefined;
 }
 
 /**
