@@ -1232,6 +1232,8 @@ fn without_a_handshake_this_side_says_hello_once_to_have_references_answered() {
     assert_eq!(pair.a.sent.len(), 1, "one hello, the calls held");
     assert_eq!(pair.a.sent[0]["method"], json!("$/ready"));
     assert_eq!(pair.a.sent[0]["params"]["ack"], json!(false));
+    // Held by the other side only once sent: nothing has gone yet.
+    assert_eq!(pair.a.endpoint.references_held(), (0, 0));
     pair.run();
     assert_eq!(sent_refs(&pair.a), 2);
     assert_eq!(pair.a.settled.len(), 2);
@@ -1261,6 +1263,7 @@ fn toward_a_stranger_that_never_answers_a_held_call_times_out_unsent() {
     let options = CallOptions { timeout_ms: Some(50), ..CallOptions::default() };
     side.endpoint.request_with_refs(json!("echo"), Some(json!([{"$ref": id}])), json!([[id, [0]]]), 1, options, || 0);
     side.end_turn();
+    assert_eq!(side.endpoint.references_held(), (0, 0), "nothing was sent: the stranger holds nothing");
     // The stranger's own traffic says nothing of references: the call keeps waiting.
     side.hear(json!({"jsonrpc": "2.0", "method": "hello", "params": []}));
     side.endpoint.handle_timeout(50);

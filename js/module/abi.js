@@ -332,7 +332,7 @@ const FAILED = [
   undefined,
   undefined,
   ["timeout", TIMED_OUT],
-  ["timeout", [-32099, "Request timed out before it could be sent: the frame never loaded (or, with { handshake: \"wait\" }, never said hello)"]],
+  ["timeout", [-32099, "Request timed out before it could be sent: no hello from the other side (or its frame never loaded)"]],
   ["cancel", [-32800, "Request aborted"]],
   ["destroyed"],
   ["connection-closed"],

@@ -360,7 +360,12 @@ test("toward json-rpc-2.0, which never says hello: a call with a reference is he
   };
   const peer = new lib.Peer(lib.portTransport(port1), { timeout: 300 });
   try {
-    await assert.rejects(peer.request("watch", [reference(() => 1)]), (error) => error.code === REQUEST_TIMEOUT && /before it could be sent/.test(error.message));
+    const held = peer.request("watch", [reference(() => 1)]);
+    await tick();
+    // Nothing was sent: the other side holds nothing yet.
+    assert.deepEqual(referencesHeld(peer), [0, 0], "held while it waits: nothing was sent");
+    // A port has no frame to load: the message says what happened.
+    await assert.rejects(held, (error) => error.code === REQUEST_TIMEOUT && /before it could be sent: no hello from the other side/.test(error.message));
     await tick();
     assert.deepEqual(received.map((one) => one.method), ["$/ready"], "only the hello went out");
     assert.equal(ran, 0);

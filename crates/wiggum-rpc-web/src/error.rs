@@ -65,7 +65,7 @@ impl Error {
             }
             Failure::Timeout { sent: false } => Error::new(
                 code::REQUEST_TIMEOUT,
-                format!("Request timed out before it could be sent: the frame never loaded: {method}"),
+                format!("Request timed out before it could be sent: no hello from the other side (or its frame never loaded): {method}"),
             ),
             Failure::Cancelled => Error::new(code::REQUEST_CANCELLED, format!("Request aborted: {method}")),
             Failure::Destroyed => Error::new(code::DESTROYED, "The endpoint was destroyed"),

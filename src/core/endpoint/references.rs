@@ -90,9 +90,21 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     /// How many of this side's targets the peer holds (export entries), and
-    /// how many stubs of the peer's this side holds.
+    /// how many stubs of the peer's this side holds. What the peer was never
+    /// sent it does not hold: an export whose every introduction is in a
+    /// call still waiting for the peer's hello is not counted.
     pub fn references_held(&self) -> (usize, usize) {
-        (self.references.exports.len(), self.references.stubs)
+        let refs = &self.references;
+        let mut waiting: Vec<u32> = Vec::new();
+        for queued in &refs.waiting {
+            if let Message::Request { refs: Some(list), .. } = &queued.message {
+                // Positive ids only: a stub passed back introduced nothing.
+                waiting.extend(list.elements().iter().filter_map(|entry| entry.elements().first().and_then(whole)));
+            }
+        }
+        let sent =
+            |id: &u32, introductions: &u32| waiting.iter().filter(|w| *w == id).count() < *introductions as usize;
+        (refs.exports.iter().filter(|(id, introductions)| sent(id, introductions)).count(), refs.stubs)
     }
 
     pub(super) fn references_idle(&self) -> bool {
