@@ -14,9 +14,22 @@ const METHOD_NOT_FOUND = -32601;
 // What a function or object sent by reference is wrapped in: only these
 // (and stubs) are sent by reference, so plain data never turns into one.
 class Reference {
+  #target;
   constructor(target) {
-    this.target = target;
+    this.#target = target;
+    // Handed to a Peer of the other flavour (`wiggum-rpc`, which has no
+    // references), the marker would go as plain data: its clone or its JSON
+    // reads this member, which says so instead.
+    Object.defineProperty(this, "reference", { enumerable: true, get: otherFlavour });
   }
+
+  get target() {
+    return this.#target;
+  }
+}
+
+function otherFlavour() {
+  throw new TypeError("reference() went to a Peer of wiggum-rpc, which has no references: import every entry from one flavour (wiggum-rpc/references/…)");
 }
 
 let ops;

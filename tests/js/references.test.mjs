@@ -317,6 +317,26 @@ test("what the language and the platform ask of any object is never a call: JSON
   assert.deepEqual(unhandled, []);
 });
 
+test("a reference() handed to a Peer of the plain flavour (wiggum-rpc) is not sent as data: the call fails saying to import every entry from one flavour", { timeout: TEST_TIMEOUT }, async () => {
+  const plain = require("../../pkg/node/wiggum_rpc.cjs");
+  const { port1, port2 } = new MessageChannel();
+  const caller = new plain.Peer(plain.portTransport(port1), { timeout: 3000 });
+  const callee = new plain.Peer(plain.portTransport(port2), { timeout: 3000 });
+  const received = [];
+  callee.method("take", (params) => received.push(params) > 0);
+  try {
+    for (const target of [{ hello: () => "hi" }, () => 1]) {
+      await assert.rejects(caller.request("take", [reference(target)]), (error) =>
+        error.code === -32096 && /import every entry from one flavour/.test(error.message) && error.data instanceof TypeError);
+    }
+    assert.deepEqual(received, [], "nothing arrived as data");
+    assert.equal(await caller.request("take", [1]), true, "the Peer goes on");
+  } finally {
+    caller.destroy();
+    callee.destroy();
+  }
+});
+
 test("limits.maxReferences bounds what the other side may hold: past it -32090, nothing sent", { timeout: TEST_TIMEOUT }, async () => {
   await pair(async (owner, holder) => {
     const kept = keeping(holder);
