@@ -128,10 +128,11 @@ export class Relays {
     socket.addEventListener("message", onMessage);
     socket.addEventListener("close", onClose);
     // `frames` until home answers: what a hand-over gives the Peer that takes the session.
-    const relay = { node: home, deliver: (data) => socket.send(data), end, frames: [...frames], missed: undefined };
+    const relay = { node: home, deliver: (data) => socket.send(data), end, frames: [...frames], missed: undefined, own: undefined };
     relay.taken = (handed) => {
       forget();
-      taken(handed, relay.frames, relay.missed ?? []);
+      // What was heard after the fence, then this process's own not heard back yet (after it too).
+      taken(handed, relay.frames, [...(relay.missed ?? []), ...(relay.own?.values() ?? [])]);
     };
     this.#relays.set(id, relay);
     send({ kind: "attach", from: this.#node, frames });
@@ -177,6 +178,7 @@ export class Relays {
     if (one === undefined) return;
     one.frames = undefined;
     one.missed = undefined;
+    one.own = undefined;
     if (kind === "frame" && typeof data === "string") {
       try {
         one.deliver(data);
@@ -198,6 +200,30 @@ export class Relays {
   /** A notification to all from `node`, heard: kept for each session being handed over from elsewhere. */
   heardAll(node, notification) {
     for (const one of this.#relays.values()) if (one.missed !== undefined && one.node !== node) one.missed.push(notification);
+  }
+
+  // This process's own notifications to all: it delivers them to its own
+  // clients as it publishes them, which a session it is taking over is not
+  // yet. Where each falls against the home's fence is known by its echo:
+  // heard before the fence, home delivered it before handing the session
+  // off; heard after, it is kept like any other's. One whose echo has not
+  // come when the session arrives is after the fence (the fence came
+  // before the session, and an echo comes in the order it was published),
+  // so it is kept too: the session gets it after what was handed over.
+
+  /** This process publishes notification `seq` to all: each session being handed over here notes it. */
+  sentAll(seq, notification) {
+    for (const one of this.#relays.values()) if (one.frames !== undefined) (one.own ??= new Map()).set(seq, notification);
+  }
+
+  /** This process's notification `seq` heard back: kept where it came after the fence. */
+  heardOwn(seq) {
+    for (const one of this.#relays.values()) {
+      const notification = one.own?.get(seq);
+      if (notification === undefined) continue;
+      one.own.delete(seq);
+      one.missed?.push(notification);
+    }
   }
 
   /** Home handed the session of relay `relay` over (its first and only answer). */

@@ -53,6 +53,8 @@ class RedisCluster {
   /** Call number → a call this node made to a client of another node. */
   #calls = new Map();
   #nextCall = 0;
+  /** The number of this node's last notification to all. */
+  #sentAll = 0;
   /** `<from>/<call>` → what cancels a call this node runs for another. */
   #serving = new Map();
   #timers = [];
@@ -288,6 +290,8 @@ class RedisCluster {
       if (node === this.node) this.#handOver?.heard(message.fence);
       else this.#relays.fenced(message.relay);
     }
+    // This node's own notification to all, heard back: where it falls against a hand-over's fence.
+    if (node === this.node && kind === "notifyAll") this.#relays.heardOwn(message.seq);
     if (node === this.node || typeof node !== "string") return;
     if (kind === "node" && Array.isArray(message.clients)) this.#present(node, message.clients.map(String));
     else if (kind === "joined") {
@@ -412,7 +416,10 @@ class RedisCluster {
   /** Notifies the clients of every other node, in the order of this node's calls (one connection publishes). */
   notifyAll(method, params) {
     if (this.#destroyed || !this.#reachable) return;
-    this.#pub.publish(this.#all, JSON.stringify({ kind: "notifyAll", node: this.node, method, params })).catch(() => {});
+    // Numbered, so that a session being handed over here can tell its echo (redis-relays.js `sentAll`).
+    const seq = ++this.#sentAll;
+    this.#relays.sentAll(seq, [method, params]);
+    this.#pub.publish(this.#all, JSON.stringify({ kind: "notifyAll", node: this.node, method, params, seq })).catch(() => {});
   }
 
   /** A client connected to this node (its session, if it has one, is held here). */
@@ -542,12 +549,16 @@ class RedisCluster {
     this.#nodes.clear();
     const pub = this.#pub;
     const sub = this.#sub;
+    // The sessions held here end with this process (the hub drops their clients): their keys go too, where they still name it.
+    const held = this.#hub?.sessions() ?? [];
     const leave = async () => {
       if (pub?.status === "ready") {
-        await pub.multi()
+        const multi = pub.multi()
           .del(this.#key("lease", this.node))
           .srem(this.#key("nodes"), this.node)
-          .del(this.#key("clients", this.node))
+          .del(this.#key("clients", this.node));
+        for (const session of held) multi.eval(FORGET, 1, this.#sessionKey(session), this.node);
+        await multi
           .publish(this.#all, JSON.stringify({ kind: "gone", node: this.node }))
           .exec()
           .catch(() => {});

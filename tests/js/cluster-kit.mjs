@@ -45,6 +45,18 @@ export async function keysOf(redis) {
   }
 }
 
+/** The node each session key of the test's prefix names. */
+export async function sessionHolders(redis) {
+  const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await client.connect();
+    const keys = await client.keys("test:session:*");
+    return keys.length === 0 ? [] : await client.mget(keys);
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** A hub process, forked: `order(op, args)` asks it something over IPC. */
 export async function startNode(redis, lease, name, more = []) {
   const child = fork(NODE_SCRIPT, [redis.url, String(lease), name, ...more], { stdio: ["ignore", "inherit", "inherit", "ipc"] });

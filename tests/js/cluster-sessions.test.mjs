@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocket } from "ws";
-import { end, keysOf, sleep, startNode, startProxy, startRedis, until, within } from "./cluster-kit.mjs";
+import { end, keysOf, sessionHolders, sleep, startNode, startProxy, startRedis, until, within } from "./cluster-kit.mjs";
 
 // A call that never settles fails its test, not the suite: each test ends by this bound.
 const TEST_TIMEOUT = 120_000;
@@ -246,7 +246,10 @@ test("a rolling restart of every process: each client ends up served, sessions o
       // The next process starts, the load balancer stops sending to the old one, which leaves.
       const next = await start(`${old.name}${round + 2}`);
       proxy.moveTo(next);
+      assert.ok((await sessionHolders(redis)).includes(old.name), `${old.name} holds sessions`);
       await old.order("destroy");
+      // The sessions it held ended with it: their keys are deleted, not left to expire.
+      assert.deepEqual((await sessionHolders(redis)).filter((node) => node === old.name), [], `no session key names ${old.name} once it is destroyed`);
       old.kill();
       nodes.splice(nodes.indexOf(old), 1);
       // Every client is served again (its session ended if the old process held it).
@@ -274,7 +277,7 @@ test("a rolling restart of every process: each client ends up served, sessions o
   });
 });
 
-test("a rolling restart that hands sessions over, relayed ones too: no session ends, each client keeps its id, a call in flight is answered once, pushes and notifications to all (from a process that stays and from the one leaving) arrive in order, once", { timeout: TEST_TIMEOUT }, async () => {
+test("a rolling restart that hands sessions over, relayed ones too: no session ends, each client keeps its id, a call in flight is answered once, pushes and notifications to all (from a process that stays, from the one leaving and from the one taking over) arrive in order, once", { timeout: TEST_TIMEOUT }, async () => {
   await sessionCluster(async ({ redis, nodes, proxy, join, start }) => {
     const clients = await twoOnEach(nodes, proxy, join);
     // Every connection moved to node-b: the sessions of node-a's and node-c's clients are relayed there.
@@ -286,7 +289,7 @@ test("a rolling restart that hands sessions over, relayed ones too: no session e
     // What each client heard from each sender, by method ("all" from a process that stays, "mine" from the one leaving).
     const heard = clients.map(() => ({}));
     for (const [at, { peer }] of clients.entries()) {
-      for (const method of ["all", "mine"]) peer.onNotify(method, ({ from, seq }) => (heard[at][`${method} ${from}`] ??= []).push(seq));
+      for (const method of ["all", "mine", "taker"]) peer.onNotify(method, ({ from, seq }) => (heard[at][`${method} ${from}`] ??= []).push(seq));
     }
     const expected = {};
     for (let round = 0; round < 3; round++) {
@@ -301,12 +304,15 @@ test("a rolling restart that hands sessions over, relayed ones too: no session e
       const seenBefore = await Promise.all([staying, next].map(async (node) => (await node.order("events")).length));
       // A stranger on the leaving process: plain JSON-RPC on a raw socket, no session. It is closed (1012), and not waited for.
       const stranger = round === 0 ? await strangerOn(old) : undefined;
+      // And from the process taking the sessions over, through the moment each client arrives there.
       const notifying = Promise.all([
         staying.order("notifyAll", { method: "all", count: 200, every: 2 }),
         old.order("notifyAll", { method: "mine", count: 100, every: 5 }),
+        next.order("notifyAll", { method: "taker", count: 100, every: 5 }),
       ]);
       expected[`all ${staying.name}`] = 200;
       expected[`mine ${old.name}`] = 100;
+      expected[`taker ${next.name}`] = 100;
       const started = Date.now();
       const result = await old.order("handOff", { wait: 10_000 });
       console.log(`round ${round + 1}: ${JSON.stringify(result)} in ${Date.now() - started} ms`);
