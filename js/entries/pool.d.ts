@@ -56,12 +56,20 @@ export interface PoolNotifyOptions extends NotifyOptions {
 }
 
 export interface WorkerPoolEvents {
-  /** The factory threw (or returned no Worker): the slot tries again, 50 ms later and doubling up to 5 s. */
+  /**
+   * The factory threw (or returned no Worker): the slot tries again, 50 ms
+   * later and doubling up to 5 s, each slot on its own, until a worker it
+   * started answers a call.
+   */
   error: { error: unknown };
   /**
-   * A worker ended and a new one took its place. `error`: its error event;
-   * `gone`: terminated or its end noticed; `stuck`: a call of its timed out
-   * and it sent nothing within `timeoutGrace`, so the pool terminated it.
+   * A worker ended, and its slot is to be filled: told as it ends, before
+   * any new worker exists. `worker`: the one that ended. `reason`: `error`,
+   * its error event (the slot starts a new one after its restart delay);
+   * `gone`, terminated or its end noticed, or `stuck`, a call of its timed
+   * out and it sent nothing within `timeoutGrace`, so the pool terminated it
+   * (a new one starts at once). If the factory then throws, `error` follows
+   * and no worker takes the place until the factory gives one.
    */
   replaced: { worker: Worker; reason: "error" | "gone" | "stuck" };
 }

@@ -38,7 +38,8 @@ class WorkerPool {
   #destroyed = false;
   /** The next slot to try first among equals: spreads ties. */
   #turn = 0;
-  #restartDelay = RESTART_DELAY.first;
+  /** Each slot's next restart delay (undefined: the first), doubling until its worker answers. */
+  #restartDelays = [];
   #timers = new Set();
 
   constructor(factory, options = {}) {
@@ -120,7 +121,7 @@ class WorkerPool {
     return contractClient(contract, (method, params, options) => this.request(method, params, options));
   }
 
-  /** `error` (`{ error }`: the factory threw), `replaced` (`{ worker, reason }`); returns what removes the listener. */
+  /** `error` (`{ error }`: the factory threw), `replaced` (`{ worker, reason }`: a worker ended, its place to be filled); returns what removes the listener. */
   on(event, listener) {
     return this.#listeners.on(event, listener);
   }
@@ -228,8 +229,8 @@ class WorkerPool {
     }
     answer.then(
       (result) => {
-        // A worker that answers is a good start: the next restart waits no longer than the first.
-        this.#restartDelay = RESTART_DELAY.first;
+        // A worker that answers is a good start: its slot's next restart waits no longer than the first.
+        this.#restartDelays[slot.at] = undefined;
         this.#done(slot);
         call.resolve(result);
       },
@@ -355,10 +356,14 @@ class WorkerPool {
     this.#later(at);
   }
 
-  /** Starts slot `at` after the restart delay, which doubles until a worker answers. */
+  /**
+   * Starts slot `at` after its restart delay, which doubles until its worker
+   * answers (each slot its own: another slot's worker answering says
+   * nothing of this one's factory or script).
+   */
   #later(at) {
-    const delay = this.#restartDelay;
-    this.#restartDelay = Math.min(delay * 2, RESTART_DELAY.most);
+    const delay = this.#restartDelays[at] ?? RESTART_DELAY.first;
+    this.#restartDelays[at] = Math.min(delay * 2, RESTART_DELAY.most);
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       this.#start(at);

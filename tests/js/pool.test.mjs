@@ -105,4 +105,18 @@ for (const browser of ["Chromium", "Firefox"]) {
   test(`${browser}: workers terminated while they load`, { timeout: 120_000 }, async () => {
     checkLoading(browser, await browsers.run(browser, "/pool.js", "poolLoading"));
   });
+  test(`${browser}: a factory that throws once a worker ended: replaced names the ended worker, then error at each attempt, 50 ms apart and doubling while the other workers answer`, { timeout: 120_000 }, async () => {
+    const seen = await browsers.run(browser, "/pool.js", "poolBackoff");
+    console.log(`${browser}: ${JSON.stringify(seen)}`);
+    assert.deepEqual(seen.events[0], { kind: "replaced", reason: "gone", theEnded: true }, "replaced, as it ended, naming the worker that ended");
+    assert.equal(seen.replacedCount, 1, "no worker took its place, and nothing more was replaced");
+    assert.equal(seen.errors, seen.gaps.length, "error at each attempt");
+    assert.equal(seen.workers, 2);
+    // The first attempt at once (a worker gone is replaced at once), then 50 ms later and doubling.
+    // Timers fire late on a busy machine, never early: each gap at least its nominal delay.
+    const nominal = (i) => (i === 0 ? 0 : Math.min(50 * 2 ** (i - 1), 5000));
+    seen.gaps.forEach((gap, i) => assert.ok(gap >= nominal(i) - 5, `attempt ${i + 1} after ${gap} ms, not before ${nominal(i)}`));
+    // At 0, 50, 150, 350, 750, 1550 ms: at most 6 attempts in 2.5 s (before, one every 50 to 200 ms).
+    assert.ok(seen.gaps.length >= 4 && seen.gaps.length <= 6, `${seen.gaps.length} attempts in 2.5 s`);
+  });
 }

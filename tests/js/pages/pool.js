@@ -249,3 +249,48 @@ export async function poolLoading() {
   }
   return seen;
 }
+
+// A pool of 3 serving calls whose factory starts throwing once a worker is
+// terminated: that slot's attempts, 50 ms apart and doubling, on their own
+// (the two workers that stay answer calls all along), and what the pool told.
+export async function poolBackoff() {
+  const { workerPool } = await import("/pkg/pool.js");
+  let broken = false;
+  const attempts = [];
+  const made = [];
+  const three = workerPool(() => {
+    if (broken) {
+      attempts.push(performance.now());
+      throw new Error("no more workers");
+    }
+    const worker = factory();
+    made.push(worker);
+    return worker;
+  }, { size: 3, module: window.lib.compiledModule() });
+  const events = [];
+  three.on("replaced", ({ worker, reason }) => events.push({ kind: "replaced", reason, theEnded: worker === made[0] }));
+  three.on("error", ({ error }) => events.push({ kind: "error", message: error.message }));
+  try {
+    await Promise.all(times(3, () => three.request("tiny")));
+    broken = true;
+    const ended = performance.now();
+    made[0].terminate();
+    // The other two keep answering while the third slot tries again.
+    const calling = (async () => {
+      while (performance.now() - ended < 2500) {
+        await three.request("tiny");
+        await sleep(20);
+      }
+    })();
+    await calling;
+    return {
+      gaps: attempts.map((at, i) => Math.round(at - (i === 0 ? ended : attempts[i - 1]))),
+      events: events.slice(0, 3),
+      replacedCount: events.filter((event) => event.kind === "replaced").length,
+      errors: events.filter((event) => event.kind === "error").length,
+      workers: three.workers.length,
+    };
+  } finally {
+    three.destroy();
+  }
+}
