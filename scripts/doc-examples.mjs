@@ -31,7 +31,7 @@
 //   syntax in a file a browser loads as it is;
 // - a `file=` companion belongs to a page with an example that runs.
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { transform, transformSync } from "esbuild";
@@ -147,13 +147,15 @@ function installPackage() {
 
 // Node code as TypeScript's own Node set-up checks it (`tsc --init`: "For
 // nodejs: lib esnext, types node"): Node's module resolution, no DOM.
-const tsconfig = (files, strict, node) => ({
+// Node code is checked on the newest @types/node and on the oldest a Node
+// 20 program installs (`typeRoots`: a directory whose only `node` is that one).
+const tsconfig = (files, strict, node, typeRoots = join(root, "node_modules/@types")) => ({
   compilerOptions: {
     ...(node
       ? { target: "esnext", module: "nodenext", moduleResolution: "nodenext", lib: ["esnext"] }
       : { target: "es2022", module: "esnext", moduleResolution: "bundler", lib: ["es2022", "dom", "dom.iterable"] }),
     types: ["node"],
-    typeRoots: [join(root, "node_modules/@types")],
+    typeRoots: [typeRoots],
     strict,
     allowJs: true,
     checkJs: true,
@@ -169,11 +171,17 @@ const tsconfig = (files, strict, node) => ({
 /** Type-checks the fences; returns tsc's complaints, each naming the page and line it came from. */
 async function typeCheck(checked) {
   const failures = [];
-  for (const [lang, strict, node] of [["ts", true, false], ["ts", true, true], ["js", false, false], ["js", false, true]]) {
+  const node20 = join(work, "types-node-20");
+  rmSync(node20, { recursive: true, force: true });
+  mkdirSync(node20, { recursive: true });
+  symlinkSync(join(root, "node_modules/@types/node-20"), join(node20, "node"));
+  for (const [lang, strict, node, typeRoots] of [
+    ["ts", true, false], ["ts", true, true], ["ts", true, true, node20], ["js", false, false], ["js", false, true], ["js", false, true, node20],
+  ]) {
     const group = checked.filter((c) => c.lang === lang && c.node === node);
     if (!group.length) continue;
-    const config = join(work, `tsconfig.${lang}${node ? ".node" : ""}.json`);
-    writeFileSync(config, JSON.stringify(tsconfig(group.map((c) => c.file), strict, node), null, 2));
+    const config = join(work, `tsconfig.${lang}${node ? ".node" : ""}${typeRoots ? ".node-20" : ""}.json`);
+    writeFileSync(config, JSON.stringify(tsconfig(group.map((c) => c.file), strict, node, typeRoots), null, 2));
     try {
       await run(join(root, "node_modules/.bin/tsc"), ["-p", config, "--pretty", "false"], { cwd: work, maxBuffer: 1 << 24 });
     } catch (error) {

@@ -104,6 +104,11 @@ async function layOut(dir, nodeBuild, webBuild, sources) {
     // these); the DOM's as well in a program with both.
     Worker: `type Worker = (typeof globalThis extends { Worker: { prototype: infer T } } ? T : never)
     | { postMessage(value: any, transferList?: readonly any[]): void; on(event: "message", listener: (value: any) => void): unknown; terminate(): unknown };`,
+    // Global in Node's types from 22 on; before, by their shape (a worker_threads port, `parentPort`, a BroadcastChannel fit).
+    MessagePort: `type MessagePort = typeof globalThis extends { MessagePort: { prototype: infer T } } ? T
+    : { postMessage(value: any, transferList?: readonly any[]): void; start(): void; close(): void };`,
+    BroadcastChannel: `type BroadcastChannel = typeof globalThis extends { BroadcastChannel: { prototype: infer T } } ? T
+    : { readonly name: string; postMessage(message: unknown): void; close(): void };`,
   };
   const code = (types) => types.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
   for (const file of readdirSync(node).filter((name) => name.endsWith(".d.cts"))) {

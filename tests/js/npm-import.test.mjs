@@ -8,7 +8,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createRequire } from "node:module";
@@ -140,16 +140,23 @@ test("the types compile under tsc's node16 resolution, from ES modules and Commo
   }
 });
 
-test("the Node entries' types compile under TypeScript's own Node set-up: lib esnext, types node, no DOM", () => {
+// The oldest @types/node a Node 20 program installs (the package says Node 20.19 and later; this
+// repository has it as @types/node-20), and the newest.
+for (const [types, which] of [["node-20", "@types/node 20.19"], ["node", "the newest @types/node"]]) {
+test(`the Node entries' types compile under TypeScript's own Node set-up (lib esnext, types node, no DOM), on ${which}`, () => {
   // What `tsc --init` writes, with its advice for Node ("lib": ["esnext"], "types": ["node"]), and the library's types checked too.
-  const dir = join(app, "node-no-dom");
+  const dir = join(app, `node-no-dom-${types}`);
   mkdirSync(dir, { recursive: true });
+  // Its own node_modules/@types/node, so that no other version is found for `node:` modules.
+  const typeRoots = join(dir, "node_modules/@types");
+  mkdirSync(typeRoots, { recursive: true });
+  symlinkSync(join(root, "node_modules/@types", types), join(typeRoots, "node"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
       compilerOptions: {
-        module: "nodenext", target: "esnext", lib: ["esnext"], types: ["node"], typeRoots: [join(root, "node_modules/@types")],
+        module: "nodenext", target: "esnext", lib: ["esnext"], types: ["node"], typeRoots: [typeRoots],
         strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, verbatimModuleSyntax: true,
         isolatedModules: true, noUncheckedSideEffectImports: true, moduleDetection: "force", noEmit: true, skipLibCheck: false,
         noUnusedLocals: true,
@@ -170,10 +177,11 @@ import "wiggum-rpc/stream";
 import "wiggum-rpc/trace";
 import "wiggum-rpc/contracts";
 import "wiggum-rpc/introspection";
-import { MessageChannel, Worker, parentPort } from "node:worker_threads";
+import { BroadcastChannel, MessageChannel, Worker, parentPort } from "node:worker_threads";
 // Node's own workers and ports, as the Node build's transports take them.
 export const toWorker = new Peer(workerTransport(new Worker("./worker.js")));
 export const toParent = parentPort === null ? undefined : new Peer(portTransport(parentPort));
+export const onChannel = broadcastHub(new BroadcastChannel("hub"));
 const { port1, port2 } = new MessageChannel();
 export const peer = new Peer(portTransport(port1));
 export const sum: Promise<number> = peer.request<number>("add", [1, 2], { transfer: [new ArrayBuffer(8), port2] });
@@ -196,6 +204,7 @@ export type Used = RPCTransport;
     assert.fail(`tsc: ${error.stdout}${error.stderr}`);
   }
 });
+}
 
 test("publint --strict finds nothing to say", () => {
   const output = execFileSync(process.execPath, [join(root, "node_modules/publint/src/cli.js"), "--strict", tarball], {
