@@ -141,16 +141,16 @@ test("the types compile under tsc's node16 resolution, from ES modules and Commo
 });
 
 // The oldest @types/node a Node 20 program installs (the package says Node 20.19 and later; this
-// repository has it as @types/node-20), and the newest.
-for (const [types, which] of [["node-20", "@types/node 20.19"], ["node", "the newest @types/node"]]) {
+// repository has it as types-node-20, outside @types, where TypeScript would load it beside the newest), and the newest.
+for (const [types, which] of [["types-node-20", "@types/node 20.19"], ["@types/node", "the newest @types/node"]]) {
 test(`the Node entries' types compile under TypeScript's own Node set-up (lib esnext, types node, no DOM), on ${which}`, () => {
   // What `tsc --init` writes, with its advice for Node ("lib": ["esnext"], "types": ["node"]), and the library's types checked too.
-  const dir = join(app, `node-no-dom-${types}`);
+  const dir = join(app, `node-no-dom-${types.replace("/", "-")}`);
   mkdirSync(dir, { recursive: true });
   // Its own node_modules/@types/node, so that no other version is found for `node:` modules.
   const typeRoots = join(dir, "node_modules/@types");
   mkdirSync(typeRoots, { recursive: true });
-  symlinkSync(join(root, "node_modules/@types", types), join(typeRoots, "node"));
+  symlinkSync(join(root, "node_modules", types), join(typeRoots, "node"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   writeFileSync(
     join(dir, "tsconfig.json"),
