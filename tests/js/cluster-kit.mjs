@@ -68,8 +68,9 @@ export async function startNode(redis, lease, name, more = []) {
     waiting.delete(message.id);
     answer(message);
   });
-  child.on("exit", () => {
-    for (const answer of waiting.values()) answer({ ok: false, error: { message: `${name} exited` } });
+  child.on("exit", (code, signal) => {
+    // How it ended, for a failure to say: a code of its own, or the signal that stopped it.
+    for (const answer of waiting.values()) answer({ ok: false, error: { message: `${name} exited (${signal ?? `code ${code}`})` } });
     waiting.clear();
   });
   const [{ ready }] = await within(once(child, "message"), 15000, `${name} to start`);
