@@ -438,14 +438,6 @@ impl Drop for Request {
     }
 }
 
-/// Whether `data` may be JSON-RPC: an array, or an object with `jsonrpc: "2.0"`.
-fn is_ours(data: &JsValue) -> bool {
-    Array::is_array(data)
-        || (data.is_object()
-            && Reflect::get(data, &JsValue::from_str("jsonrpc")).ok().and_then(|v| v.as_string()).as_deref()
-                == Some("2.0"))
-}
-
 fn receive(shared: &Rc<Shared>, event: &MessageEvent) {
     {
         let mut state = shared.state.borrow_mut();
@@ -461,11 +453,8 @@ fn receive(shared: &Rc<Shared>, event: &MessageEvent) {
         if transport.origin.as_ref().is_some_and(|origin| *origin != event.origin()) {
             return;
         }
-        let data = event.data();
-        if !is_ours(&data) {
-            return;
-        }
-        state.core.receive(&Js(data), Framing::Object);
+        // The core tells JSON-RPC from the rest of the channel's traffic (Framing::Object), and leaves the rest alone.
+        state.core.receive(&Js(event.data()), Framing::Object);
     }
     drain(shared);
 }
