@@ -1,14 +1,15 @@
 // Two builds of the package compared in one page, in headless Chromium and
-// Firefox: sequential calls per second of each, and of raw postMessage,
-// interleaved (bench/ab/page.js). Whole benchmark runs move by more than
+// Firefox: calls per second of each, and of raw postMessage, interleaved
+// (bench/ab/page.js): sequential, 64 and 1,024 in flight. Whole benchmark runs move by more than
 // a change to the message path usually does; two builds measured in the
 // same page, slice by slice, do not share that noise.
 //
 //   node bench/ab.mjs A B [loads] [rounds] [calls]
 //
 // A and B: web builds (pkg-web/ directories), e.g. a worktree's pkg-web/
-// against this one's. Prints each page load's medians; default 5 loads of
-// 11 rounds of 10,000 calls (Firefox's clock needs slices that long).
+// against this one's. Prints each page load's medians, a line per row;
+// default 5 loads of 11 rounds of 10,000 calls a slice (30,000 for the
+// rows in flight; Firefox's clock needs slices that long).
 import { resolve } from "node:path";
 import { launchChromium } from "../tests/js/browser.mjs";
 import { launchFirefox } from "../tests/js/firefox.mjs";
@@ -30,19 +31,22 @@ const server = await startServer({
 });
 const blank = `${server.url}blank.html`;
 const run = async (evaluate) => evaluate(Number(rounds), Number(calls));
+const report = (browser, rows) => {
+  for (const [row, medians] of Object.entries(rows)) console.log(browser, row, JSON.stringify(medians));
+};
 try {
   const chromium = await launchChromium();
   for (let load = 0; load < Number(loads); load++) {
     const page = await chromium.newPage();
     await page.goto(blank);
-    console.log("Chromium", JSON.stringify(await run((r, c) => page.evaluate(async ([r, c]) => (await import("/ab/page.js")).ab(r, c), [r, c]))));
+    report("Chromium", await run((r, c) => page.evaluate(async ([r, c]) => (await import("/ab/page.js")).ab(r, c), [r, c])));
     await page.close();
   }
   await chromium.close();
   const firefox = await launchFirefox();
   for (let load = 0; load < Number(loads); load++) {
     const tab = await firefox.open(blank);
-    console.log("Firefox", JSON.stringify(await run((r, c) => firefox.evaluate(tab, async (r, c) => (await import("/ab/page.js")).ab(r, c), r, c))));
+    report("Firefox", await run((r, c) => firefox.evaluate(tab, async (r, c) => (await import("/ab/page.js")).ab(r, c), r, c)));
   }
   await firefox.close();
 } finally {

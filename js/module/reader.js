@@ -27,16 +27,17 @@ function envelopeOf(message, text) {
 }
 
 // Hands a message's envelope to export `to`: its flags, a handle for each
-// member, the id's number (and `name`, for `recv`), in one call.
+// member, the id's number and the number of its method's name, in one call.
 const handOver = (to, ep, message, flags, name) => to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
   flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0, name);
 
-function readObject(ep, message, text) {
+// A message object (`to`: x.$recv), or a batch's member (x.$member).
+function readObject(to, ep, message, text) {
   const flags = envelopeOf(message, text);
   const { method } = message;
   // A method's name the module has seen goes as its number: the core asks no import for it.
   const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
-  const numbered = handOver(x.$recv, ep, message, flags, name);
+  const numbered = handOver(to, ep, message, flags, name);
   if (numbered !== 0) methodNames.set(method, numbered - 1);
 }
 
@@ -81,17 +82,14 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
     if (Array.isArray(message)) {
       if (!(WITH_REFERENCES && referring && message.some(hasRefs)) && x.$tell(ep, T_BATCH, message.length) === 1) {
         for (const one of message) {
-          if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
-          else {
-            const flags = envelopeOf(one, text);
-            handOver(x.$member, ep, one, flags);
-          }
+          if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0, -2);
+          else readObject(x.$member, ep, one, text);
         }
         x.$tell(ep, T_BATCH_END);
       } else x.$tell(ep, T_RECEIVE, text, put(message));
     } else if (!isObject(message)) x.$tell(ep, T_RECEIVE, text, opt(message));
     else if (WITH_REFERENCES && referring && message.refs !== undefined) x.$tell(ep, T_RECEIVE, text, put(message));
-    else readObject(ep, message, text);
+    else readObject(x.$recv, ep, message, text);
     run();
   };
 }

@@ -6,7 +6,7 @@ use crate::prelude::*;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::abi::flags;
-use super::value::{kind_of_index, text_of, NAME};
+use super::value::{kind_of_index, text_of, NAMES_READ};
 use super::{enter, events, leave, slot, with, Global, Handle};
 use crate::core::{Envelope, Framing, Id, IdMember, TextRefusal};
 
@@ -65,6 +65,22 @@ pub fn recv(
     name: i32,
 ) -> u32 {
     enter();
+    let numbered = read_name(bits, method, name);
+    let envelope = envelope(bits, id, method, params, result, error, number);
+    if let Some(slot) = slot(ep) {
+        slot.core.receive_envelope(envelope, framing(bits));
+        NAMES_READ.get().clear();
+        events::drain(ep, slot);
+    }
+    NAMES_READ.get().clear();
+    leave();
+    numbered
+}
+
+/// Puts the method's name of the message being read where the core finds
+/// it (`NAMES_READ`): the reader's number for it (`name`), or its text read
+/// once (-1, and a method): then numbered if there is room, its number + 1 returned.
+fn read_name(bits: u32, method: u32, name: i32) -> u32 {
     let names = NAMES.get();
     let mut numbered = 0;
     let known = match name {
@@ -76,14 +92,9 @@ pub fn recv(
         }),
         _ => names.get(name as usize).cloned(),
     };
-    *NAME.get() = known.map(|text| (method, text));
-    let envelope = envelope(bits, id, method, params, result, error, number);
-    if let Some(slot) = slot(ep) {
-        slot.core.receive_envelope(envelope, framing(bits));
-        events::drain(ep, slot);
+    if let Some(text) = known {
+        NAMES_READ.get().push(method, text);
     }
-    *NAME.get() = None;
-    leave();
     numbered
 }
 
@@ -119,15 +130,28 @@ pub(super) fn batch_begin(ep: u32, len: u32) -> u32 {
     1
 }
 
-/// One member of the batch being read (not an object: its kind alone).
+/// One member of the batch being read (not an object: its kind alone);
+/// `name` and what it returns as `recv`'s.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub fn member(ep: u32, bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) {
-    let envelope =
-        (bits & flags::KIND == flags::OBJECT).then(|| envelope(bits, id, method, params, result, error, number));
+pub fn member(
+    ep: u32,
+    bits: u32,
+    id: u32,
+    method: u32,
+    params: u32,
+    result: u32,
+    error: u32,
+    number: f64,
+    name: i32,
+) -> u32 {
+    let object = bits & flags::KIND == flags::OBJECT;
+    let numbered = if object { read_name(bits, method, name) } else { 0 };
+    let envelope = object.then(|| envelope(bits, id, method, params, result, error, number));
     if let Some(batch) = slot(ep).and_then(|slot| slot.batch.as_mut()) {
         batch.push(envelope);
     }
+    numbered
 }
 
 pub(super) fn members_end(ep: u32) {
@@ -135,6 +159,7 @@ pub(super) fn members_end(ep: u32) {
         if let Some(batch) = slot.batch.take() {
             slot.core.receive_members(batch);
         }
+        NAMES_READ.get().clear();
     });
 }
 

@@ -52,9 +52,39 @@ extern "C" {
 /// Reference counts by handle, and the handles whose count reached zero.
 pub(super) static COUNTS: Global<Vec<u32>> = Global::new(Vec::new());
 pub(super) static FREED: Global<Vec<u32>> = Global::new(Vec::new());
-/// The text of one handle, written by JS along with it (a message's method):
-/// asked for, it costs no crossing.
-pub(super) static NAME: Global<Option<(u32, String)>> = Global::new(None);
+/// The texts of handles the reader named along with them (the methods of a
+/// message, or of a batch's members, in order): asked for, they cost no crossing.
+pub(super) static NAMES_READ: Global<NamesRead> = Global::new(NamesRead { names: Vec::new(), next: 0 });
+
+/// Method names with their handles, in the order the core asks for them
+/// (`next`); one asked out of order is found by its handle.
+pub(super) struct NamesRead {
+    names: Vec<(u32, String)>,
+    next: usize,
+}
+
+impl NamesRead {
+    pub(super) fn push(&mut self, h: u32, name: String) {
+        self.names.push((h, name));
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.names.clear();
+        self.next = 0;
+    }
+
+    fn take(&mut self, h: u32) -> Option<String> {
+        let at = match self.names.get(self.next) {
+            Some((named, _)) if *named == h => self.next,
+            _ => self.names.iter().position(|(named, _)| *named == h)?,
+        };
+        self.next = at + 1;
+        // Handle 0 is never a value's: the name is not given twice.
+        let (named, name) = &mut self.names[at];
+        *named = 0;
+        Some(core::mem::take(name))
+    }
+}
 
 /// A JS value (never handle 0: that is `undefined`, "none", on the ABI).
 #[derive(Debug)]
@@ -164,10 +194,7 @@ impl Value for Handle {
 
     /// The method's name the reader wrote along with the message, when this is it.
     fn as_name(&self) -> Option<String> {
-        match NAME.get().take() {
-            Some((h, name)) if h == self.0 => Some(name),
-            _ => text_of(self.0),
-        }
+        NAMES_READ.get().take(self.0).or_else(|| text_of(self.0))
     }
 
     fn as_number(&self) -> Option<f64> {
