@@ -61,6 +61,8 @@ run "duet-rpc driven by Emacs jsonrpc.el" \
 run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test.mjs
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build, Node (target/pkg-node/: the demo's server processes)" bash scripts/build.sh node
+run "the bindings in headless Chromium and Firefox (wasm-pack test . --features bindings-test --lib: the numeric ABI under the package's glue, a call and its handles, calls in flight in one batch, a stranger's bad input)" \
+  sh -c 'node scripts/bindings-test-glue.mjs && wasm-pack test --headless --chrome --firefox --chromedriver "$(command -v chromedriver)" --geckodriver "$(command -v geckodriver)" . --features bindings-test --lib'
 run "the Rust API in headless Chromium and Firefox (wasm-pack test crates/wiggum-rpc-web: two Peers on a MessageChannel, the wire a stranger sees, bad input, transfer lists, cancellation, timeouts, the other side's end)" \
   wasm-pack test --headless --chrome --firefox --chromedriver "$(command -v chromedriver)" --geckodriver "$(command -v geckodriver)" crates/wiggum-rpc-web
 run "a Rust app on the Rust API for the interop suite (wasm-pack build tests/rust-app --target web)" \

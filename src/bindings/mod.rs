@@ -21,6 +21,7 @@
 //! - `framed`: Content-Length framing for Node (feature `framing`).
 //! - `references`: references' exports (feature `references`).
 //! - `handoff`: sessions handed between processes (feature `handoff`).
+//! - `tests`: the bindings with the package's glue, in headless browsers.
 //!
 //! The header (`hdr()`, twelve `u32`s) says where the buffers are: 0 `OUT`'s
 //! address, 1 its length in words, 2 `FREED`'s address, 3 its length, 4 how
@@ -49,6 +50,8 @@ mod receive;
 #[cfg(feature = "references")]
 mod references;
 mod tell;
+#[cfg(all(test, feature = "bindings-test"))]
+mod tests;
 mod types;
 mod value;
 
@@ -84,7 +87,8 @@ impl<T> Global<T> {
 #[global_allocator]
 static ALLOCATOR: crate::heap::Wasm = crate::heap::Wasm::new();
 
-#[wasm_bindgen::prelude::wasm_bindgen(raw_module = "./wiggum_rpc_glue.js")]
+#[cfg_attr(not(feature = "bindings-test"), wasm_bindgen::prelude::wasm_bindgen(raw_module = "./wiggum_rpc_glue.js"))]
+#[cfg_attr(feature = "bindings-test", wasm_bindgen::prelude::wasm_bindgen(module = "/target/bindings-test/glue.js"))]
 extern "C" {
     /// `performance.now()`.
     fn now() -> f64;

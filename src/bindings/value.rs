@@ -14,7 +14,9 @@ use crate::core::{Kind, Value};
 
 // Imported through wasm-bindgen from the package's glue (js/module/abi.js,
 // bundled as the module `./wiggum_rpc_glue.js`): numbers only cross.
-#[wasm_bindgen(raw_module = "./wiggum_rpc_glue.js")]
+// (Under `bindings-test`, from the same glue bundled as a snippet: tests.rs.)
+#[cfg_attr(not(feature = "bindings-test"), wasm_bindgen(raw_module = "./wiggum_rpc_glue.js"))]
+#[cfg_attr(feature = "bindings-test", wasm_bindgen(module = "/target/bindings-test/glue.js"))]
 extern "C" {
     /// The kind of value `h` (the core's `Kind` order).
     fn kind(h: u32) -> u32;
