@@ -12,7 +12,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
     json as wire, BatchPolicy, Batching, CallId, CallOptions, Cancellation, Capabilities, Config, Dialect, Endpoint,
-    Envelope, ErrorObject, Event, Failure, Framing, Handshake, Limits, Outcome, Roles, Undelivered, TICK_MS,
+    Envelope, ErrorObject, Event, Failure, Framing, Handshake, Limits, Outcome, Roles, SessionSetup, Undelivered,
+    TICK_MS,
 };
 
 /// A handler of the test endpoints.
@@ -54,6 +55,8 @@ struct Side {
     may_stream: Vec<CallId>,
     /// Progress of this side's calls, in order.
     progress: Vec<(u32, Json)>,
+    /// Of each message sent, in order: whether it goes in the packed form.
+    packed: Vec<bool>,
 }
 
 impl Side {
@@ -85,6 +88,7 @@ impl Side {
             watching: Vec::new(),
             may_stream: Vec::new(),
             progress: Vec::new(),
+            packed: Vec::new(),
         }
     }
 
@@ -94,6 +98,7 @@ impl Side {
         while let Some(event) = self.endpoint.poll() {
             match event {
                 Event::Transmit(transmit) => {
+                    self.packed.push(self.endpoint.packs(&transmit));
                     let json = wire::transmit(&transmit);
                     match self.refuses {
                         Some(marker) if json.to_string().contains(marker) => {
@@ -264,6 +269,7 @@ fn friends_learn_each_others_capabilities() {
         max_batch: 1000,
         stream_credit: true,
         progress: true,
+        packed: false,
         #[cfg(feature = "references")]
         references: false,
     };
@@ -295,6 +301,68 @@ fn a_burst_between_friends_goes_as_one_batch() {
         assert_eq!(pair.a.result(n), Some(&json!([n])));
     }
     assert!(pair.a.endpoint.is_idle() && pair.b.endpoint.is_idle());
+}
+
+#[test]
+fn batches_go_packed_only_between_two_sides_that_offered_the_form() {
+    let offering = Config { handshake: Handshake::Announce, packed: true, ..Config::new(Roles::PEER) };
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let mut pair = Pair::new(offering, offering);
+    pair.run();
+    assert_eq!(pair.a.sent[0]["params"]["packed"], json!(true), "the hello offers it");
+    assert!(pair.a.peer.is_some_and(|peer| peer.packed));
+
+    // A burst of calls: the first alone, the rest as a batch, packed.
+    let (sent, answered) = (pair.a.packed.len(), pair.b.packed.len());
+    pair.turn(To::A, |side, now| {
+        for n in 0..4 {
+            side.call(n, "echo", json!([n]), None, now);
+        }
+    });
+    pair.run();
+    assert_eq!(pair.a.packed[sent..], [false, true]);
+    assert_eq!(pair.b.packed[answered..], [false, true], "the answers: the lone call's alone, the batch's packed");
+    for n in 0..4 {
+        assert_eq!(pair.a.result(n), Some(&json!([n])));
+    }
+
+    // Not a batch of one kind: calls and a notification; answers with an error among them.
+    let (sent, answered) = (pair.a.packed.len(), pair.b.packed.len());
+    pair.turn(To::A, |side, now| {
+        side.call(10, "echo", json!([1]), None, now);
+        side.call(11, "echo", json!([2]), None, now);
+        side.endpoint.notify(json!("note"), Some(json!([3]))).unwrap();
+        side.call(12, "fail", json!([]), None, now);
+    });
+    pair.run();
+    assert_eq!(methods(&pair.a.sent[sent..]), ["echo", "[echo,note,fail]"]);
+    assert_eq!(pair.a.packed[sent..], [false, false]);
+    assert_eq!(pair.b.packed[answered..], [false, false], "a batch of answers with an error goes as the spec has it");
+
+    // Toward a side that did not offer it, and from one that did not: never.
+    for (a, b) in [(offering, plain), (plain, offering)] {
+        let mut pair = Pair::new(a, b);
+        pair.run();
+        let (sent, answered) = (pair.a.sent.len(), pair.b.sent.len());
+        pair.turn(To::A, |side, now| {
+            for n in 0..4 {
+                side.call(n, "echo", json!([n]), None, now);
+            }
+        });
+        pair.run();
+        assert!(pair.a.packed.iter().chain(&pair.b.packed).all(|packed| !packed));
+        assert_eq!(methods(&pair.a.sent[sent..]), ["echo", "[echo,echo,echo]"]);
+        assert_eq!(pair.b.sent.len() - answered, 2);
+    }
+
+    // A side in a session keeps its messages as sent: it does not offer the form.
+    let session =
+        Endpoint::<Json, Handler, u32>::with_session(offering, None, Some(SessionSetup::Client { max_kept: 100 }));
+    let mut side = Side::new(offering);
+    side.endpoint = session;
+    let hello = side.end_turn();
+    assert_eq!(hello[0]["method"], json!("$/ready"));
+    assert_eq!(hello[0]["params"].get("packed"), None);
 }
 
 /// The seed's reference server: answers request objects one by one, ignores

@@ -10,7 +10,7 @@
 
 import {
   ABORT, ANNOUNCE, CALL_NO_RESET, CALL_PROGRESS, CHECKED, CHECKING, CHUNK, CLOSED, CONNECTING, CONSUMED, DEADLINE, EXPOSE_STACK, FLUSH, HOLD, IDLE, INVALID_PARAMS,
-  INVALID_RESULT, JRPC_OO, MCP, OPENED, PROGRESS, REJECTED, RESOLVED, TICK, UNDELIVERED,
+  INVALID_RESULT, JRPC_OO, MCP, OPENED, PACKED, PROGRESS, REJECTED, RESOLVED, TICK, UNDELIVERED,
   T_CANCEL, T_CHECKED, T_CHECKING, T_CONSUMED, T_DESTROY, T_EMIT, T_FLUSH, T_LOST, T_OPENED, T_PENDING, T_PROGRESS, T_REJECT,
   T_REJECT_PARAMS, T_REJECT_RESULT, T_SESSION_ID, T_SET_METHOD, T_SET_NOTIFICATION, T_TIMER,
 } from "./numbers.js";
@@ -143,7 +143,9 @@ function open(transport, options, roles) {
   const flags = (given.jrpcOo === true ? JRPC_OO : 0) | (transport.dialect === "mcp" ? MCP : 0)
     | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
     | (given.exposeStack === true ? EXPOSE_STACK : 0) | (transport.connected === false ? CONNECTING : 0)
-    | (typeof transport.idle === "function" ? IDLE : 0) | referring;
+    | (typeof transport.idle === "function" ? IDLE : 0) | referring
+    // Batches may go packed over a channel of structured clones nobody watches message by message.
+    | (transport.structured === true && transport.text !== true && observer === undefined ? PACKED : 0);
   // A transport may know better (a WebSocket's server may be slow: 60 s).
   const timeout = typeof given.timeout === "number" ? given.timeout
     : typeof transport.defaultTimeout === "number" ? transport.defaultTimeout : NaN;

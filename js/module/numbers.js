@@ -61,6 +61,7 @@ export const EXPOSE_STACK = 32;
 export const CONNECTING = 64;
 export const IDLE = 256;
 export const REFERENCES = 512;
+export const PACKED = 1024;
 
 // What JS tells an endpoint through its state's one callback,
 // `hooks.signal(what, n, value)` (endpoints.js, `signalled`): JS only.

@@ -41,6 +41,45 @@ function readObject(to, ep, message, text) {
   if (numbered !== 0) methodNames.set(method, numbered - 1);
 }
 
+// A batch in the packed form (src/core/wire.rs, `PACKED`): each place read
+// as the member it stands for, in one call each, as a batch's members are.
+// False when `message` is not one (it is then read as any other object).
+function readPacked(ep, message, text) {
+  const { packed, id } = message;
+  const calls = packed === "calls";
+  const values = calls ? message.method : packed === "results" ? message.result : undefined;
+  const params = calls ? message.params : undefined;
+  const n = Array.isArray(id) ? id.length : -1;
+  if (message.jsonrpc !== "2.0" || !Array.isArray(values) || values.length !== n || (calls && (!Array.isArray(params) || params.length !== n))) return false;
+  if (x.$tell(ep, T_BATCH, n, 1) !== 1) {
+    // Not taken member by member (past this side's limit, or a form it did not offer): the batch it stands for, whole.
+    x.$tell(ep, T_RECEIVE, text, put(unpacked(message)));
+    return true;
+  }
+  const flags = OBJECT | text | VERSION_2 | (calls ? METHOD : RESULT);
+  for (let i = 0; i < n; i++) {
+    const one = id[i];
+    const idBits = one === undefined ? 0 : (kindOf(one) + 1) << ID_SHIFT;
+    const number = typeof one === "number" ? one : 0;
+    if (calls) {
+      const method = values[i];
+      const given = params[i];
+      const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
+      const paramsBits = given === undefined ? 0 : (kindOf(given) + 1) << PARAMS_SHIFT;
+      const numbered = x.$member(ep, flags | idBits | paramsBits, opt(one), put(method), opt(given), 0, 0, number, name);
+      if (numbered !== 0) methodNames.set(method, numbered - 1);
+    } else x.$member(ep, flags | idBits, opt(one), 0, 0, put(values[i]), 0, number, -2);
+  }
+  x.$tell(ep, T_BATCH_END);
+  return true;
+}
+
+// The array of messages a packed batch stands for.
+const unpacked = ({ packed, id, method, params, result }) => id.map((one, i) => {
+  if (packed !== "calls") return { jsonrpc: "2.0", result: result[i], id: one };
+  return params[i] === undefined ? { jsonrpc: "2.0", method: method[i], id: one } : { jsonrpc: "2.0", method: method[i], params: params[i], id: one };
+});
+
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const hasRefs = (one) => isObject(one) && one.refs !== undefined;
 
@@ -89,7 +128,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
       } else x.$tell(ep, T_RECEIVE, text, put(message));
     } else if (!isObject(message)) x.$tell(ep, T_RECEIVE, text, opt(message));
     else if (WITH_REFERENCES && referring && message.refs !== undefined) x.$tell(ep, T_RECEIVE, text, put(message));
-    else readObject(x.$recv, ep, message, text);
+    else if (message.packed === undefined || !readPacked(ep, message, text)) readObject(x.$recv, ep, message, text);
     run();
   };
 }

@@ -338,6 +338,8 @@ class PostMessageTransport extends Transport {
     this.#listenOn = listenOn;
     /** "hold", "announce", or undefined for none (read by the endpoint). */
     this.handshake = handshake;
+    /** Messages cross as structured clones: batches may go packed (read by the endpoint). */
+    this.structured = true;
     this.#listener = (event) => {
       if (source !== undefined && event.source !== source) return;
       if (origin !== undefined && event.origin !== origin) return;

@@ -31,6 +31,13 @@ export interface RPCTransport {
   destroy?(): void;
   /** When true, messages are sent as JSON text. */
   readonly text?: boolean;
+  /**
+   * When true, messages cross as structured clones (`postMessage`), so
+   * `undefined` survives: between two wiggum-rpc endpoints (both offer it in
+   * `$/ready`), a batch of calls or of results then goes packed, as one
+   * object of parallel arrays. Set by the postMessage transports.
+   */
+  readonly structured?: boolean;
   /** The default per-call timeout of endpoints on this transport, in ms. */
   readonly defaultTimeout?: number;
   /**

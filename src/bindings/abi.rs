@@ -140,7 +140,7 @@ pub mod tell {
     /// A value read whole (handle `b`, `a` the reader's bits); text refused (`a` why).
     pub const RECEIVE: u32 = 22;
     pub const REFUSED: u32 = 23;
-    /// A batch of `a` to come member by member (1), or whole (0); its end.
+    /// A batch of `a` (`b`: 1 when it came packed) to come member by member (1), or whole (0); its end.
     pub const BATCH: u32 = 24;
     pub const BATCH_END: u32 = 25;
     /// References: their limit (`b`); the `refs` of the next call or result
@@ -189,6 +189,9 @@ pub mod opening {
     /// The endpoint offers references (an entry that keeps their objects is installed).
     #[cfg_attr(not(feature = "references"), allow(dead_code))]
     pub const REFERENCES: u32 = 512;
+    /// The channel carries structured clones and nothing watches its
+    /// messages one by one (no `trace`): the endpoint may offer packed batches.
+    pub const PACKED: u32 = 1024;
 }
 
 /// The options bits of `request`.
@@ -257,6 +260,7 @@ const _: () = {
         (b"const CONNECTING = ", opening::CONNECTING as f64),
         (b"const IDLE = ", opening::IDLE as f64),
         (b"const REFERENCES = ", opening::REFERENCES as f64),
+        (b"const PACKED = ", opening::PACKED as f64),
         (b"const CALL_PROGRESS = ", call::PROGRESS as f64),
         (b"const CALL_NO_RESET = ", call::NO_RESET as f64),
         (b"const T_FLUSH = ", tell::FLUSH as f64),

@@ -65,7 +65,8 @@ pub(super) fn drain(ep: u32, slot: &mut Slot) {
                     Transmit::Single(_) => 0.0,
                     Transmit::Batch(messages) => messages.len() as f64,
                 };
-                words(&[e::SEND, ep_word, sent.len() as f64, n]);
+                let packed = flag(slot.core.packs(&transmit));
+                words(&[e::SEND, ep_word, sent.len() as f64, n, packed]);
                 for message in transmit.messages() {
                     encode(message);
                 }
@@ -222,6 +223,7 @@ pub(super) fn encode(message: &Message<Handle>) {
                 received,
                 resumed,
                 grace,
+                flag(c.packed),
             ]);
         }
         Message::Ack { received } => words(&[m::ACK, *received as f64]),

@@ -75,6 +75,7 @@ pub fn open(
             _ => BatchPolicy::Limit(Limits::MAX_BATCH),
         },
         limits,
+        packed: flags & opening::PACKED != 0,
         #[cfg(feature = "references")]
         references: flags & opening::REFERENCES != 0,
         ..Config::new(roles)

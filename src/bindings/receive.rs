@@ -119,14 +119,19 @@ pub(super) fn recv_refused(ep: u32, why: u32) {
     });
 }
 
-/// A batch of `len`: 1 when its members come one by one (`member`, then
-/// `members_end`); 0 when it should come whole (`recv_value`).
-pub(super) fn batch_begin(ep: u32, len: u32) -> u32 {
+/// A batch of `len` (`packed`: one that came in the packed form): 1 when
+/// its members come one by one (`member`, then `members_end`); 0 when it
+/// should come whole (`recv_value`; a packed one as the array it stands for).
+pub(super) fn batch_begin(ep: u32, len: u32, packed: bool) -> u32 {
     let Some(slot) = slot(ep) else { return 0 };
-    if !slot.core.takes_batch(len as usize) {
+    let len = len as usize;
+    if !(match packed {
+        true => slot.core.takes_packed(len),
+        false => slot.core.takes_batch(len),
+    }) {
         return 0;
     }
-    slot.batch = Some(Vec::with_capacity(len as usize));
+    slot.batch = Some(Vec::with_capacity(len));
     1
 }
 

@@ -39,7 +39,7 @@ pub fn tell(ep: u32, what: u32, a: u32, b: f64) -> f64 {
         CLOSE => open::close(ep),
         RECEIVE => receive::recv_value(ep, handle, a),
         REFUSED => receive::recv_refused(ep, a),
-        BATCH => return f64::from(receive::batch_begin(ep, a)),
+        BATCH => return f64::from(receive::batch_begin(ep, a, b != 0.0)),
         BATCH_END => receive::members_end(ep),
         #[cfg(feature = "references")]
         MAX_REFERENCES => super::references::max_references(b),

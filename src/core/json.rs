@@ -11,7 +11,7 @@ use super::message::{Id, Response};
 #[cfg(feature = "references")]
 use super::wire::RELEASE;
 use super::wire::{
-    Message, Transmit, MCP_PROGRESS, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+    Message, Transmit, MCP_PROGRESS, PACKED, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
 };
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
@@ -114,6 +114,9 @@ pub fn message(message: &Message<Json>) -> Json {
                 "streamCredit": capabilities.stream_credit,
                 "progress": capabilities.progress,
             });
+            if let (true, Json::Object(members)) = (capabilities.packed, &mut params) {
+                members.insert(PACKED.into(), json!(true));
+            }
             #[cfg(feature = "references")]
             if let (true, Json::Object(members)) = (capabilities.references, &mut params) {
                 members.insert("references".into(), json!(true));

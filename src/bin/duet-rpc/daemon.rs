@@ -66,6 +66,7 @@ pub fn serve(logger: Logger) -> i32 {
         // Seed 004's 10 MB rule is the framing decoder's, before any text is parsed.
         limits: Limits::DEFAULT,
         dialect: Dialect::Plain,
+        packed: false,
         #[cfg(feature = "references")]
         references: false,
     });

@@ -88,6 +88,11 @@ pub struct Config {
     /// The protocol spoken over JSON-RPC ([`Config::with_dialect`] sets it
     /// with its conventions).
     pub dialect: Dialect,
+    /// The channel carries structured clones, not text, and the host reads
+    /// and writes the packed form of batches ([`crate::core::PACKED`]): offered
+    /// in `$/ready` in the plain dialect, without a session or references
+    /// (whose messages keep their own forms).
+    pub packed: bool,
     /// Functions and objects by reference: offered in `$/ready` by a Peer
     /// in the plain dialect, taken from a peer that offered them.
     #[cfg(feature = "references")]
@@ -128,6 +133,7 @@ impl Config {
             cancellation: Cancellation::Lsp,
             limits: Limits::DEFAULT,
             dialect: Dialect::Plain,
+            packed: false,
             #[cfg(feature = "references")]
             references: false,
         }

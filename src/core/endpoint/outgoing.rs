@@ -6,7 +6,7 @@ use super::super::error::{code, ErrorObject};
 use super::super::message::Response;
 use super::super::value::Value;
 use super::super::wire::{Capabilities, Message, SessionHello, Transmit};
-use super::{Batching, Endpoint, Event, Handshake, Limits};
+use super::{Batching, Dialect, Endpoint, Event, Handshake, Limits};
 use crate::prelude::*;
 
 /// A message waiting for the end of the turn, or for the handshake.
@@ -28,10 +28,33 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             },
             stream_credit: true,
             progress: true,
+            packed: self.offers_packed(),
             #[cfg(feature = "references")]
             references: self.offers_references(),
         };
         Message::Ready { ack, capabilities, presence: self.presence.clone(), session }
+    }
+
+    /// Whether this side's hello offers the packed form of batches.
+    fn offers_packed(&self) -> bool {
+        #[cfg(feature = "references")]
+        let referring = self.offers_references();
+        #[cfg(not(feature = "references"))]
+        let referring = false;
+        self.config.packed && self.config.dialect == Dialect::Plain && self.session.is_none() && !referring
+    }
+
+    /// Whether `transmit` goes in the packed form ([`crate::core::PACKED`]):
+    /// both sides offered it, and it is a batch of the kind that packs
+    /// ([`Transmit::packs`]). Anything else goes as the spec has it.
+    pub fn packs(&self, transmit: &Transmit<V>) -> bool {
+        self.offers_packed() && self.peer.is_some_and(|peer| peer.packed) && transmit.packs()
+    }
+
+    /// Whether a batch of `len` members that came packed is read member by
+    /// member ([`Endpoint::takes_batch`]): only where this side offered the form.
+    pub fn takes_packed(&self, len: usize) -> bool {
+        self.offers_packed() && self.takes_batch(len)
     }
 
     pub(super) fn peer_ready(&mut self, capabilities: Capabilities) {
