@@ -171,6 +171,19 @@ export function set_true(h, at, len) {
   vals[h][name(at, len)] = true;
 }
 export const same = (a, b) => +Object.is(vals[a], vals[b]);
+// Method names numbered for the module (at most MAX_NAMES: a peer cannot
+// grow it past that): it reads a name's text once, then knows it by number.
+const methodNames = new Map();
+const MAX_NAMES = 1024;
+export function name_of(h) {
+  const name = vals[h];
+  if (typeof name !== "string") return -1;
+  const known = methodNames.get(name);
+  if (known !== undefined) return known;
+  if (methodNames.size === MAX_NAMES) return -1;
+  methodNames.set(name, methodNames.size);
+  return -1 - methodNames.size;
+}
 export const describe = (h, stack) => opt(describeError(vals[h], stack !== 0, asText));
 export const encodable = (h) => +encodableAs(vals[h], asText);
 

@@ -6,9 +6,6 @@
 import { kindOf, opt, put, run, x } from "./abi.js";
 import { ERROR, ID_SHIFT, METHOD, OBJECT, PARAMS_SHIFT, RESULT, TEXT, T_BATCH, T_BATCH_END, T_RECEIVE, T_REFUSED, VERSION_2 } from "./numbers.js";
 
-// Method names the module has numbered (`recv`'s `name`).
-const methodNames = new Map();
-
 // A message object (or a batch's member, `member`) with its envelope read:
 // the members classification looks at, and their kinds. `text`: TEXT or 0.
 function envelopeOf(message, text) {
@@ -26,24 +23,15 @@ function envelopeOf(message, text) {
   return flags;
 }
 
-// Hands a message's envelope to export `to`: its flags, a handle for each
-// member, the id's number and the number of its method's name, in one call.
-const handOver = (to, ep, message, flags, name) => to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
-  flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0, name);
-
-// A message object (`to`: x.$recv), or a batch's member (x.$member).
-function readObject(to, ep, message, text) {
-  const flags = envelopeOf(message, text);
-  const { method } = message;
-  // A method's name the module has seen goes as its number: the core asks no import for it.
-  const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
-  const numbered = handOver(to, ep, message, flags, name);
-  if (numbered !== 0) methodNames.set(method, numbered - 1);
-}
+// Hands a message's envelope to export `to` (x.$recv, or x.$member for a
+// batch's): its flags, a handle for each member, the id's number, in one call.
+const handOver = (to, ep, message, flags) => to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
+  flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0);
 
 // A batch in the packed form (src/core/wire.rs, `PACKED`): each place read
 // as the member it stands for, in one call each, as a batch's members are.
-// False when `message` is not one (it is then read as any other object).
+// False when `message` is not one, or this side does not take it (it is
+// then read as any other object: an invalid request).
 function readPacked(ep, message, text) {
   const { packed, id } = message;
   const calls = packed === "calls";
@@ -51,34 +39,22 @@ function readPacked(ep, message, text) {
   const params = calls ? message.params : undefined;
   const n = Array.isArray(id) ? id.length : -1;
   if (message.jsonrpc !== "2.0" || !Array.isArray(values) || values.length !== n || (calls && (!Array.isArray(params) || params.length !== n))) return false;
-  if (x.$tell(ep, T_BATCH, n, 1) !== 1) {
-    // Not taken member by member (past this side's limit, or a form it did not offer): the batch it stands for, whole.
-    x.$tell(ep, T_RECEIVE, text, put(unpacked(message)));
-    return true;
-  }
+  // Not taken member by member (past this side's limit, or a form it did not offer): whole, an invalid request.
+  if (x.$tell(ep, T_BATCH, n, 1) !== 1) return false;
   const flags = OBJECT | text | VERSION_2 | (calls ? METHOD : RESULT);
   for (let i = 0; i < n; i++) {
     const one = id[i];
     const idBits = one === undefined ? 0 : (kindOf(one) + 1) << ID_SHIFT;
     const number = typeof one === "number" ? one : 0;
     if (calls) {
-      const method = values[i];
       const given = params[i];
-      const name = typeof method === "string" ? methodNames.get(method) ?? -1 : -2;
       const paramsBits = given === undefined ? 0 : (kindOf(given) + 1) << PARAMS_SHIFT;
-      const numbered = x.$member(ep, flags | idBits | paramsBits, opt(one), put(method), opt(given), 0, 0, number, name);
-      if (numbered !== 0) methodNames.set(method, numbered - 1);
-    } else x.$member(ep, flags | idBits, opt(one), 0, 0, put(values[i]), 0, number, -2);
+      x.$member(ep, flags | idBits | paramsBits, opt(one), put(values[i]), opt(given), 0, 0, number);
+    } else x.$member(ep, flags | idBits, opt(one), 0, 0, put(values[i]), 0, number);
   }
   x.$tell(ep, T_BATCH_END);
   return true;
 }
-
-// The array of messages a packed batch stands for.
-const unpacked = ({ packed, id, method, params, result }) => id.map((one, i) => {
-  if (packed !== "calls") return { jsonrpc: "2.0", result: result[i], id: one };
-  return params[i] === undefined ? { jsonrpc: "2.0", method: method[i], id: one } : { jsonrpc: "2.0", method: method[i], params: params[i], id: one };
-});
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const hasRefs = (one) => isObject(one) && one.refs !== undefined;
@@ -121,14 +97,14 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
     if (Array.isArray(message)) {
       if (!(WITH_REFERENCES && referring && message.some(hasRefs)) && x.$tell(ep, T_BATCH, message.length) === 1) {
         for (const one of message) {
-          if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0, -2);
-          else readObject(x.$member, ep, one, text);
+          if (!isObject(one)) x.$member(ep, kindOf(one), 0, 0, 0, 0, 0, 0);
+          else handOver(x.$member, ep, one, envelopeOf(one, text));
         }
         x.$tell(ep, T_BATCH_END);
       } else x.$tell(ep, T_RECEIVE, text, put(message));
     } else if (!isObject(message)) x.$tell(ep, T_RECEIVE, text, opt(message));
     else if (WITH_REFERENCES && referring && message.refs !== undefined) x.$tell(ep, T_RECEIVE, text, put(message));
-    else if (message.packed === undefined || !readPacked(ep, message, text)) readObject(x.$recv, ep, message, text);
+    else if (message.packed === undefined || !readPacked(ep, message, text)) handOver(x.$recv, ep, message, envelopeOf(message, text));
     run();
   };
 }

@@ -190,7 +190,7 @@ pub mod opening {
     #[cfg_attr(not(feature = "references"), allow(dead_code))]
     pub const REFERENCES: u32 = 512;
     /// The channel carries structured clones and nothing watches its
-    /// messages one by one (no `trace`): the endpoint may offer packed batches.
+    /// messages one by one (no observer): the endpoint may offer packed batches.
     pub const PACKED: u32 = 1024;
 }
 

@@ -6,8 +6,8 @@ use crate::prelude::*;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::abi::flags;
-use super::value::{kind_of_index, text_of, NAMES_READ};
-use super::{enter, events, leave, slot, with, Global, Handle};
+use super::value::kind_of_index;
+use super::{enter, events, leave, slot, with, Handle};
 use crate::core::{Envelope, Framing, Id, IdMember, TextRefusal};
 
 /// The envelope of a message object, as the reader read it (abi.rs's
@@ -44,58 +44,17 @@ fn framing(bits: u32) -> Framing {
     }
 }
 
-/// Method names the reader has seen, by number (a peer may not grow it past `MAX_NAMES`).
-static NAMES: Global<Vec<String>> = Global::new(Vec::new());
-const MAX_NAMES: usize = 1024;
-
 /// A message object: its envelope as the reader read it. Handles 0: absent.
-/// `name`: the number of its method's name (`NAMES`), or -1 when the reader
-/// has none for it: then, for a string, returns its new number + 1 (0: none).
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub fn recv(
-    ep: u32,
-    bits: u32,
-    id: u32,
-    method: u32,
-    params: u32,
-    result: u32,
-    error: u32,
-    number: f64,
-    name: i32,
-) -> u32 {
+pub fn recv(ep: u32, bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) {
     enter();
-    let numbered = read_name(bits, method, name);
     let envelope = envelope(bits, id, method, params, result, error, number);
     if let Some(slot) = slot(ep) {
         slot.core.receive_envelope(envelope, framing(bits));
-        NAMES_READ.get().clear();
         events::drain(ep, slot);
     }
-    NAMES_READ.get().clear();
     leave();
-    numbered
-}
-
-/// Puts the method's name of the message being read where the core finds
-/// it (`NAMES_READ`): the reader's number for it (`name`), or its text read
-/// once (-1, and a method): then numbered if there is room, its number + 1 returned.
-fn read_name(bits: u32, method: u32, name: i32) -> u32 {
-    let names = NAMES.get();
-    let mut numbered = 0;
-    let known = match name {
-        -1 if bits & flags::METHOD != 0 => text_of(method).inspect(|text| {
-            if names.len() < MAX_NAMES {
-                names.push(text.clone());
-                numbered = names.len() as u32;
-            }
-        }),
-        _ => names.get(name as usize).cloned(),
-    };
-    if let Some(text) = known {
-        NAMES_READ.get().push(method, text);
-    }
-    numbered
 }
 
 /// Any other value (a batch read whole, a string, a number): the core asks it.
@@ -135,28 +94,15 @@ pub(super) fn batch_begin(ep: u32, len: u32, packed: bool) -> u32 {
     1
 }
 
-/// One member of the batch being read (not an object: its kind alone);
-/// `name` and what it returns as `recv`'s.
+/// One member of the batch being read (not an object: its kind alone).
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub fn member(
-    ep: u32,
-    bits: u32,
-    id: u32,
-    method: u32,
-    params: u32,
-    result: u32,
-    error: u32,
-    number: f64,
-    name: i32,
-) -> u32 {
-    let object = bits & flags::KIND == flags::OBJECT;
-    let numbered = if object { read_name(bits, method, name) } else { 0 };
-    let envelope = object.then(|| envelope(bits, id, method, params, result, error, number));
+pub fn member(ep: u32, bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) {
+    let envelope =
+        (bits & flags::KIND == flags::OBJECT).then(|| envelope(bits, id, method, params, result, error, number));
     if let Some(batch) = slot(ep).and_then(|slot| slot.batch.as_mut()) {
         batch.push(envelope);
     }
-    numbered
 }
 
 pub(super) fn members_end(ep: u32) {
@@ -164,7 +110,6 @@ pub(super) fn members_end(ep: u32) {
         if let Some(batch) = slot.batch.take() {
             slot.core.receive_members(batch);
         }
-        NAMES_READ.get().clear();
     });
 }
 

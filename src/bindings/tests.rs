@@ -86,7 +86,7 @@ async fn a_call_crosses_the_bindings_and_back_and_its_handles_are_let_go() {
 }
 
 #[wasm_bindgen_test]
-async fn calls_in_flight_go_in_one_batch_each_way_and_each_member_reaches_its_method() {
+async fn calls_in_flight_go_in_one_packed_batch_each_way_and_each_member_reaches_its_method() {
     let (client, server, posted) = served();
     // The hello answered first: from then on a turn's calls go together.
     wait(client.request("add", json("[0, 0]"))).await.unwrap();
@@ -112,18 +112,23 @@ async fn calls_in_flight_go_in_one_batch_each_way_and_each_member_reaches_its_me
         };
         assert_eq!(text(&results.get(i)), want, "call {i}");
     }
-    // The turn's first call goes at once, the other 63 together; the
-    // answers as they came.
+    // The turn's first call goes at once, the other 63 together, packed
+    // (both ends are this library's, on a channel of structured clones);
+    // the answers as they came.
     let sent = Array::from(&get(&posted, "client")).slice(sent_before, u32::MAX);
     let answered = Array::from(&get(&posted, "server")).slice(answered_before, u32::MAX);
     let sizes = |messages: &Array| {
         messages
             .iter()
-            .map(|one| if Array::is_array(&one) { Array::from(&one).length() } else { 1 })
+            .map(|one| match get(&one, "packed").as_string() {
+                Some(kind) => format!("{kind} {}", Array::from(&get(&one, "id")).length()),
+                None if Array::is_array(&one) => format!("array {}", Array::from(&one).length()),
+                None => "one".to_owned(),
+            })
             .collect::<Vec<_>>()
     };
-    assert_eq!(sizes(&sent), [1, 63], "the client's calls: {}", text(&sent));
-    assert_eq!(sizes(&answered), [1, 63], "the server's answers: {}", text(&answered));
+    assert_eq!(sizes(&sent), ["one", "calls 63"], "the client's calls: {}", text(&sent));
+    assert_eq!(sizes(&answered), ["one", "results 63"], "the server's answers: {}", text(&answered));
     client.destroy();
     server.destroy();
 }

@@ -44,6 +44,9 @@ extern "C" {
     /// Sets `h[name] = true` (an object this side just made).
     fn set_true(h: u32, name: *const u8, len: usize);
     fn same(a: u32, b: u32) -> u32;
+    /// The number of the method name `h` (a string): `n` for one read before,
+    /// `-2 - n` for one numbered now (read its text once), -1 for none.
+    fn name_of(h: u32) -> i32;
     fn new_null() -> u32;
     /// A thrown error, whole, as plain data (abi.js, `describeError`): a new handle, or 0.
     fn describe(h: u32, stack: u32) -> u32;
@@ -54,39 +57,8 @@ extern "C" {
 /// Reference counts by handle, and the handles whose count reached zero.
 pub(super) static COUNTS: Global<Vec<u32>> = Global::new(Vec::new());
 pub(super) static FREED: Global<Vec<u32>> = Global::new(Vec::new());
-/// The texts of handles the reader named along with them (the methods of a
-/// message, or of a batch's members, in order): asked for, they cost no crossing.
-pub(super) static NAMES_READ: Global<NamesRead> = Global::new(NamesRead { names: Vec::new(), next: 0 });
-
-/// Method names with their handles, in the order the core asks for them
-/// (`next`); one asked out of order is found by its handle.
-pub(super) struct NamesRead {
-    names: Vec<(u32, String)>,
-    next: usize,
-}
-
-impl NamesRead {
-    pub(super) fn push(&mut self, h: u32, name: String) {
-        self.names.push((h, name));
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.names.clear();
-        self.next = 0;
-    }
-
-    fn take(&mut self, h: u32) -> Option<String> {
-        let at = match self.names.get(self.next) {
-            Some((named, _)) if *named == h => self.next,
-            _ => self.names.iter().position(|(named, _)| *named == h)?,
-        };
-        self.next = at + 1;
-        // Handle 0 is never a value's: the name is not given twice.
-        let (named, name) = &mut self.names[at];
-        *named = 0;
-        Some(core::mem::take(name))
-    }
-}
+/// Method names the reader has numbered (`name_of`), by number.
+static NAMES: Global<Vec<String>> = Global::new(Vec::new());
 
 /// A JS value (never handle 0: that is `undefined`, "none", on the ABI).
 #[derive(Debug)]
@@ -194,9 +166,19 @@ impl Value for Handle {
         text_of(self.0)
     }
 
-    /// The method's name the reader wrote along with the message, when this is it.
+    /// A method's name: JS numbers the names it is asked for (abi.js,
+    /// `name_of`), so each one's text crosses once.
     fn as_name(&self) -> Option<String> {
-        NAMES_READ.get().take(self.0).or_else(|| text_of(self.0))
+        let names = NAMES.get();
+        match name_of(self.0) {
+            -1 => text_of(self.0),
+            known @ 0.. => names.get(known as usize).cloned().or_else(|| text_of(self.0)),
+            new => text_of(self.0).inspect(|text| {
+                if names.len() == (-2 - new) as usize {
+                    names.push(text.clone());
+                }
+            }),
+        }
     }
 
     fn as_number(&self) -> Option<f64> {
