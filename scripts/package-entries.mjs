@@ -249,6 +249,9 @@ manifest.sideEffects = [...new Set([...(manifest.sideEffects ?? []), ...installi
 // Only a server that imports `wiggum-rpc/redis` needs ioredis.
 manifest.peerDependencies = { ...manifest.peerDependencies, ioredis: `^${IOREDIS_MAJOR}.0.0` };
 manifest.peerDependenciesMeta = { ...manifest.peerDependenciesMeta, ioredis: { optional: true } };
+// `wiggum-rpc/otel` speaks OpenTelemetry's API, which the app's SDK provides.
+manifest.peerDependencies["@opentelemetry/api"] = "^1.9.0";
+manifest.peerDependenciesMeta["@opentelemetry/api"] = { optional: true };
 // require() of the ES-module snippets needs Node 20.19 or later.
 manifest.engines = { node: ">=20.19" };
 const rootFiles = subpaths.flatMap((name) => [`${name}.js`, `${name}.d.ts`]);

@@ -7,6 +7,9 @@
 //   worker and BroadcastChannel transports and the Web Locks helpers;
 // - `remote`, `stream`: API sugar that adds methods to the root's classes;
 // - `pool`: a pool of workers behind one client;
+// - `middleware`: retries that are safe (`retry`, `idempotency`);
+// - `otel`: OpenTelemetry spans and trace context around every call, on
+//   `@opentelemetry/api` (a peer dependency: the entry imports it);
 // - `trace`, `contracts`, `introspection`: capabilities the root
 //   refuses (or, introspection, does not serve) until their entry fills its
 //   slot in the root's `extensions`.
@@ -40,7 +43,11 @@ export const SOURCES = {
   contracts: "js/entries/contracts.js",
   introspection: "js/entries/introspection.js",
   pool: "js/entries/pool.js",
+  middleware: "js/entries/middleware.js",
+  otel: "js/entries/otel.js",
 };
+/** Packages an entry may import, which stay imports: the package's peer dependencies. */
+export const PEERS = ["@opentelemetry/api"];
 export const SUBPATHS = Object.keys(SOURCES);
 /** The sources of a build whose module takes references (Cargo feature `references`). */
 export const REFERENCE_SOURCES = { ...SOURCES, remote: "js/entries/remote-references.js" };
@@ -50,6 +57,7 @@ export const INSTALLS = {
   remote: ["installRemote", ["JSONRPCClient", "JSONRPCServer", "Peer", "extensions", "RPCError"], ["reference", "referencesHeld", "withOptions"]],
   stream: ["installStream", ["JSONRPCClient", "Peer"]],
   trace: ["installTrace", ["extensions"]],
+  middleware: ["installMiddleware", ["JSONRPCClient", "JSONRPCServer", "Peer", "extensions"], ["retry", "idempotency"]],
   contracts: ["installContracts", ["extensions"]],
   introspection: ["installIntrospection", ["extensions", "ErrorCode"]],
 };
@@ -69,6 +77,7 @@ function packageLayout(format) {
     setup(build) {
       build.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === "entry-point") return undefined;
+        if (PEERS.includes(args.path)) return { path: args.path, external: true };
         if (BESIDE.has(args.path)) {
           return { path: format === "cjs" ? args.path.replace(/\.js$/, ".cjs") : args.path, external: true };
         }

@@ -63,7 +63,7 @@ fn serve(server: &mut Dispatcher<Json, Handler>, text: &str) -> Option<Json> {
     for action in actions {
         match action {
             Action::Send(out) => sent.push(wire::outgoing(&out)),
-            Action::Call { call, handler, params } => {
+            Action::Call { call, handler, params, .. } => {
                 if let Some(out) = server.complete(call, (handler.0)(params)) {
                     sent.push(wire::outgoing(&out));
                 }
@@ -591,6 +591,7 @@ fn a_response_is_what_classification_reads_as_one() {
                                 params: params.clone(),
                                 result: result.clone(),
                                 error: error.clone(),
+                                meta: None,
                             };
                             let classified = classify_envelope(envelope.clone(), Framing::Text);
                             let response = matches!(classified, Inbound::Response(_) | Inbound::InvalidResponse { .. });

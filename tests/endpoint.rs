@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use wiggum_rpc::core::{
     json as wire, BatchPolicy, Batching, CallId, CallOptions, Cancellation, Capabilities, Config, Dialect, Endpoint,
-    Envelope, ErrorObject, Event, Failure, Framing, Handshake, Limits, Outcome, Roles, SessionSetup, Undelivered,
+    Envelope, ErrorObject, Event, Failure, Framing, Handshake, Kind, Limits, Outcome, Roles, SessionSetup, Undelivered,
     TICK_MS,
 };
 
@@ -57,6 +57,8 @@ struct Side {
     progress: Vec<(u32, Json)>,
     /// Of each message sent, in order: whether it goes in the packed form.
     packed: Vec<bool>,
+    /// The metadata each handler run was given, in order.
+    metas: Vec<Option<Json>>,
 }
 
 impl Side {
@@ -89,6 +91,7 @@ impl Side {
             may_stream: Vec::new(),
             progress: Vec::new(),
             packed: Vec::new(),
+            metas: Vec::new(),
         }
     }
 
@@ -109,7 +112,7 @@ impl Side {
                         _ => out.push(json),
                     }
                 }
-                Event::Invoke { call, handler, params } => match handler {
+                Event::Invoke { call, handler, params, meta } => match (self.metas.push(meta), handler).1 {
                     Handler::Echo => self.endpoint.complete(call, Ok(params.unwrap_or(Json::Null))),
                     Handler::Fail => self.endpoint.complete(call, Err(ErrorObject::new(7, "failed"))),
                     Handler::Later => self.later.push(call),
@@ -156,6 +159,18 @@ impl Side {
 
     fn call(&mut self, waiter: u32, method: &str, params: Json, timeout: Option<u64>, now: u64) -> Option<u64> {
         self.endpoint.request(json!(method), Some(params), waiter, timeout, || now)
+    }
+
+    /// A call with metadata: `meta` goes to a peer that offered it.
+    fn call_with_meta(&mut self, waiter: u32, method: &str, params: Json, meta: Json) -> Option<u64> {
+        let options = CallOptions::default();
+        let kind = Some(Kind::Array);
+        #[cfg(not(feature = "references"))]
+        let made = self.endpoint.request_of_kind(json!(method), Some(params), Some(meta), kind, waiter, options, || 0);
+        #[cfg(feature = "references")]
+        let made =
+            self.endpoint.request_of_kind(json!(method), Some(params), Some(meta), None, kind, waiter, options, || 0);
+        made.ok()
     }
 
     fn finish(&mut self, index: usize, outcome: Result<Json, ErrorObject<Json>>) {
@@ -270,6 +285,7 @@ fn friends_learn_each_others_capabilities() {
         stream_credit: true,
         progress: true,
         packed: false,
+        meta: false,
         #[cfg(feature = "references")]
         references: false,
     };
@@ -363,6 +379,62 @@ fn batches_go_packed_only_between_two_sides_that_offered_the_form() {
     let hello = side.end_turn();
     assert_eq!(hello[0]["method"], json!("$/ready"));
     assert_eq!(hello[0]["params"].get("packed"), None);
+}
+
+#[test]
+fn metadata_crosses_only_between_two_sides_that_offered_it() {
+    let offering = Config { handshake: Handshake::Announce, meta: true, ..Config::new(Roles::PEER) };
+    let plain = Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) };
+    let meta = json!({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "deadline": 300});
+
+    let mut pair = Pair::new(offering, offering);
+    pair.run();
+    assert_eq!(pair.a.sent[0]["params"]["meta"], json!(true), "the hello offers it");
+    let sent = pair.a.sent.len();
+    pair.turn(To::A, |side, _| {
+        side.call_with_meta(1, "echo", json!([1]), meta.clone());
+    });
+    assert_eq!(
+        pair.a.sent[sent],
+        json!({"jsonrpc": "2.0", "method": "echo", "params": [1], "id": pair.a.sent[sent]["id"], "meta": meta})
+    );
+    pair.run();
+    assert_eq!(pair.b.metas, [Some(meta.clone())], "the handler is given it");
+    assert_eq!(pair.a.result(1), Some(&json!([1])));
+    // Calls made with metadata do not go packed (their batch goes as an array).
+    pair.turn(To::A, |side, _| {
+        for n in 2..5 {
+            side.call_with_meta(n, "echo", json!([n]), json!({"n": n}));
+        }
+    });
+    assert!(pair.a.packed.iter().all(|packed| !packed));
+
+    // Toward a side that did not offer it, the request is the spec's; from one that did not, nothing reaches a handler.
+    for (a, b) in [(offering, plain), (plain, offering)] {
+        let mut pair = Pair::new(a, b);
+        pair.run();
+        let sent = pair.a.sent.len();
+        pair.turn(To::A, |side, _| {
+            side.call_with_meta(1, "echo", json!([1]), meta.clone());
+        });
+        assert_eq!(pair.a.sent[sent].get("meta"), None, "{:?}", pair.a.sent[sent]);
+        pair.run();
+        assert_eq!(pair.b.metas, [None]);
+        assert_eq!(pair.a.result(1), Some(&json!([1])));
+    }
+
+    // A stranger's `meta` is data for a side that offered it; one that is not an object is none.
+    let mut side = Side::new(offering);
+    side.end_turn();
+    for (given, seen) in
+        [(meta.clone(), Some(meta.clone())), (json!("x"), None), (json!([1]), None), (json!(null), None)]
+    {
+        let message = json!({"jsonrpc": "2.0", "method": "echo", "params": [], "id": 7, "meta": given});
+        side.endpoint.receive(&message, Framing::Text);
+        let answer = side.end_turn();
+        assert_eq!(answer, [json!({"jsonrpc": "2.0", "result": [], "id": 7})]);
+        assert_eq!(side.metas.pop(), Some(seen));
+    }
 }
 
 /// The seed's reference server: answers request objects one by one, ignores

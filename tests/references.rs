@@ -74,7 +74,7 @@ impl Side {
         while let Some(event) = self.endpoint.poll() {
             match event {
                 Event::Transmit(transmit) => out.push(wire::transmit(&transmit)),
-                Event::Invoke { call, handler, params } => {
+                Event::Invoke { call, handler, params, .. } => {
                     let params = params.unwrap_or(Json::Null);
                     self.seen.push(Seen::Invoke(params.clone()));
                     match handler {

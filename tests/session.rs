@@ -78,7 +78,7 @@ impl Side {
             while let Some(event) = self.endpoint.poll() {
                 match event {
                     Event::Transmit(transmit) => out.push(wire::transmit(&transmit)),
-                    Event::Invoke { call, handler, params } => {
+                    Event::Invoke { call, handler, params, .. } => {
                         self.ran.push(params.clone().unwrap_or(Json::Null));
                         match handler {
                             Handler::Echo | Handler::Note => {

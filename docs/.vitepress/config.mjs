@@ -14,12 +14,14 @@ const guide = [
   ["MCP over HTTP", "/guide/mcp"],
   ["The duet-rpc daemon from an editor", "/guide/daemon"],
   ["From Rust (wasm apps)", "/guide/rust"],
+  ["Context, middleware and tracing", "/guide/context"],
 ];
 const migrate = [
   ["From an ad-hoc { type } boundary", "/migrate/ad-hoc"],
   ["From comlink", "/migrate/comlink"],
   ["From json-rpc-2.0", "/migrate/json-rpc-2.0"],
   ["From jrpc-oo", "/migrate/jrpc-oo"],
+  ["From tRPC's middleware", "/migrate/trpc"],
 ];
 const features = [
   ["Typed proxies and exposed classes", "/features/remote"],

@@ -17,7 +17,25 @@ import { holdLock, whenGone } from "../transports/locks.js";
 import { ClientLink, SERVICE_WORKER } from "../transports/service-worker.js";
 import { PAGE_LOCK } from "../transports/shared-worker.js";
 
+// A hub's middleware on client `id`'s Peer: it sees which client calls.
+function usedBy(peer, id, middleware) {
+  chains(peer);
+  peer.use((call, next) => {
+    call.client = id;
+    call.context.client = id;
+    return middleware(call, next);
+  });
+}
+
+// `peer`, whose class has `use` and `intercept` once wiggum-rpc/middleware is imported.
+function chains(peer) {
+  if (typeof peer.use !== "function") throw new TypeError('a hub\'s use() and intercept() need `import "wiggum-rpc/middleware"`');
+  return peer;
+}
+
 export class Hub {
+  #middleware = [];
+  #interceptors = [];
   /** Client id → its Peer and what removes its listeners. */
   #clients = new Map();
   /** [kind, name, handler, info] as registered, for clients that connect later. */
@@ -123,6 +141,27 @@ export class Hub {
     this.#register("method", name, handler, info);
   }
 
+  /**
+   * Adds a middleware around the calls (and notifications) of every
+   * client, now and later, as a Peer's `use`: `call.client` and
+   * `call.context.client` name the client, so a middleware can check who
+   * calls (and what its metadata claims) before the handler runs.
+   */
+  use(middleware) {
+    if (typeof middleware !== "function") throw new TypeError("middleware must be a function");
+    this.#middleware.push(middleware);
+    for (const [id, { peer }] of this.#clients) usedBy(peer, id, middleware);
+    return this;
+  }
+
+  /** Adds an interceptor around the calls the hub makes to each of its clients, as a Peer's `intercept`. */
+  intercept(interceptor) {
+    if (typeof interceptor !== "function") throw new TypeError("interceptor must be a function");
+    this.#interceptors.push(interceptor);
+    for (const { peer } of this.#clients.values()) chains(peer).intercept(interceptor);
+    return this;
+  }
+
   /** Handles the notification `name` from any client; the handler's second argument is the client's id. */
   onNotify(name, handler, info) {
     this.#register("notification", name, handler, info);
@@ -161,6 +200,8 @@ export class Hub {
     const client = { peer, transport, unwatch: undefined, gone: new AbortController(), session: transport.session?.id };
     this.#clients.set(id, client);
     if (client.session !== undefined) this.#sessions.set(client.session, id);
+    for (const middleware of this.#middleware) usedBy(peer, id, middleware);
+    for (const interceptor of this.#interceptors) chains(peer).intercept(interceptor);
     for (const [kind, name, handler, info] of this.#handlers) this.#serve(peer, id, kind, name, handler, info);
     try {
       const offClose = peer.on("close", (detail) => this.#closed(id, detail));

@@ -8,6 +8,8 @@
 import type {
   CallContext,
   EndpointOptions,
+  Interceptor,
+  Middleware,
   MethodInfo,
   NotificationInfo,
   Params,
@@ -116,7 +118,7 @@ export type ClientOutcome<T> = { result: T; error?: undefined } | { error: RPCEr
  * One server for many clients: each connection gets an id and a Peer of its
  * own; the same methods are served to all.
  */
-export class Hub {
+export class Hub<Ctx extends object = {}> {
   /** `options`: each client's Peer options (`timeout`, `trace`, …), and `cluster`. */
   constructor(options?: HubOptions);
   /** The ids of the clients connected now (to any process of its cluster). */
@@ -130,9 +132,17 @@ export class Hub {
   /** Serves `name` to every client, now and later; `context.client` is the caller's id. */
   method<P = unknown, R = unknown>(
     name: string,
-    handler: (params: P, context: HubCallContext) => R | Promise<R>,
+    handler: (params: P, context: HubCallContext & Ctx) => R | Promise<R>,
     info?: MethodInfo,
   ): void;
+  /**
+   * Adds a middleware around every client's calls and notifications, now
+   * and later (`context.client` names the caller); typed with what it adds
+   * (`Added`) for the handlers registered from then on.
+   */
+  use<Added extends object = {}>(middleware: Middleware<Ctx & { client: string }, Added>): this & Hub<Ctx & Added>;
+  /** Adds an interceptor around the calls the hub makes to its clients. */
+  intercept(interceptor: Interceptor): this;
   /** Handles a notification from any client; the second argument is the client's id. */
   onNotify<P = unknown>(name: string, handler: (params: P, client: string) => void | Promise<void>, info?: NotificationInfo): void;
   /** A new client on `transport`; returns its id. It leaves when the transport emits `close`, or on `drop(id)`. */

@@ -268,9 +268,12 @@ function message(w) {
       const id = F64[w + 1];
       const method = v(2);
       const params = payload(v(3));
-      after = w + 4;
+      const meta = v(4);
+      after = w + 5;
       if (following) requestIds.push(id, method);
-      return params === undefined ? { jsonrpc: JSONRPC, method, id } : { jsonrpc: JSONRPC, method, params, id };
+      const request = params === undefined ? { jsonrpc: JSONRPC, method, id } : { jsonrpc: JSONRPC, method, params, id };
+      if (meta !== undefined) request.meta = meta;
+      return request;
     }
     case M_NOTIFICATION: {
       const method = v(1);
@@ -320,7 +323,8 @@ function message(w) {
         params.session = session;
       }
       if (F64[w + 15] === 1) params.packed = true;
-      after = w + 16;
+      if (F64[w + 16] === 1) params.meta = true;
+      after = w + 17;
       return { jsonrpc: JSONRPC, method: "$/ready", params };
     }
     default:
@@ -350,7 +354,7 @@ function packedBatch(n) {
       method.push(vals[F64[w + 2]]);
       params.push(payload(vals[F64[w + 3]]));
       if (following) requestIds.push(F64[w + 1], vals[F64[w + 2]]);
-      after = w + 4;
+      after = w + 5;
     }
     return { jsonrpc: JSONRPC, packed: "calls", id, method, params };
   }
@@ -432,8 +436,8 @@ function carryOut(w) {
       return next;
     }
     case E_INVOKE: {
-      if (hooks !== undefined) serve(hooks, F64[w + 2], F64[w + 3], vals[F64[w + 4]]);
-      return w + 5;
+      if (hooks !== undefined) serve(hooks, F64[w + 2], F64[w + 3], vals[F64[w + 4]], vals[F64[w + 5]]);
+      return w + 6;
     }
     case E_NOTIFY:
       if (hooks !== undefined) notifyHandler(hooks, F64[w + 2], vals[F64[w + 3]]);
@@ -568,10 +572,11 @@ export function resolved(hooks, call, value) {
   x.$tell(hooks.endpoint, T_RESOLVE, call, opt(value));
 }
 
-// Runs a handler for call `call`: its outcome goes back with `complete` now,
-// or later through `hooks.signal` (a promise).
-function serve(hooks, call, handler, params) {
-  const result = invoke(hooks, handler, params, call);
+// Runs a handler for call `call` (`meta`: the caller's metadata, or
+// undefined): its outcome goes back with `complete` now, or later through
+// `hooks.signal` (a promise).
+function serve(hooks, call, handler, params, meta) {
+  const result = invoke(hooks, handler, params, call, meta);
   speaking(hooks.text);
   if (result !== undefined) resolved(hooks, call, result);
   else if (hooks.threw) {

@@ -24,6 +24,7 @@ import { RPCError, countConsumed, openCall, watchAbort } from "./glue.js";
 import { abortHandlers, addHandler, detach, retireHooks } from "./serving.js";
 import { transfer } from "./wire.js";
 
+
 const CALLS = 1;
 const SERVES = 2;
 const REQUEST_CANCELLED = -32800;
@@ -165,7 +166,8 @@ function open(transport, options, roles) {
   const text = transport.text === true;
   const hooks = {
     endpoint: ep, transport, text, observer, settled: typeof transport.settled === "function" ? transport.settled : undefined,
-    calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), streaming: new Map(), timers: [], listening: [],
+    calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), deadlines: new Map(), streaming: new Map(), timers: [], listening: [],
+    around: undefined, intercept: undefined, timeout: typeof given.timeout === "number" ? given.timeout : undefined,
     threw: false, thrown: undefined, retired: false, undelivered: undefined, signal: undefined, takesReferences: WITH_REFERENCES && referring !== 0,
   };
   hooks.signal = (what, n, value) => signalled(hooks, what, n, value);
@@ -246,53 +248,14 @@ class Endpoint {
 class Calls {
   /**
    * Sends a request; resolves with its result, rejects with `RPCError`.
-   * The options are read here and cross as numbers; the module decides
-   * what each means (a timeout of NaN or below 1 ms: none).
+   * Through the endpoint's interceptors, if it has any (wiggum-rpc/middleware
+   * fills `intercept`; its last step makes the call as `call` then says).
    */
   request(method, params, options) {
     const hooks = stateOf(this);
     if (typeof method !== "string") return Promise.reject(new TypeError("method must be a string"));
-    if (hooks.retired) return Promise.reject(destroyedError());
-    let timeout = NaN;
-    let bits = 0;
-    let window = 0;
-    let maxTotal = NaN;
-    let signal;
-    let onChunk;
-    let onProgress;
-    if (options !== undefined && options !== null) {
-      ({ onChunk, onProgress } = options);
-      signal = isObject(options.signal) ? options.signal : undefined;
-      if (signal?.aborted) return Promise.reject(new RPCError(REQUEST_CANCELLED, "Request aborted", signal.reason));
-      if (Array.isArray(options.transfer) && params !== undefined) params = transfer(params, options.transfer);
-      // A timeout given as NaN is none (0), as before.
-      if (typeof options.timeout === "number") timeout = options.timeout === options.timeout ? options.timeout : 0;
-      bits = (onProgress !== undefined ? CALL_PROGRESS : 0) | (options.resetTimeoutOnProgress === false ? CALL_NO_RESET : 0);
-      // Only a call that takes chunks has a window.
-      if (onChunk !== undefined && typeof options.window === "number" && options.window >= 1) window = Math.min(options.window, 0xffffffff);
-      if (typeof options.maxTotalTimeout === "number") maxTotal = options.maxTotalTimeout;
-    }
-    // Params that hold references are sent as the entry that keeps their objects made them.
-    if (WITH_REFERENCES) {
-      try {
-        params = extensions.references?.scan(hooks, params) ?? params;
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    const kind = params === undefined ? 0 : kindOf(params) + 1;
-    const id = x.$request(hooks.endpoint, put(method), opt(params), kind, timeout, bits, window, maxTotal);
-    if (id <= 0) {
-      const error = id === -1 ? destroyedError() : refusal(id);
-      run();
-      return Promise.reject(error);
-    }
-    const promise = openCall(hooks, id, method, onChunk, onProgress);
-    if (signal !== undefined) watchAbort(hooks, id, signal);
-    // A windowed stream: more credit goes back as `onChunk` takes chunks.
-    if (window > 0) countConsumed(hooks, id);
-    run();
-    return promise;
+    if (hooks.intercept === undefined) return request(hooks, method, params, options);
+    return hooks.intercept(method, params, options, (call) => request(hooks, call.method, call.params, { ...call.options, meta: call.meta }, call));
   }
 
   /** Sends a notification: no id, no response. */
@@ -314,6 +277,68 @@ class Calls {
     return hooks.retired ? 0 : x.$tell(hooks.endpoint, T_PENDING);
   }
 }
+
+// Makes a call (after the interceptors, if any). The options are read here
+// and cross as numbers; the module decides what each means (a timeout of
+// NaN or below 1 ms: none). Its metadata (`options.meta`, an object) and its
+// deadline (a timeout given to the call or to the endpoint, as `deadline`)
+// cross to a peer that takes metadata (the core's rule).
+function request(hooks, method, params, options, outgoing) {
+  if (hooks.retired) return Promise.reject(destroyedError());
+  let timeout = NaN;
+  let bits = 0;
+  let window = 0;
+  let maxTotal = NaN;
+  let signal;
+  let onChunk;
+  let onProgress;
+  let meta;
+  if (options !== undefined && options !== null) {
+    ({ onChunk, onProgress } = options);
+    if (isObject(options.meta) && !Array.isArray(options.meta)) meta = options.meta;
+    signal = isObject(options.signal) ? options.signal : undefined;
+    if (signal?.aborted) return Promise.reject(new RPCError(REQUEST_CANCELLED, "Request aborted", signal.reason));
+    if (Array.isArray(options.transfer) && params !== undefined) params = transfer(params, options.transfer);
+    // A timeout given as NaN is none (0), as before.
+    if (typeof options.timeout === "number") timeout = options.timeout === options.timeout ? options.timeout : 0;
+    bits = (onProgress !== undefined ? CALL_PROGRESS : 0) | (options.resetTimeoutOnProgress === false ? CALL_NO_RESET : 0);
+    // Only a call that takes chunks has a window.
+    if (onChunk !== undefined && typeof options.window === "number" && options.window >= 1) window = Math.min(options.window, 0xffffffff);
+    if (typeof options.maxTotalTimeout === "number") maxTotal = options.maxTotalTimeout;
+  }
+  // The time it has, as its handler should know it: a timeout given to it, or to the endpoint.
+  const deadline = timeout === timeout ? timeout : hooks.timeout;
+  if (deadline > 0 && deadline < 2 ** 31 && meta?.deadline === undefined) meta = { ...meta, deadline };
+  // Params that hold references are sent as the entry that keeps their objects made them.
+  if (WITH_REFERENCES) {
+    try {
+      params = extensions.references?.scan(hooks, params) ?? params;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  const kind = params === undefined ? 0 : kindOf(params) + 1;
+  const id = x.$request(hooks.endpoint, put(method), opt(params), kind, timeout, bits, window, maxTotal, metaHandle(meta));
+  if (id <= 0) {
+    const error = id === -1 ? destroyedError() : refusal(id);
+    run();
+    return Promise.reject(error);
+  }
+  // An interceptor learns the id its attempt went with.
+  if (outgoing !== undefined) outgoing.id = id;
+  const promise = openCall(hooks, id, method, onChunk, onProgress);
+  if (signal !== undefined) watchAbort(hooks, id, signal);
+  // A windowed stream: more credit goes back as `onChunk` takes chunks.
+  if (window > 0) countConsumed(hooks, id);
+  run();
+  return promise;
+}
+
+// A call's metadata as it crosses: a handle, or 0 when it has none.
+const metaHandle = (meta) => {
+  for (const _ in meta) return put(meta);
+  return 0;
+};
 
 // The serving side's methods (JSONRPCServer, Peer).
 class Serves {

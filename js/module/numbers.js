@@ -117,3 +117,5 @@ export const T_MAX_REFERENCES = 26;
 export const T_REFS = 27;
 export const T_RELEASE = 28;
 export const T_REFERENCES_HELD = 29;
+export const T_META = 30;
+export const T_SERVED_ID = 31;

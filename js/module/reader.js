@@ -4,7 +4,7 @@
 // whole; and what an observer sees of it.
 
 import { kindOf, opt, put, run, x } from "./abi.js";
-import { ERROR, ID_SHIFT, METHOD, OBJECT, PARAMS_SHIFT, RESULT, TEXT, T_BATCH, T_BATCH_END, T_RECEIVE, T_REFUSED, VERSION_2 } from "./numbers.js";
+import { ERROR, ID_SHIFT, METHOD, OBJECT, PARAMS_SHIFT, RESULT, TEXT, T_BATCH, T_BATCH_END, T_META, T_RECEIVE, T_REFUSED, VERSION_2 } from "./numbers.js";
 
 // A message object (or a batch's member, `member`) with its envelope read:
 // the members classification looks at, and their kinds. `text`: TEXT or 0.
@@ -24,9 +24,15 @@ function envelopeOf(message, text) {
 }
 
 // Hands a message's envelope to export `to` (x.$recv, or x.$member for a
-// batch's): its flags, a handle for each member, the id's number, in one call.
-const handOver = (to, ep, message, flags) => to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
-  flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0);
+// batch's): its flags, a handle for each member, the id's number, in one
+// call; its metadata (an object) is told just before, apart, so a message
+// without it costs one property read.
+function handOver(to, ep, message, flags) {
+  const { meta } = message;
+  if (meta !== undefined && isObject(meta)) x.$tell(ep, T_META, 0, put(meta));
+  return to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
+    flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0);
+}
 
 // A batch in the packed form (src/core/wire.rs, `PACKED`): each place read
 // as the member it stands for, in one call each, as a batch's members are.

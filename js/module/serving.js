@@ -4,9 +4,11 @@
 // callback, `hooks.signal` (endpoints.js).
 
 import { extensions } from "./extensions.js";
+import { RPCError } from "./glue.js";
+import { vals, x } from "./abi.js";
 import { Transfer } from "./wire.js";
 
-import { CHECKED, CHECKING, CHUNK, DEADLINE, INVALID_PARAMS, INVALID_RESULT, PROGRESS, REJECTED, RESOLVED, TICK } from "./numbers.js";
+import { CHECKED, CHECKING, CHUNK, DEADLINE, INVALID_PARAMS, INVALID_RESULT, PROGRESS, REJECTED, RESOLVED, TICK, T_SERVED_ID } from "./numbers.js";
 
 // The endpoint's timers: the clock's tick (`TICK`) or its earliest
 // deadline (`DEADLINE`), one of each at most, told to the endpoint when it
@@ -24,21 +26,35 @@ export function flushLater(hooks) {
   queueMicrotask(() => hooks.signal(FLUSH, 0));
 }
 
-// Takes the endpoint's listeners off its transport and clears its timers.
+// Takes the endpoint's listeners off its transport and clears its timers
+// (its handlers' deadlines among them).
 export function detach(hooks) {
   for (const remove of hooks.listening.splice(0)) remove();
   clearTimeout(hooks.timers[TICK]);
   clearTimeout(hooks.timers[DEADLINE]);
   hooks.timers = [];
+  for (const timer of hooks.deadlines.values()) clearTimeout(timer);
+  hooks.deadlines.clear();
 }
 
-// The second argument of a handler that declares one, `{ signal, emit }`; its
+// The second argument of a handler that declares one (and what middleware
+// sees as `call.context`), `{ signal, emit, progress, meta }`; its
 // controller waits in `hooks.controllers` until the handler is done. `emit`
 // sends a chunk and returns a promise that resolves once the handler may send
 // the next: at once, unless the caller's credit is used up (`stream.credit`).
-function handlerContext(hooks, call) {
+// `meta`: the caller's metadata (data, never trusted unless checked); its
+// `deadline` aborts the signal and answers the call once it has passed.
+function handlerContext(hooks, call, meta) {
   const controller = new AbortController();
   hooks.controllers.set(call, controller);
+  const deadline = deadlineOf(meta);
+  if (deadline !== 0) {
+    hooks.deadlines.set(call, setTimeout(() => {
+      const error = new RPCError(-32099, `Deadline exceeded: the caller's ${deadline} ms have passed`);
+      abortHandlers(hooks, call, error);
+      hooks.signal(REJECTED, call, error);
+    }, deadline));
+  }
   const emit = (chunk) => {
     if (hooks.signal(CHUNK, call, chunk) !== false) return Promise.resolve();
     return new Promise((resolve) => hooks.streaming.set(call, resolve));
@@ -46,7 +62,24 @@ function handlerContext(hooks, call) {
   const progress = (value) => {
     hooks.signal(PROGRESS, call, value);
   };
-  return { signal: controller.signal, emit, progress };
+  return { signal: controller.signal, emit, progress, meta };
+}
+
+// The time a caller's metadata gives its call (`deadline`, ms), or 0: it is
+// data from the other side, so anything but a positive number a timer takes is none.
+const deadlineOf = (meta) => {
+  const deadline = meta?.deadline;
+  return typeof deadline === "number" && deadline > 0 && deadline < 2 ** 31 ? deadline : 0;
+};
+
+// The handler of `call` is done: its controller and deadline go.
+function finished(hooks, call) {
+  hooks.controllers.delete(call);
+  const timer = hooks.deadlines.get(call);
+  if (timer !== undefined) {
+    clearTimeout(timer);
+    hooks.deadlines.delete(call);
+  }
 }
 
 // The handler of `call` may stream again (or is done): its waiting `emit` resolves.
@@ -62,13 +95,13 @@ export function mayStream(hooks, call) {
 function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value]) {
   outcome.then(
     (value) => {
-      hooks.controllers.delete(call);
+      finished(hooks, call);
       mayStream(hooks, call);
       const [what, reported] = verdict(value);
       hooks.signal(what, call, reported);
     },
     (error) => {
-      hooks.controllers.delete(call);
+      finished(hooks, call);
       mayStream(hooks, call);
       hooks.signal(REJECTED, call, error);
     },
@@ -82,32 +115,43 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
 // `hooks.signal(RESOLVED or REJECTED, call, value)`. A handler that
 // declares a second parameter gets its context. A handler that carries a
 // check (`extensions.wrap` made it) always settles later, through `invokeChecked`.
-export function invoke(hooks, handler, params, call) {
+export function invoke(hooks, handler, params, call, meta) {
   const run = hooks.handlers[handler];
-  if (run.check !== undefined) {
-    settleLater(hooks, call, invokeChecked(hooks, run.check, params, call), (signalled) => signalled);
+  // Through the endpoint's middleware (wiggum-rpc/middleware fills `around`): a verdict [signal, value] later.
+  if (hooks.around !== undefined) {
+    settleLater(hooks, call, hooks.around(hooks, handler, params, call, meta), (signalled) => signalled);
     return undefined;
   }
+  if (run.check !== undefined) {
+    settleLater(hooks, call, invokeChecked(hooks, run.check, params, call, meta), (signalled) => signalled);
+    return undefined;
+  }
+  // A handler that takes no context still ends at its caller's deadline.
+  const contextual = run.length >= 2 || deadlineOf(meta) !== 0;
   let result;
   try {
-    result = run.length >= 2 ? run(params, handlerContext(hooks, call)) : run(params);
+    result = contextual ? run(params, handlerContext(hooks, call, meta)) : run(params);
   } catch (error) {
-    hooks.controllers.delete(call);
+    finished(hooks, call);
     hooks.threw = true;
     hooks.thrown = error;
     return undefined;
   }
   if (!isThenable(result)) {
-    if (run.length >= 2) hooks.controllers.delete(call);
+    if (contextual) finished(hooks, call);
     return result === undefined ? null : result;
   }
   settleLater(hooks, call, Promise.resolve(result));
   return undefined;
 }
 
-// Runs notification handler number `handler`: a notification has nobody to
-// tell of a failure.
+// Runs notification handler number `handler` (through the endpoint's
+// middleware, if it has any): a notification has nobody to tell of a failure.
 export function notifyHandler(hooks, handler, params) {
+  if (hooks.around !== undefined) {
+    hooks.around(hooks, handler, params, undefined, undefined);
+    return;
+  }
   try {
     hooks.handlers[handler](params);
   } catch {
@@ -130,12 +174,25 @@ export function takeThrown(hooks) {
   return thrown;
 }
 
+// What the middleware entry needs of a call being served: its context
+// (made once, as a handler's), the id its caller gave it, and how a checked
+// handler's call settles (a promise of [signal, value]).
+extensions.serving = {
+  context: (hooks, call, meta) => handlerContext(hooks, call, meta),
+  id(hooks, call) {
+    const h = x.$tell(hooks.endpoint, T_SERVED_ID, call);
+    return h === 0 ? null : vals[h];
+  },
+  checked: (hooks, check, params, call, context) => invokeChecked(hooks, check, params, call, undefined, context),
+  RESOLVED,
+  REJECTED,
+};
+
 // A checked method's call (`extensions.check` checks it): resolves
 // with the signal that reports its verdict and the value that goes with it.
 // `ops` are what a check tells the endpoint: an asynchronous check is
 // announced (`checking`, then `checked`) so that the endpoint bounds it.
-function invokeChecked(hooks, check, params, call) {
-  const context = handlerContext(hooks, call);
+function invokeChecked(hooks, check, params, call, meta, context = handlerContext(hooks, call, meta)) {
   const ops = { checking: () => hooks.signal(CHECKING, call), checked: () => hooks.signal(CHECKED, call), Transfer };
   return extensions.check(hooks, check, params, context, ops).then((verdict) => {
     if ("invalidParams" in verdict) return [INVALID_PARAMS, verdict.invalidParams];
@@ -148,7 +205,7 @@ function invokeChecked(hooks, check, params, call) {
 export function abortHandlers(hooks, call, reason) {
   for (const [running, controller] of [...hooks.controllers]) {
     if (call !== undefined && running !== call) continue;
-    hooks.controllers.delete(running);
+    finished(hooks, running);
     mayStream(hooks, running);
     controller.abort(reason);
   }

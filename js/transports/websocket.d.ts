@@ -29,6 +29,15 @@ export interface WebSocketTransportOptions {
    * connection drops. `false`: every call in flight fails with the connection.
    */
   resume?: boolean;
+  /**
+   * `"announce"`: say hello (`$/ready`) when the connection opens, as the
+   * postMessage transports do, so that a wiggum-rpc server's answer tells
+   * what it takes: calls' metadata (a trace context, an auth token, a
+   * deadline) then crosses, and bursts go as batches. A server of another
+   * library gets one notification it ignores. (A transport that reconnects
+   * and resumes says hello anyway.)
+   */
+  handshake?: "announce";
   /** The constructor to dial with (Node 20 has no global WebSocket: pass `ws`'s). */
   WebSocket?: new (url: string, protocols?: string | string[]) => unknown;
   protocols?: string | string[];

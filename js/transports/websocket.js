@@ -43,7 +43,7 @@ class WebSocketTransport extends Transport {
   /** Text sent while not connected. */
   #outbox = [];
 
-  constructor(socket, redial, resume) {
+  constructor(socket, redial, resume, announce) {
     super();
     this.#redial = redial;
     if (redial !== undefined && resume) {
@@ -51,6 +51,8 @@ class WebSocketTransport extends Transport {
       this.session = "client";
       this.handshake = "announce";
     }
+    // A hello without a session: what the server takes (metadata, batches) is learnt from its answer.
+    if (announce) this.handshake = "announce";
     this.#watch(socket);
   }
 
@@ -224,13 +226,14 @@ export function webSocketTransport(target, options) {
   const protocols = options?.protocols;
   const reconnect = options?.reconnect;
   const resume = options?.resume !== false;
+  const announce = options?.handshake === "announce";
   // `true`, or an object of settings (each as a number, NaN where not given:
   // the schedule's defaults apply).
   const redials = reconnect === true || (typeof reconnect === "object" && reconnect !== null);
   const settings = ["initialDelay", "maxDelay", "factor", "jitter", "maxAttempts"].map((name) => Number(reconnect?.[name] ?? NaN));
   if (typeof target === "string") {
     const redial = redials ? { make, url: target, protocols, settings } : undefined;
-    return new WebSocketTransport(openSocket(make, target, protocols), redial, resume);
+    return new WebSocketTransport(openSocket(make, target, protocols), redial, resume, announce);
   }
   if (target === null || typeof target !== "object") {
     throw new TypeError("webSocketTransport: pass a ws:// URL or a WebSocket");
@@ -241,5 +244,5 @@ export function webSocketTransport(target, options) {
     // A wrapped socket is redialled at its own URL with its own constructor.
     redial = { make: make ?? target.constructor, url: target.url, protocols, settings };
   }
-  return new WebSocketTransport(target, redial, resume);
+  return new WebSocketTransport(target, redial, resume, announce);
 }

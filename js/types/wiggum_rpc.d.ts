@@ -442,7 +442,71 @@ export interface RequestOptions {
    * the call was made, it rejects with `REQUEST_TIMEOUT` (-32099).
    */
   maxTotalTimeout?: number;
+  /**
+   * Metadata for the call (a trace context, an idempotency key…): sent as
+   * the request's `meta` member to a peer whose hello offered metadata (a
+   * wiggum-rpc endpoint), never to any other. A call with a timeout (its
+   * own, or one given to the endpoint) also sends `deadline`, the ms it has.
+   */
+  meta?: CallMeta;
+  /**
+   * The call may safely run twice: the `retry()` interceptor of
+   * `wiggum-rpc/middleware` makes it again after a lost connection, with
+   * one `meta.idempotencyKey` for every attempt.
+   */
+  idempotent?: boolean;
 }
+
+/** A call's metadata: plain data, structured-cloneable (JSON on a text transport). */
+export interface CallMeta {
+  /** The ms the caller gives the call: the handler's signal aborts when they have passed. */
+  deadline?: number;
+  /** What a server's `idempotency()` middleware recognises a repeated call by. */
+  idempotencyKey?: string;
+  [name: string]: unknown;
+}
+
+/** What a middleware (`use`) sees of a call it wraps. */
+export interface IncomingCall<Ctx extends object = {}> {
+  readonly method: string;
+  /** The id the caller gave the call (undefined for a notification). */
+  readonly id: string | number | null | undefined;
+  /** The params the handler gets (a middleware may replace them). */
+  params: unknown;
+  /** The caller's metadata: data from the other side, to check before trusting. */
+  readonly meta: CallMeta | undefined;
+  /** What the handler gets as its second argument: extend it (`context.user = …`). */
+  readonly context: CallContext & Ctx;
+  /** A notification: nothing goes back, whatever the chain does. */
+  readonly notification: boolean;
+}
+
+/**
+ * Wraps the calls a side serves: `next()` runs the rest of the chain and
+ * the handler, resolving with the result (rejecting with what it threw).
+ * Return `next()`'s result, or answer or throw instead. `Added`: what it
+ * puts in the context, which the handlers registered after `use` then see.
+ */
+export type Middleware<Ctx extends object = {}, Added extends object = {}> =
+  (call: IncomingCall<Ctx & Partial<Added>>, next: () => Promise<unknown>) => unknown;
+
+/** What an interceptor (`intercept`) sees of a call this side makes. */
+export interface OutgoingCall {
+  method: string;
+  params: unknown;
+  /** The options the call is made with (a copy: change it before `next()`). */
+  options: RequestOptions;
+  /** The metadata that crosses to a peer that takes it (a copy of `options.meta`). */
+  meta: CallMeta;
+  /** The id of the attempt made last, once `next()` has been called. */
+  readonly id?: number;
+}
+
+/**
+ * Wraps the calls a side makes: `next()` makes the call as `call` then
+ * says, and resolves with its result; calling it again makes it again (a retry).
+ */
+export type Interceptor = (call: OutgoingCall, next: () => Promise<unknown>) => Promise<unknown>;
 
 export interface NotifyOptions {
   transfer?: Transferable[];
@@ -462,10 +526,12 @@ export interface CallContext {
    * nothing toward a caller that does not read it, or once answered.
    */
   readonly progress: (value: unknown) => void;
+  /** The caller's metadata (data from the other side), or undefined. */
+  readonly meta: CallMeta | undefined;
 }
 
 /** A method handler: gets the params untouched; returns (or resolves to) the result. */
-export type MethodHandler<P = unknown, R = unknown> = (params: P, context: CallContext) => R | Promise<R>;
+export type MethodHandler<P = unknown, R = unknown, Ctx extends object = {}> = (params: P, context: CallContext & Ctx) => R | Promise<R>;
 /** A notification handler. */
 export type NotificationHandler<P = unknown> = (params: P) => void | Promise<void>;
 
@@ -484,16 +550,16 @@ export type SchemaOutput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.Infe
 /** What a handler may return under a result schema (its input), or `unknown`. */
 export type SchemaInput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferInput<S> : unknown;
 
-/** The serving side of an endpoint: `JSONRPCServer` and `Peer`. */
-export interface Serves {
+/** The serving side of an endpoint: `JSONRPCServer` and `Peer`; `Ctx`: what its middleware adds to handlers' context. */
+export interface Serves<Ctx extends object = {}> {
   /** A method whose params (and result) a schema checks: the handler's types come from the schemas. */
   method<P extends StandardSchemaV1 | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
     name: string,
-    handler: MethodHandler<SchemaOutput<P>, SchemaInput<R>>,
+    handler: MethodHandler<SchemaOutput<P>, SchemaInput<R>, Ctx>,
     info: MethodInfo<P, R> & ({ params: P } | { result: R }),
   ): void;
   /** A method without schemas: its params typed by the caller of `method`, or unknown. */
-  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R>, info?: MethodInfo<undefined, undefined>): void;
+  method<P = unknown, R = unknown>(name: string, handler: MethodHandler<P, R, Ctx>, info?: MethodInfo<undefined, undefined>): void;
   onNotify<S extends StandardSchemaV1>(name: string, handler: NotificationHandler<StandardSchemaV1.InferOutput<S>>,
     info: NotificationInfo<S> & { params: S }): void;
   onNotify<P = unknown>(name: string, handler: NotificationHandler<P>, info?: NotificationInfo<undefined>): void;
@@ -527,16 +593,16 @@ export class JSONRPCClient {
 export interface JSONRPCClient extends Calls, Lifecycle {}
 
 /** Serves methods and notifications to the other side of a transport. */
-export class JSONRPCServer {
+export class JSONRPCServer<Ctx extends object = {}> {
   constructor(transport: RPCTransport, options?: EndpointOptions);
 }
-export interface JSONRPCServer extends Serves, Lifecycle {}
+export interface JSONRPCServer<Ctx extends object = {}> extends Serves<Ctx>, Lifecycle {}
 
 /** Client and server on one transport, both directions at once. */
-export class Peer {
+export class Peer<Ctx extends object = {}> {
   constructor(transport: RPCTransport, options?: EndpointOptions);
 }
-export interface Peer extends Calls, Serves, Lifecycle {}
+export interface Peer<Ctx extends object = {}> extends Calls, Serves<Ctx>, Lifecycle {}
 
 // Streamed chunks: a call's `onChunk`, a handler's `emit`.
 export interface RequestOptions {

@@ -153,6 +153,10 @@ pub mod tell {
     pub const RELEASE: u32 = 28;
     #[cfg_attr(not(feature = "references"), allow(dead_code))]
     pub const REFERENCES_HELD: u32 = 29;
+    /// The metadata (handle `b`) of the message or member handed over next.
+    pub const META: u32 = 30;
+    /// The id (a handle, read at once) the caller gave call `a`, or 0.
+    pub const SERVED_ID: u32 = 31;
 }
 
 /// The envelope flags the reader packs (`envelopeOf` in abi.js).
@@ -292,6 +296,8 @@ const _: () = {
         (b"const T_REFS = ", tell::REFS as f64),
         (b"const T_RELEASE = ", tell::RELEASE as f64),
         (b"const T_REFERENCES_HELD = ", tell::REFERENCES_HELD as f64),
+        (b"const T_META = ", tell::META as f64),
+        (b"const T_SERVED_ID = ", tell::SERVED_ID as f64),
     ];
     let (mut at, mut from) = (0, 0);
     while at < numbered.len() {

@@ -18,11 +18,17 @@ pub(super) fn refusal(error: &ErrorObject<Handle>) -> f64 {
     error.code as f64
 }
 
+/// The id the caller gave call `call` as a handle JS reads at once (the
+/// core holds it while it serves the call), or 0.
+pub(super) fn served_id(ep: u32, call: u32) -> f64 {
+    slot(ep).and_then(|slot| slot.core.served_id(CallId(call))).map_or(0.0, |id| id.value().raw() as f64)
+}
+
 /// A call: its id (from 1); -1 when the endpoint is gone or destroyed; or
 /// the code of the error it is refused with (see `refusal`). `kind`: the
 /// params' kind + 1 (0: none). `timeout`: NaN for the endpoint's default;
 /// not a time above 0: none. `bits`: 1 progress, 2 no reset on progress.
-/// `window`: 0 for none.
+/// `window`: 0 for none. `meta`: its metadata (an object), or 0.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn request(
@@ -34,9 +40,10 @@ pub fn request(
     bits: u32,
     window: u32,
     max_total: f64,
+    meta: u32,
 ) -> f64 {
     enter();
-    let (method, params) = (Handle::adopt(method), Handle::adopt(params));
+    let (method, params, meta) = (Handle::adopt(method), Handle::adopt(params), Handle::adopt(meta));
     let mut id = -1.0;
     if let (Some(slot), Some(method)) = (slot(ep), method) {
         let options = CallOptions {
@@ -52,6 +59,7 @@ pub fn request(
         match slot.core.request_of_kind(
             method,
             params,
+            meta,
             #[cfg(feature = "references")]
             slot.refs.take(),
             kind,

@@ -72,8 +72,8 @@ pub(super) fn drain(ep: u32, slot: &mut Slot) {
                 }
                 sent.push(Some((ep, transmit)));
             }
-            Event::Invoke { call, handler, params } => {
-                words(&[e::INVOKE, ep_word, call.0 as f64, handler as f64, raw(&params)])
+            Event::Invoke { call, handler, params, meta } => {
+                words(&[e::INVOKE, ep_word, call.0 as f64, handler as f64, raw(&params), raw(&meta)])
             }
             Event::Notify { handler, params } => words(&[e::NOTIFY, ep_word, handler as f64, raw(&params)]),
             Event::Unhandled { method } => {
@@ -179,8 +179,8 @@ pub(super) fn encode(message: &Message<Handle>) {
         }
     }
     match message {
-        Message::Request { id, method, params, .. } => {
-            words(&[m::REQUEST, *id as f64, method.raw() as f64, raw(params)])
+        Message::Request { id, method, params, meta, .. } => {
+            words(&[m::REQUEST, *id as f64, method.raw() as f64, raw(params), raw(meta)])
         }
         Message::Notification { method, params, .. } => words(&[m::NOTIFICATION, method.raw() as f64, raw(params)]),
         Message::Response(Response { id, payload: Ok(result), .. }) => {
@@ -224,6 +224,7 @@ pub(super) fn encode(message: &Message<Handle>) {
                 resumed,
                 grace,
                 flag(c.packed),
+                flag(c.meta),
             ]);
         }
         Message::Ack { received } => words(&[m::ACK, *received as f64]),

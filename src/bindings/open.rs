@@ -76,6 +76,8 @@ pub fn open(
         },
         limits,
         packed: flags & opening::PACKED != 0,
+        // JS hands each call's metadata to its middleware (endpoints.js).
+        meta: true,
         #[cfg(feature = "references")]
         references: flags & opening::REFERENCES != 0,
         ..Config::new(roles)

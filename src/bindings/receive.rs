@@ -7,12 +7,14 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::abi::flags;
 use super::value::kind_of_index;
-use super::{enter, events, leave, slot, with, Handle};
+use super::{enter, events, leave, slot, with, Global, Handle};
 use crate::core::{Envelope, Framing, Id, IdMember, TextRefusal};
 
 /// The envelope of a message object, as the reader read it (abi.rs's
 /// flags); `number` is the id when that is a number.
 fn envelope(bits: u32, id: u32, method: u32, params: u32, result: u32, error: u32, number: f64) -> Envelope<Handle> {
+    // The message's metadata, told just before it (`meta`).
+    let meta = META.get().take();
     let id = match (bits >> flags::ID_SHIFT) & 7 {
         0 => {
             drop(Handle::adopt(id));
@@ -33,6 +35,7 @@ fn envelope(bits: u32, id: u32, method: u32, params: u32, result: u32, error: u3
         params: Handle::adopt(params).map(|p| (p, kind_of_index(params_kind.saturating_sub(1)))),
         result: Handle::adopt(result).filter(|_| bits & flags::RESULT != 0),
         error: Handle::adopt(error).filter(|_| bits & flags::ERROR != 0),
+        meta,
     }
 }
 
@@ -42,6 +45,14 @@ fn framing(bits: u32) -> Framing {
     } else {
         Framing::Object
     }
+}
+
+/// The `meta` of the message (or batch member) the reader hands over next:
+/// an object it saw there. Told apart, so a message without one costs nothing.
+static META: Global<Option<Handle>> = Global::new(None);
+
+pub(super) fn meta(h: u32) {
+    *META.get() = Handle::adopt(h);
 }
 
 /// A message object: its envelope as the reader read it. Handles 0: absent.

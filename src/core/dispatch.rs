@@ -80,7 +80,7 @@ pub enum Action<V, H> {
     /// Send this reply now.
     Send(Outgoing<V>),
     /// Run a method handler, then report its outcome to [`Dispatcher::complete`].
-    Call { call: CallId, handler: H, params: Option<V> },
+    Call { call: CallId, handler: H, params: Option<V>, meta: Option<V> },
     /// Run a notification handler; nothing goes back.
     Notify { handler: H, params: Option<V> },
     /// Settle the caller's pending call `id` with this outcome.
@@ -433,7 +433,7 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
                 }
                 let call = self.next_call_id();
                 self.calls.insert_new(call.0, InFlight { id: request.id, batch, streamed: false, credit: None });
-                actions.push(Action::Call { call, handler, params: request.params });
+                actions.push(Action::Call { call, handler, params: request.params, meta: request.meta });
                 None
             }
             Inbound::Notification(notification) => {

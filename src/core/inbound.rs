@@ -4,6 +4,7 @@
 use super::error::{code, ErrorObject};
 use super::message::{exact_double, Id, Notification, Request, Response};
 use super::value::{number_of, text_of, Kind, Value};
+use super::wire::META;
 
 /// How the transport frames messages, which decides what counts as ours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +66,8 @@ pub struct Envelope<V> {
     pub params: Option<(V, Kind)>,
     pub result: Option<V>,
     pub error: Option<V>,
+    /// The `meta` member, if it is an object (any other is no metadata).
+    pub meta: Option<V>,
 }
 
 impl<V: Value> Envelope<V> {
@@ -84,6 +87,7 @@ impl<V: Value> Envelope<V> {
             params: object.member("params").map(with_kind),
             result: object.member("result"),
             error: object.member("error"),
+            meta: object.member(META).filter(|meta| meta.kind() == Kind::Object),
         }
     }
 }
@@ -100,7 +104,7 @@ impl<V> Envelope<V> {
 
 /// Classifies a message object from its envelope.
 pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> Inbound<V> {
-    let Envelope { version_2, id, method, params, result, error } = envelope;
+    let Envelope { version_2, id, method, params, result, error, meta } = envelope;
     let present = !matches!(id, IdMember::Absent);
     // An id we can read is echoed, so the caller gets its answer instead of a
     // timeout; one we cannot read becomes null, as the spec says.
@@ -123,7 +127,7 @@ pub fn classify_envelope<V: Value>(envelope: Envelope<V>, framing: Framing) -> I
         let params = params.map(|(params, _)| params);
         return match (name, structured, present, echo) {
             (Some(method), true, false, _) => Inbound::Notification(Notification { method, params }),
-            (Some(method), true, true, Some(id)) => Inbound::Request(Request { id, method, params }),
+            (Some(method), true, true, Some(id)) => Inbound::Request(Request { id, method, params, meta }),
             (Some(_), true, true, None) => invalid(None),
             (_, _, _, echo) => invalid(echo),
         };

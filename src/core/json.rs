@@ -11,7 +11,8 @@ use super::message::{Id, Response};
 #[cfg(feature = "references")]
 use super::wire::RELEASE;
 use super::wire::{
-    Message, Transmit, MCP_PROGRESS, PACKED, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+    Message, Transmit, MCP_PROGRESS, META, PACKED, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT,
+    STREAM_END,
 };
 
 /// Parses JSON text; `None` means the sender gets `-32700`.
@@ -32,6 +33,14 @@ pub fn response(response: &Response<Json>) -> Json {
         message.insert("refs".into(), refs.clone());
     }
     Json::Object(message)
+}
+
+/// A request with its metadata beside its params, when it has any.
+fn with_meta(mut call: Json, meta: &Option<Json>) -> Json {
+    if let (Some(meta), Json::Object(members)) = (meta, &mut call) {
+        members.insert(META.into(), meta.clone());
+    }
+    call
 }
 
 /// A call with its `refs` beside its params, when it has any.
@@ -72,18 +81,18 @@ pub fn message(message: &Message<Json>) -> Json {
     let notification = |method: &str, params: Json| call(&json!(method), &Some(params));
     match message {
         #[cfg(not(feature = "references"))]
-        Message::Request { id, method, params } => {
+        Message::Request { id, method, params, meta } => {
             let mut request = call(method, params);
             request["id"] = json!(id);
-            request
+            with_meta(request, meta)
         }
         #[cfg(not(feature = "references"))]
         Message::Notification { method, params } => call(method, params),
         #[cfg(feature = "references")]
-        Message::Request { id, method, params, refs } => {
+        Message::Request { id, method, params, meta, refs } => {
             let mut request = call(method, params);
             request["id"] = json!(id);
-            with_refs(request, refs)
+            with_refs(with_meta(request, meta), refs)
         }
         #[cfg(feature = "references")]
         Message::Notification { method, params, refs } => with_refs(call(method, params), refs),
@@ -116,6 +125,9 @@ pub fn message(message: &Message<Json>) -> Json {
             });
             if let (true, Json::Object(members)) = (capabilities.packed, &mut params) {
                 members.insert(PACKED.into(), json!(true));
+            }
+            if let (true, Json::Object(members)) = (capabilities.meta, &mut params) {
+                members.insert(META.into(), json!(true));
             }
             #[cfg(feature = "references")]
             if let (true, Json::Object(members)) = (capabilities.references, &mut params) {

@@ -84,6 +84,10 @@ pub struct Request<V> {
     pub id: Id<V>,
     pub method: String,
     pub params: Option<V>,
+    /// Its metadata (`"meta"`, an object), from a peer both sides told they
+    /// take it: a trace context, an idempotency key, the time left. Data,
+    /// never trusted for anything unless the host checks it.
+    pub meta: Option<V>,
 }
 
 /// A call without an id: it gets no response, ever.

@@ -37,7 +37,7 @@ pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
 pub use wire::{
     presented_session, Cancellation, Capabilities, Message, SessionHello, Transmit, CANCEL_REQUEST, MCP_CANCELLED,
-    MCP_PROGRESS, PACKED, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+    MCP_PROGRESS, META, PACKED, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
 };
 #[cfg(feature = "references")]
 pub use wire::{REFERENCE, RELEASE};

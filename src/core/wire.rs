@@ -106,6 +106,8 @@ pub enum Message<V> {
         id: u64,
         method: V,
         params: Option<V>,
+        /// Its metadata ([`META`]): dropped toward a peer that did not offer it.
+        meta: Option<V>,
         /// `[[id, path], …]`: where `params` holds references.
         #[cfg(feature = "references")]
         refs: Option<V>,
@@ -241,6 +243,14 @@ impl SessionHello {
 /// stranger sees arrays of plain messages, as the spec has them.
 pub const PACKED: &str = "packed";
 
+/// A request's metadata: a member of the request object beside `params`,
+/// `"meta": {…}`, sent only to a peer whose `$/ready` offered `"meta": true`
+/// (a stranger gets the request as the spec has it). What it holds is the
+/// hosts' (a trace context, an idempotency key, `deadline`: the time left
+/// in milliseconds); to the core it is a value it carries, and from a peer
+/// it is data: an object, or nothing.
+pub const META: &str = "meta";
+
 /// What goes out in one send: a message, or several as one batch array.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Transmit<V> {
@@ -250,16 +260,16 @@ pub enum Transmit<V> {
 
 impl<V> Transmit<V> {
     /// Whether, toward a peer that reads the packed form ([`PACKED`]), this
-    /// goes in it: a batch all of whose members are calls (no references in
-    /// them), or all results to numeric ids (no references in them either).
+    /// goes in it: a batch all of whose members are calls (no references or
+    /// metadata in them), or all results to numeric ids (no references in them either).
     pub fn packs(&self) -> bool {
         let Transmit::Batch(messages) = self else { return false };
         match messages.first() {
             Some(Message::Request { .. }) => messages.iter().all(|message| match message {
                 #[cfg(feature = "references")]
-                Message::Request { refs, .. } => refs.is_none(),
+                Message::Request { refs, meta, .. } => refs.is_none() && meta.is_none(),
                 #[cfg(not(feature = "references"))]
-                Message::Request { .. } => true,
+                Message::Request { meta, .. } => meta.is_none(),
                 _ => false,
             }),
             Some(Message::Response(_)) => messages.iter().all(|message| match message {
@@ -303,6 +313,8 @@ pub struct Capabilities {
     pub progress: bool,
     /// It reads batches in the packed form ([`PACKED`]).
     pub packed: bool,
+    /// It reads a request's metadata ([`META`]).
+    pub meta: bool,
     /// It takes functions and objects by reference (`refs`, `$/ref/…`, `$/release`).
     #[cfg(feature = "references")]
     pub references: bool,
@@ -334,6 +346,7 @@ impl Capabilities {
         stream_credit: false,
         progress: false,
         packed: false,
+        meta: false,
         #[cfg(feature = "references")]
         references: false,
     };
@@ -352,6 +365,7 @@ impl Capabilities {
             stream_credit: flag("streamCredit"),
             progress: flag("progress"),
             packed: flag(PACKED),
+            meta: flag(META),
             #[cfg(feature = "references")]
             references: flag("references"),
         };

@@ -467,7 +467,7 @@ fn drain(shared: &Rc<Shared>) {
         let Some(event) = event else { break };
         match event {
             Event::Transmit(transmit) => post(shared, transmit),
-            Event::Invoke { call, handler, params } => invoke(shared, call, handler, params),
+            Event::Invoke { call, handler, params, .. } => invoke(shared, call, handler, params),
             Event::Notify { handler: Handler::Notification(handler), params } => handler(params.map(|p| p.0)),
             Event::Settled { id, waiter, outcome } => {
                 shared.state.borrow_mut().transfers.retain(|(_, _, call)| *call != Some(id));

@@ -67,6 +67,7 @@ pub fn serve(logger: Logger) -> i32 {
         limits: Limits::DEFAULT,
         dialect: Dialect::Plain,
         packed: false,
+        meta: false,
         #[cfg(feature = "references")]
         references: false,
     });
@@ -164,7 +165,7 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
     while let Some(event) = endpoint.poll() {
         match event {
             Event::Transmit(transmit) => write(&json::transmit(&transmit).to_string(), logger),
-            Event::Invoke { call, handler, params } => endpoint.complete(call, run(&handler, params, logger)),
+            Event::Invoke { call, handler, params, .. } => endpoint.complete(call, run(&handler, params, logger)),
             Event::Notify { handler, params } => {
                 if let Err(error) = run(&handler, params, logger) {
                     logger.warn(&format!("a notification failed: {}", error.message));

@@ -93,6 +93,10 @@ pub struct Config {
     /// in `$/ready` in the plain dialect, without a session or references
     /// (whose messages keep their own forms).
     pub packed: bool,
+    /// The host reads and writes requests' metadata ([`crate::core::META`]):
+    /// offered in `$/ready` in the plain dialect; a request's goes only to a
+    /// peer that offered it, and a peer's reaches the handler only then.
+    pub meta: bool,
     /// Functions and objects by reference: offered in `$/ready` by a Peer
     /// in the plain dialect, taken from a peer that offered them.
     #[cfg(feature = "references")]
@@ -134,6 +138,7 @@ impl Config {
             limits: Limits::DEFAULT,
             dialect: Dialect::Plain,
             packed: false,
+            meta: false,
             #[cfg(feature = "references")]
             references: false,
         }
@@ -184,7 +189,7 @@ pub enum Event<V, H, W> {
     /// Send this.
     Transmit(Transmit<V>),
     /// Run a method handler; report its outcome with [`super::Endpoint::complete`].
-    Invoke { call: CallId, handler: H, params: Option<V> },
+    Invoke { call: CallId, handler: H, params: Option<V>, meta: Option<V> },
     /// Run a notification handler.
     Notify { handler: H, params: Option<V> },
     /// A notification nobody handles (dropped, as the spec says; a host may log it).

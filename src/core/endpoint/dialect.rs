@@ -62,6 +62,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             id,
             method: V::string(LIST_COMPONENTS),
             params: Some(params),
+            meta: None,
             #[cfg(feature = "references")]
             refs: None,
         };

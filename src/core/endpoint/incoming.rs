@@ -127,7 +127,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         for action in actions {
             match action {
                 Action::Send(reply) => self.reply(reply),
-                Action::Call { call, handler, params } => {
+                Action::Call { call, handler, params, meta } => {
                     if self.config.dialect == Dialect::Mcp {
                         let token =
                             params.as_ref().and_then(|p| p.member("_meta")).and_then(|m| m.member("progressToken"));
@@ -141,7 +141,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         continue;
                     }
                     let params = self.incoming_params(params);
-                    self.events.push_back(Event::Invoke { call, handler, params })
+                    let meta = meta.filter(|_| self.takes_meta());
+                    self.events.push_back(Event::Invoke { call, handler, params, meta })
                 }
                 Action::Notify { handler, params } => {
                     #[cfg(feature = "references")]

@@ -230,6 +230,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         !self.dispatcher.is_clean()
     }
 
+    /// The id the caller gave call `call` (on the wire), while this side serves it.
+    pub fn served_id(&self, call: CallId) -> Option<&Id<V>> {
+        self.dispatcher.served_id(call)
+    }
+
     /// Nothing is left in any table: no call waiting, none being served, no
     /// batch half-answered, nothing queued (but notifications held for a
     /// handshake the other side has not answered). A leak check.
@@ -285,6 +290,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         match self.request_of_kind(
             method,
             params,
+            None,
             #[cfg(feature = "references")]
             None,
             kind,
@@ -302,13 +308,15 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// [`Endpoint::request_with`] for a host that knows the params' kind
     /// (`None`: no params) and settles a refused call itself: its outcome
-    /// comes back with the waiter, and no event is queued for it. With
-    /// references, `refs` go beside the params (see [`Endpoint::export`]).
-    #[cfg_attr(feature = "references", allow(clippy::too_many_arguments))]
+    /// comes back with the waiter, and no event is queued for it. `meta`:
+    /// its metadata ([`crate::core::META`]), which goes to a peer that offered
+    /// it. With references, `refs` go beside the params (see [`Endpoint::export`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn request_of_kind(
         &mut self,
         method: V,
         params: Option<V>,
+        meta: Option<V>,
         #[cfg(feature = "references")] refs: Option<V>,
         kind: Option<Kind>,
         waiter: W,
@@ -365,6 +373,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             id,
             method,
             params,
+            meta,
             #[cfg(feature = "references")]
             refs,
         };

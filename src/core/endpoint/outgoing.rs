@@ -29,10 +29,27 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             stream_credit: true,
             progress: true,
             packed: self.offers_packed(),
+            meta: self.offers_meta(),
             #[cfg(feature = "references")]
             references: self.offers_references(),
         };
         Message::Ready { ack, capabilities, presence: self.presence.clone(), session }
+    }
+
+    /// Whether this side's hello offers requests' metadata.
+    fn offers_meta(&self) -> bool {
+        self.config.meta && self.config.dialect == Dialect::Plain
+    }
+
+    /// Whether a peer's metadata reaches this side's handlers: this side
+    /// offered it (whether or not the peer said hello: it is data either way).
+    pub(super) fn takes_meta(&self) -> bool {
+        self.offers_meta()
+    }
+
+    /// Whether this side's requests carry their metadata: both sides offered it.
+    fn sends_meta(&self) -> bool {
+        self.offers_meta() && self.peer.is_some_and(|peer| peer.meta)
     }
 
     /// Whether this side's hello offers the packed form of batches.
@@ -197,7 +214,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.transmit(reply_transmit(reply));
     }
 
-    pub(super) fn transmit(&mut self, transmit: Transmit<V>) {
+    pub(super) fn transmit(&mut self, mut transmit: Transmit<V>) {
+        // Metadata goes only to a peer that offered it: a stranger gets the spec's request.
+        if !self.sends_meta() {
+            without_meta(&mut transmit);
+        }
         let transmit = match &mut self.session {
             None => transmit,
             Some(session) => match session.outgoing(transmit) {
@@ -209,6 +230,19 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             },
         };
         self.events.push_back(Event::Transmit(transmit));
+    }
+}
+
+/// `transmit` with its requests' metadata dropped.
+fn without_meta<V>(transmit: &mut Transmit<V>) {
+    let messages = match transmit {
+        Transmit::Single(message) => core::slice::from_mut(message),
+        Transmit::Batch(messages) => messages.as_mut_slice(),
+    };
+    for message in messages {
+        if let Message::Request { meta, .. } = message {
+            *meta = None;
+        }
     }
 }
 

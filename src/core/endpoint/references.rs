@@ -398,7 +398,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         let made = match self.destroyed || self.may_refer() {
             true => {
                 let kind = params.as_ref().map(Value::kind);
-                self.request_of_kind(method, params, Some(refs), kind, waiter, options, now)
+                self.request_of_kind(method, params, None, Some(refs), kind, waiter, options, now)
             }
             false => Err((waiter, Outcome::Error(not_taken(code::INVALID_PARAMS, "params")))),
         };

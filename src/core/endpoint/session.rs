@@ -158,17 +158,21 @@ fn kept_copy<V: Clone>(transmit: &Transmit<V>) -> Transmit<V> {
 fn kept_message<V: Clone>(message: &Message<V>) -> Message<V> {
     match message {
         #[cfg(not(feature = "references"))]
-        Message::Request { id, method, params } => {
-            Message::Request { id: *id, method: method.clone(), params: params.clone() }
+        Message::Request { id, method, params, meta } => {
+            Message::Request { id: *id, method: method.clone(), params: params.clone(), meta: meta.clone() }
         }
         #[cfg(not(feature = "references"))]
         Message::Notification { method, params } => {
             Message::Notification { method: method.clone(), params: params.clone() }
         }
         #[cfg(feature = "references")]
-        Message::Request { id, method, params, refs } => {
-            Message::Request { id: *id, method: method.clone(), params: params.clone(), refs: refs.clone() }
-        }
+        Message::Request { id, method, params, meta, refs } => Message::Request {
+            id: *id,
+            method: method.clone(),
+            params: params.clone(),
+            meta: meta.clone(),
+            refs: refs.clone(),
+        },
         #[cfg(feature = "references")]
         Message::Notification { method, params, refs } => {
             Message::Notification { method: method.clone(), params: params.clone(), refs: refs.clone() }
