@@ -140,7 +140,7 @@ export class Hub<Ctx extends object = {}> {
    * and later (`context.client` names the caller); typed with what it adds
    * (`Added`) for the handlers registered from then on.
    */
-  use<Added extends object = {}>(middleware: Middleware<Ctx & { client: string }, Added>): this & Hub<Ctx & Added>;
+  use<Added extends object = {}>(middleware: Middleware<Ctx & { client: string }, Added>): Hub<Ctx & Added>;
   /** Adds an interceptor around the calls the hub makes to its clients. */
   intercept(interceptor: Interceptor): this;
   /** Handles a notification from any client; the second argument is the client's id. */

@@ -17,7 +17,7 @@ declare module "./wiggum_rpc.js" {
      * Returns this endpoint, typed with what the middleware adds (`Added`)
      * in the context of the handlers registered from then on.
      */
-    use<Added extends object = {}>(middleware: Middleware<Ctx, Added>): this & Serves<Ctx & Added>;
+    use<Added extends object = {}>(middleware: Middleware<Ctx, Added>): Serves<Ctx & Added> & this;
   }
 }
 

@@ -43,24 +43,29 @@ export function detach(hooks) {
 // sends a chunk and returns a promise that resolves once the handler may send
 // the next: at once, unless the caller's credit is used up (`stream.credit`).
 // `meta`: the caller's metadata (data, never trusted unless checked); its
-// `deadline` aborts the signal and answers the call once it has passed.
+// `deadline` aborts the signal and answers the call once it has passed
+// since the call came, or since the handler's last progress (which starts
+// the caller's timeout again, unless it said otherwise).
 function handlerContext(hooks, call, meta) {
   const controller = new AbortController();
   hooks.controllers.set(call, controller);
   const deadline = deadlineOf(meta);
-  if (deadline !== 0) {
+  const arm = () => {
+    clearTimeout(hooks.deadlines.get(call));
     hooks.deadlines.set(call, setTimeout(() => {
       const error = new RPCError(-32099, `Deadline exceeded: the caller's ${deadline} ms have passed`);
       abortHandlers(hooks, call, error);
       hooks.signal(REJECTED, call, error);
     }, deadline));
-  }
+  };
+  if (deadline !== 0) arm();
   const emit = (chunk) => {
     if (hooks.signal(CHUNK, call, chunk) !== false) return Promise.resolve();
     return new Promise((resolve) => hooks.streaming.set(call, resolve));
   };
   const progress = (value) => {
     hooks.signal(PROGRESS, call, value);
+    if (hooks.deadlines.has(call)) arm();
   };
   return { signal: controller.signal, emit, progress, meta };
 }

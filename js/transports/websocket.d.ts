@@ -35,9 +35,11 @@ export interface WebSocketTransportOptions {
    * what it takes: calls' metadata (a trace context, an auth token, a
    * deadline) then crosses, and bursts go as batches. A server of another
    * library gets one notification it ignores. (A transport that reconnects
-   * and resumes says hello anyway.)
+   * and resumes says hello anyway.) `"wait"`: the same, and calls wait for
+   * the server's answer, so that even the first carries its metadata (only
+   * toward a wiggum-rpc server: another never answers).
    */
-  handshake?: "announce";
+  handshake?: "announce" | "wait";
   /** The constructor to dial with (Node 20 has no global WebSocket: pass `ws`'s). */
   WebSocket?: new (url: string, protocols?: string | string[]) => unknown;
   protocols?: string | string[];

@@ -51,8 +51,9 @@ class WebSocketTransport extends Transport {
       this.session = "client";
       this.handshake = "announce";
     }
-    // A hello without a session: what the server takes (metadata, batches) is learnt from its answer.
-    if (announce) this.handshake = "announce";
+    // A hello without a session: what the server takes (metadata, batches) is learnt from its answer;
+    // "wait": calls wait for it.
+    if (announce) this.handshake = announce;
     this.#watch(socket);
   }
 
@@ -226,7 +227,7 @@ export function webSocketTransport(target, options) {
   const protocols = options?.protocols;
   const reconnect = options?.reconnect;
   const resume = options?.resume !== false;
-  const announce = options?.handshake === "announce";
+  const announce = options?.handshake === "announce" ? "announce" : options?.handshake === "wait" ? "hold" : undefined;
   // `true`, or an object of settings (each as a number, NaN where not given:
   // the schedule's defaults apply).
   const redials = reconnect === true || (typeof reconnect === "object" && reconnect !== null);

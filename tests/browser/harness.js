@@ -468,7 +468,7 @@ const scenarios = {
       const client = new lib.JSONRPCClient(lib.portTransport(port2), { batch });
       try {
         await raw.hello();
-        eq(raw.ready.map(({ params: { presence, ...capabilities } }) => capabilities), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000, streamCredit: true, progress: true, packed: true }],
+        eq(raw.ready.map(({ params: { presence, ...capabilities } }) => capabilities), [{ ack: false, batches: true, splitBatchAnswers: true, maxBatch: 1000, streamCredit: true, progress: true, packed: true, meta: true }],
           `${what}: the client says hello with its capabilities`);
         assert(/^wiggum-rpc:[0-9a-f-]{36}$/.test(raw.ready[0].params.presence), `${what}: and names the Web Lock it holds while it lives`);
         if (offered) {

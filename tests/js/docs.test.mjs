@@ -27,7 +27,7 @@ test("the README is one screen of what a user needs, at most 250 lines", () => {
 test("the API reference is generated from the package's declarations, one module per entry", () => {
   execFileSync(bin("typedoc"), ["--options", "typedoc.json"], { cwd: docs, stdio: "inherit" });
   const modules = readdirSync(join(docs, "api/wiggum-rpc"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  for (const entry of ["websocket", "http", "hub", "pool", "remote", "stream", "trace", "contracts", "introspection", "framing", "redis"]) {
+  for (const entry of ["websocket", "http", "hub", "pool", "remote", "stream", "trace", "contracts", "introspection", "middleware", "otel", "framing", "redis"]) {
     assert.ok(modules.includes(entry), `docs/api has wiggum-rpc/${entry}`);
   }
   const rootApi = readFileSync(join(docs, "api/wiggum-rpc/index.md"), "utf8");

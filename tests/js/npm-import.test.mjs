@@ -29,13 +29,14 @@ before(() => {
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "npm-app", private: true, type: "module" }));
   tarball = join(app, packed[0].filename);
   // `ws` for the Node WebSocket scripts: the copy this repository pins.
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball, join(root, "node_modules/ws")], { cwd: app, stdio: "pipe" });
+  // With the peers an app of each kind has: ws, OpenTelemetry's API (wiggum-rpc/otel).
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball, join(root, "node_modules/ws"), join(root, "node_modules/@opentelemetry/api")], { cwd: app, stdio: "pipe" });
 });
 
 after(() => rmSync(app, { recursive: true, force: true }));
 
 test("the tarball holds the package and nothing else", () => {
-  const entries = ["contracts", "http", "hub", "introspection", "pool", "remote", "stream", "trace", "websocket"];
+  const entries = ["contracts", "http", "hub", "introspection", "middleware", "otel", "pool", "remote", "stream", "trace", "websocket"];
   const esm = entries.flatMap((name) => [`${name}.d.ts`, `${name}.js`, `${name}.js.map`]);
   const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   // Each flavour: the package's root, and references/ (the same on a module that takes references).
@@ -132,6 +133,17 @@ test("wiggum-rpc/redis: in Node, ioredis is its one import and an optional peer 
   }
 });
 
+test("wiggum-rpc/otel: @opentelemetry/api is its one import and an optional peer dependency; wiggum-rpc/middleware is what it adds its halves to", () => {
+  const dir = join(app, "node_modules/wiggum-rpc");
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  assert.equal(manifest.peerDependencies?.["@opentelemetry/api"], "^1.9.0");
+  assert.deepEqual(manifest.peerDependenciesMeta?.["@opentelemetry/api"], { optional: true });
+  const code = readFileSync(join(dir, "node/otel.cjs"), "utf8");
+  assert.deepEqual([...new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map(([, name]) => name))].sort(), ["./middleware.cjs", "@opentelemetry/api"]);
+  // The root entry loads neither.
+  assert.doesNotMatch(readFileSync(join(dir, "wiggum_rpc.js"), "utf8"), /opentelemetry|middleware\.js/);
+});
+
 test("the types compile under tsc's node16 resolution, from ES modules and CommonJS", () => {
   try {
     execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(app, "node")], { stdio: "pipe" });
@@ -177,6 +189,8 @@ import "wiggum-rpc/stream";
 import "wiggum-rpc/trace";
 import "wiggum-rpc/contracts";
 import "wiggum-rpc/introspection";
+import { idempotency, retry } from "wiggum-rpc/middleware";
+import { instrument, tracing } from "wiggum-rpc/otel";
 import { BroadcastChannel, MessageChannel, Worker, parentPort } from "node:worker_threads";
 // Node's own workers and ports, as the Node build's transports take them.
 export const toWorker = new Peer(workerTransport(new Worker("./worker.js")));
@@ -191,6 +205,17 @@ peer.request("add", 3);
 // @ts-expect-error an object is not a Worker (Node's worker_threads Worker is one)
 workerTransport({});
 export const used: unknown[] = [webSocketTransport, httpTransport, connectMcp, Hub, broadcastHub, workerPool, FrameDecoder, encodeFrame];
+// Middleware typed by what it adds: the handlers registered after it see \`user\`.
+export const guarded = new Peer(portTransport(port2)).use<{ user: string }>((call, next) => {
+  call.context.user = String(call.meta?.user);
+  return next();
+});
+guarded.method("whoami", (params: unknown, { user, signal }) => (signal.aborted ? "" : user.toUpperCase()));
+guarded.use(idempotency({ maxKeys: 10 })).intercept(retry({ attempts: 2 }));
+export const traced = instrument(new Hub());
+export const { interceptor, middleware } = tracing();
+// @ts-expect-error a middleware is a function
+peer.use("auth");
 export const clustered = new Hub({ timeout: 1000, cluster: redisCluster({ url: "redis://127.0.0.1:6379", lease: 2000 }) });
 export const where: string | undefined = clustered.nodeOf("client-1");
 // @ts-expect-error the lease is a number of ms
@@ -226,7 +251,7 @@ test("are-the-types-wrong finds no problem in any entry, for node10, node16 (CJS
   }
   const { analysis, problems } = JSON.parse(readFileSync(report, "utf8"));
   assert.deepEqual(problems, {});
-  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "pool", "redis", "remote", "stream", "trace", "websocket"];
+  const subpaths = ["contracts", "framing", "http", "hub", "introspection", "middleware", "otel", "pool", "redis", "remote", "stream", "trace", "websocket"];
   const flavour = (at) => [at, `${at}/web`, ...subpaths.flatMap((name) => [`${at}/${name}`, `${at}/web/${name}`])];
   assert.deepEqual(Object.keys(analysis.entrypoints).sort(), [
     "./esbuild", "./package.json", ...flavour("."), ...flavour("./references"),
