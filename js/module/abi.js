@@ -348,15 +348,19 @@ function packedBatch(n) {
   if (F64[after] === M_REQUEST) {
     const method = [];
     const params = [];
+    const meta = [];
+    let metas = false;
     for (let i = 0; i < n; i++) {
       const w = after;
       id.push(F64[w + 1]);
       method.push(vals[F64[w + 2]]);
       params.push(payload(vals[F64[w + 3]]));
+      meta.push(vals[F64[w + 4]]);
+      metas ||= F64[w + 4] !== 0;
       if (following) requestIds.push(F64[w + 1], vals[F64[w + 2]]);
       after = w + 5;
     }
-    return { jsonrpc: JSONRPC, packed: "calls", id, method, params };
+    return metas ? { jsonrpc: JSONRPC, packed: "calls", id, method, params, meta } : { jsonrpc: JSONRPC, packed: "calls", id, method, params };
   }
   const result = [];
   for (let i = 0; i < n; i++) {

@@ -48,12 +48,14 @@ function readPacked(ep, message, text) {
   // Not taken member by member (past this side's limit, or a form it did not offer): whole, an invalid request.
   if (x.$tell(ep, T_BATCH, n, 1) !== 1) return false;
   const flags = OBJECT | text | VERSION_2 | (calls ? METHOD : RESULT);
+  const metas = calls && Array.isArray(message.meta) ? message.meta : undefined;
   for (let i = 0; i < n; i++) {
     const one = id[i];
     const idBits = one === undefined ? 0 : (kindOf(one) + 1) << ID_SHIFT;
     const number = typeof one === "number" ? one : 0;
     if (calls) {
       const given = params[i];
+      if (metas !== undefined && isObject(metas[i])) x.$tell(ep, T_META, 0, put(metas[i]));
       const paramsBits = given === undefined ? 0 : (kindOf(given) + 1) << PARAMS_SHIFT;
       x.$member(ep, flags | idBits | paramsBits, opt(one), put(values[i]), opt(given), 0, 0, number);
     } else x.$member(ep, flags | idBits, opt(one), 0, 0, put(values[i]), 0, number);

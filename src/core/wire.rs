@@ -235,7 +235,8 @@ impl SessionHello {
 /// same values, neither copied nor converted:
 ///
 /// - calls: `{"jsonrpc": "2.0", "packed": "calls", "id": [1, 2, …], "method": ["add", …], "params": [[1, 2], …]}`
-///   (a call without params has `undefined` at its place);
+///   (a call without params has `undefined` at its place; `"meta": [{…}, …]`
+///   beside them when a call has metadata, `undefined` where one has none);
 /// - results: `{"jsonrpc": "2.0", "packed": "results", "id": [1, 2, …], "result": [3, …]}`.
 ///
 /// The receiver reads each place as the member it stands for and answers
@@ -260,16 +261,16 @@ pub enum Transmit<V> {
 
 impl<V> Transmit<V> {
     /// Whether, toward a peer that reads the packed form ([`PACKED`]), this
-    /// goes in it: a batch all of whose members are calls (no references or
-    /// metadata in them), or all results to numeric ids (no references in them either).
+    /// goes in it: a batch all of whose members are calls (no references in
+    /// them), or all results to numeric ids (no references in them either).
     pub fn packs(&self) -> bool {
         let Transmit::Batch(messages) = self else { return false };
         match messages.first() {
             Some(Message::Request { .. }) => messages.iter().all(|message| match message {
                 #[cfg(feature = "references")]
-                Message::Request { refs, meta, .. } => refs.is_none() && meta.is_none(),
+                Message::Request { refs, .. } => refs.is_none(),
                 #[cfg(not(feature = "references"))]
-                Message::Request { meta, .. } => meta.is_none(),
+                Message::Request { .. } => true,
                 _ => false,
             }),
             Some(Message::Response(_)) => messages.iter().all(|message| match message {

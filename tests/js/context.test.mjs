@@ -151,6 +151,33 @@ test("order: three middlewares and three interceptors run in order around a call
   }
 });
 
+test("calls in flight keep their metadata: a packed batch carries each call's, deadlines among them", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const server = new Peer(portTransport(port1));
+  const client = new Peer(portTransport(port2, { handshake: "wait" }), { timeout: 5_000 });
+  const wire = [];
+  port1.on("message", (message) => wire.push(message));
+  const seen = [];
+  server.use((call, next) => {
+    seen.push([call.params[0], call.meta?.n, call.meta?.deadline]);
+    return next();
+  });
+  server.method("echo", ([n]) => n);
+  try {
+    await client.request("echo", [0]);
+    wire.length = 0;
+    seen.length = 0;
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((n) => client.request("echo", [n], n === 3 ? {} : { meta: { n } })));
+    assert.deepEqual(answers, [1, 2, 3, 4, 5]);
+    assert.deepEqual(seen, [[1, 1, 5_000], [2, 2, 5_000], [3, undefined, 5_000], [4, 4, 5_000], [5, 5, 5_000]]);
+    const packed = wire.find((message) => message.packed === "calls");
+    assert.deepEqual(packed?.meta, [{ n: 2, deadline: 5_000 }, { deadline: 5_000 }, { n: 4, deadline: 5_000 }, { n: 5, deadline: 5_000 }]);
+  } finally {
+    client.destroy();
+    server.destroy();
+  }
+});
+
 test("a middleware that throws answers the call with an error, one that answers skips the handler, one that hangs is ended by the deadline", async () => {
   const { port1, port2 } = new MessageChannel();
   const server = new Peer(portTransport(port1));
