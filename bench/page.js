@@ -13,6 +13,11 @@ import { defineProxy } from "comctx";
 import { COMCTX, comctxAdapter } from "./comctx.js";
 import { order } from "./order.js";
 import "/pkg/trace.js";
+import "/pkg/middleware.js";
+import { instrument } from "/pkg/otel.js";
+import { propagation, trace } from "@opentelemetry/api";
+import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import "./cold.js";
 import "./load.js";
 import "./pool.js";
@@ -107,14 +112,32 @@ const variants = {
     const trace = () => {};
     return wiggum({ trace }, { trace });
   },
+  // The cost of wiggum-rpc/middleware's chains: an empty middleware and an empty interceptor.
+  "wiggum-rpc, empty chains"() {
+    const pass = (call, next) => next();
+    return wiggum(undefined, undefined, (server, client) => (server.use(pass), client.intercept(pass)));
+  },
+  // The cost of wiggum-rpc/otel: a client and a server span per call, the trace context in its metadata.
+  "wiggum-rpc, otel"() {
+    return wiggum(undefined, undefined, (server, client) => (instrument(server), instrument(client)));
+  },
 };
 
-function wiggum(serverOptions, clientOptions) {
+// OpenTelemetry's SDK as a page sets it up, each span recorded and handed
+// to an exporter that drops it (the "wiggum-rpc, otel" variant).
+trace.setGlobalTracerProvider(new BasicTracerProvider({
+  spanProcessors: [new SimpleSpanProcessor({ export: (spans, done) => done({ code: 0 }), shutdown: async () => {} })],
+}));
+propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+
+// `setUp(server, client)`: what a variant adds to the two endpoints.
+function wiggum(serverOptions, clientOptions, setUp) {
   const { port1, port2 } = new MessageChannel();
   const server = new JSONRPCServer(portTransport(port1), serverOptions);
   server.method("add", ([a, b]) => a + b);
   server.method("echo", ([value]) => value);
   const client = new JSONRPCClient(portTransport(port2), clientOptions);
+  setUp?.(server, client);
   return { call: (method, params) => client.request(method, params), close: () => (client.destroy(), server.destroy()) };
 }
 

@@ -30,13 +30,21 @@ const runsWanted = option("runs") && Number(option("runs"));
 const root = new URL("..", import.meta.url).pathname;
 
 const NODE_ONLY = ["worker_threads", "os", "child_process"];
+// OpenTelemetry's API as one module, for the import map that wiggum-rpc/otel (served as built) resolves it with.
+await build({
+  entryPoints: [join(root, "node_modules/@opentelemetry/api/build/esm/index.js")],
+  bundle: true,
+  format: "esm",
+  outfile: join(root, "bench/dist/otel-api.js"),
+  logLevel: "warning",
+});
 await build({
   entryPoints: [join(root, "bench/page.js")],
   bundle: true,
   format: "esm",
   outfile: join(root, "bench/dist/page.js"),
   // workerpool's Node paths, never taken in a browser.
-  external: ["/pkg/*", "/pkg-references/*", ...NODE_ONLY],
+  external: ["/pkg/*", "/pkg-references/*", "@opentelemetry/api", ...NODE_ONLY],
   logLevel: "warning",
 });
 // The cold-start workers and frames, one bundle each (no variant pays for another's
@@ -106,7 +114,9 @@ async function entrySizes() {
   });
 }
 
-const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "penpal", "comctx", "wiggum-rpc", "wiggum-rpc, traced"];
+const VARIANTS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "penpal", "comctx", "wiggum-rpc", "wiggum-rpc, traced", "wiggum-rpc, empty chains", "wiggum-rpc, otel"];
+// wiggum-rpc with something added, each a ratio to it.
+const ADDED = [["traced", "wiggum-rpc, traced"], ["empty chains", "wiggum-rpc, empty chains"], ["otel", "wiggum-rpc, otel"]];
 const MEASURES = ["sequential", "64 in flight", "1024 in flight", "1 MB payload"];
 /** A browser's results, in the page's order (WebDriver does not keep an object's key order). */
 const measured = (results) => MEASURES.filter((label) => label in results).map((label) => [label, results[label]]);
@@ -265,14 +275,14 @@ const OTHERS = ["raw", "json-rpc-2.0", "comlink", "birpc", "Cap'n Web", "penpal"
 function table({ results, runs }) {
   const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
   const lines = [
-    `| measure (calls/s, median of ${runs}) | ${VARIANTS.join(" | ")} | ${OTHERS.map((other) => `wiggum ÷ ${other}`).join(" | ")} | traced ÷ untraced |`,
-    `| --- | ${VARIANTS.map(() => "---:").join(" | ")} | ${OTHERS.map(() => "---:").join(" | ")} | ---: |`,
+    `| measure (calls/s, median of ${runs}) | ${VARIANTS.join(" | ")} | ${OTHERS.map((other) => `wiggum ÷ ${other}`).join(" | ")} | ${ADDED.map(([name]) => `${name} ÷ plain`).join(" | ")} |`,
+    `| --- | ${VARIANTS.map(() => "---:").join(" | ")} | ${OTHERS.map(() => "---:").join(" | ")} | ${ADDED.map(() => "---:").join(" | ")} |`,
   ];
   for (const [label, byVariant] of measured(results)) {
     const w = byVariant["wiggum-rpc"];
     const ratio = (other) => (w / byVariant[other]).toFixed(2);
-    const traced = (byVariant["wiggum-rpc, traced"] / w).toFixed(2);
-    lines.push(`| ${label} | ${VARIANTS.map((v) => fmt(byVariant[v])).join(" | ")} | ${OTHERS.map(ratio).join(" | ")} | ${traced} |`);
+    const added = ADDED.map(([, variant]) => (byVariant[variant] / w).toFixed(2));
+    lines.push(`| ${label} | ${VARIANTS.map((v) => fmt(byVariant[v])).join(" | ")} | ${OTHERS.map(ratio).join(" | ")} | ${added.join(" | ")} |`);
   }
   return lines.join("\n");
 }

@@ -63,7 +63,7 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 /** The charts of one benchmark run, as `[file name, svg]`. */
 export function charts(run) {
   const out = [];
-  const libraries = run.variants.filter((v) => !v.includes("traced"));
+  const libraries = run.variants.filter((v) => !v.startsWith("wiggum-rpc,"));
   const mode = run.smoke ? " (smoke mode: too few calls to mean anything)" : "";
   for (const browser of run.browsers ?? []) {
     const slug = browser.name.toLowerCase();
@@ -125,7 +125,7 @@ export function charts(run) {
 /** The same run as Markdown tables, for the page beside the charts. */
 export function tables(run) {
   const fmt = (n) => Math.round(n).toLocaleString("en-US");
-  const libraries = run.variants.filter((v) => !v.includes("traced"));
+  const libraries = run.variants.filter((v) => !v.startsWith("wiggum-rpc,"));
   const lines = [`Run of ${run.date.slice(0, 10)} on ${run.machine}${run.smoke ? " (smoke mode)" : ""}.`, ""];
   for (const browser of run.browsers ?? []) {
     lines.push(`### ${browser.version}`, "", `| calls/s (median of ${browser.runs}) | ${libraries.join(" | ")} | wiggum-rpc ÷ raw | ÷ fastest other library | with a \`trace\` hook ÷ without |`);

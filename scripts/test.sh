@@ -117,6 +117,8 @@ run "Node: every call's context (wiggum-rpc/middleware): a hub's auth middleware
   node --test tests/js/context.test.mjs
 run "Node: OpenTelemetry (wiggum-rpc/otel): page → worker → WebSocket → hub → another client as one trace, each span the child of the one before, the JSON-RPC attributes and a failed call's error code" \
   node --test tests/js/otel.test.mjs
+run "OpenTelemetry in Chromium and Firefox (wiggum-rpc/otel on the web SDK): a page → its worker → WebSocket → a Node hub → another client as one trace" \
+  node --test tests/js/otel-browser.test.mjs
 run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: a MessagePort shared with ZenFS's Port backend (both at full load; closePort: false leaves the port open, the default closes it)" \
   node --test tests/js/shared-port.test.mjs

@@ -487,6 +487,23 @@ fn forced_batching_batches_toward_anyone() {
 }
 
 #[test]
+fn await_waits_for_the_other_sides_hello_not_for_the_connection() {
+    let config = Config { handshake: Handshake::Await, meta: true, ..Config::new(Roles::CLIENT) };
+    let mut side = Side::new(config);
+    side.call_with_meta(1, "echo", json!([1]), json!({"token": "t"}));
+    assert_eq!(methods(&side.end_turn()), ["$/ready"], "only the hello leaves");
+    // The connection opens (a WebSocket): the call still waits, unlike with Hold.
+    side.endpoint.connection_opened();
+    assert_eq!(methods(&side.end_turn()), Vec::<String>::new());
+    // The server's hello: the call goes, with its metadata, as the hello allows.
+    let hello = json!({"jsonrpc": "2.0", "method": "$/ready", "params": {"ack": true, "meta": true}});
+    side.endpoint.receive(&hello, Framing::Text);
+    let out = side.end_turn();
+    assert_eq!(methods(&out), ["echo"]);
+    assert_eq!(out[0]["meta"], json!({"token": "t"}));
+}
+
+#[test]
 fn hold_waits_for_the_other_side_and_says_when_it_never_came() {
     let mut side = Side::new(Config { handshake: Handshake::Hold, ..Config::new(Roles::CLIENT) });
     side.call(1, "echo", json!([1]), Some(500), 0);

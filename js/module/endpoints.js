@@ -9,7 +9,7 @@
 // plugs into every endpoint comes through extensions.js (`plugins`).
 
 import {
-  ABORT, ANNOUNCE, CALL_NO_RESET, CALL_PROGRESS, CHECKED, CHECKING, CHUNK, CLOSED, CONNECTING, CONSUMED, DEADLINE, EXPOSE_STACK, FLUSH, HOLD, IDLE, INVALID_PARAMS,
+  ABORT, ANNOUNCE, AWAIT, CALL_NO_RESET, CALL_PROGRESS, CHECKED, CHECKING, CHUNK, CLOSED, CONNECTING, CONSUMED, DEADLINE, EXPOSE_STACK, FLUSH, HOLD, IDLE, INVALID_PARAMS,
   INVALID_RESULT, JRPC_OO, MCP, OPENED, PACKED, PROGRESS, REJECTED, RESOLVED, TICK, UNDELIVERED,
   T_CANCEL, T_CHECKED, T_CHECKING, T_CONSUMED, T_DESTROY, T_EMIT, T_FLUSH, T_LOST, T_OPENED, T_PENDING, T_PROGRESS, T_REJECT,
   T_REJECT_PARAMS, T_REJECT_RESULT, T_SESSION_ID, T_SET_METHOD, T_SET_NOTIFICATION, T_TIMER,
@@ -142,7 +142,7 @@ function open(transport, options, roles) {
   // An endpoint takes references only where an entry that keeps their objects is installed.
   const referring = WITH_REFERENCES ? extensions.references?.opening(given) ?? 0 : 0;
   const flags = (given.jrpcOo === true ? JRPC_OO : 0) | (transport.dialect === "mcp" ? MCP : 0)
-    | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : 0)
+    | (transport.handshake === "hold" ? HOLD : transport.handshake === "announce" ? ANNOUNCE : transport.handshake === "await" ? AWAIT : 0)
     | (given.exposeStack === true ? EXPOSE_STACK : 0) | (transport.connected === false ? CONNECTING : 0)
     | (typeof transport.idle === "function" ? IDLE : 0) | referring
     // Batches may go packed over a channel of structured clones nobody watches message by message.

@@ -62,6 +62,7 @@ export const CONNECTING = 64;
 export const IDLE = 256;
 export const REFERENCES = 512;
 export const PACKED = 1024;
+export const AWAIT = 2048;
 
 // What JS tells an endpoint through its state's one callback,
 // `hooks.signal(what, n, value)` (endpoints.js, `signalled`): JS only.

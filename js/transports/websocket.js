@@ -227,7 +227,7 @@ export function webSocketTransport(target, options) {
   const protocols = options?.protocols;
   const reconnect = options?.reconnect;
   const resume = options?.resume !== false;
-  const announce = options?.handshake === "announce" ? "announce" : options?.handshake === "wait" ? "hold" : undefined;
+  const announce = options?.handshake === "announce" ? "announce" : options?.handshake === "wait" ? "await" : undefined;
   // `true`, or an object of settings (each as a number, NaN where not given:
   // the schedule's defaults apply).
   const redials = reconnect === true || (typeof reconnect === "object" && reconnect !== null);

@@ -42,10 +42,11 @@ export interface RPCTransport {
   readonly defaultTimeout?: number;
   /**
    * The `$/ready` handshake its endpoints do: `"hold"` (calls wait until the
-   * other side has shown it is there), `"announce"` (hello, no waiting), or
-   * none (the spec only, as toward any peer).
+   * other side has shown it is there), `"await"` (calls wait for the other
+   * side's hello itself, not for the connection), `"announce"` (hello, no
+   * waiting), or none (the spec only, as toward any peer).
    */
-  readonly handshake?: "hold" | "announce";
+  readonly handshake?: "hold" | "await" | "announce";
   /**
    * Lifecycle events (`open`, `close`, `reconnecting`, `reconnected`,
    * `error`); returns what removes the listener. An endpoint rejects its
@@ -166,7 +167,7 @@ export interface PostMessageTransport extends RPCTransport {
   /** Removes the listener, closes an owned port, drops what waits in the inbox, frees this side's Web Lock. */
   destroy(): void;
   /** The handshake this transport asks of its endpoints (undefined: none). */
-  readonly handshake?: "hold" | "announce";
+  readonly handshake?: "hold" | "await" | "announce";
   /**
    * The Web Lock this side holds while it lives, named in its hello
    * (undefined where there are no Web Locks, as in Node).

@@ -196,6 +196,8 @@ pub mod opening {
     /// The channel carries structured clones and nothing watches its
     /// messages one by one (no observer): the endpoint may offer packed batches.
     pub const PACKED: u32 = 1024;
+    /// The transport's `handshake`: `"await"` (calls wait for the other side's hello).
+    pub const AWAIT: u32 = 2048;
 }
 
 /// The options bits of `request`.
@@ -265,6 +267,7 @@ const _: () = {
         (b"const IDLE = ", opening::IDLE as f64),
         (b"const REFERENCES = ", opening::REFERENCES as f64),
         (b"const PACKED = ", opening::PACKED as f64),
+        (b"const AWAIT = ", opening::AWAIT as f64),
         (b"const CALL_PROGRESS = ", call::PROGRESS as f64),
         (b"const CALL_NO_RESET = ", call::NO_RESET as f64),
         (b"const T_FLUSH = ", tell::FLUSH as f64),

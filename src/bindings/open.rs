@@ -60,6 +60,7 @@ pub fn open(
         // The transport says whether its other side may still be loading.
         handshake: match flags {
             _ if flags & opening::HOLD != 0 => Handshake::Hold,
+            _ if flags & opening::AWAIT != 0 => Handshake::Await,
             _ if flags & opening::ANNOUNCE != 0 => Handshake::Announce,
             _ => Handshake::Off,
         },

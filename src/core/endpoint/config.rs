@@ -27,6 +27,11 @@ pub enum Handshake {
     /// Hello at start; calls wait until the other side has shown it is
     /// there (a window or a worker may still be loading).
     Hold,
+    /// Hello at start; calls wait for the other side's hello itself, not
+    /// for the connection (a WebSocket toward a server known to be of this
+    /// library: what the hello says it takes, metadata among it, applies
+    /// from the first call).
+    Await,
 }
 
 /// When this side's calls of one turn go out as one batch.

@@ -56,7 +56,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         self.connected = true;
         self.components_changed();
-        let Some(session) = &mut self.session else { return self.peer_present() };
+        let Some(session) = &mut self.session else {
+            // An open connection shows the other side is there, unless only its hello may say so.
+            if self.config.handshake != Handshake::Await {
+                self.peer_present();
+            }
+            return;
+        };
         let Some(then) = session.connection_opened() else { return };
         let hello = session.hello();
         self.events.push_back(Event::Transmit(Transmit::Single(self.ready(false, hello))));

@@ -115,7 +115,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     }
 
     pub(super) fn holding(&self) -> bool {
-        self.config.handshake == Handshake::Hold && self.peer.is_none()
+        matches!(self.config.handshake, Handshake::Hold | Handshake::Await) && self.peer.is_none()
     }
 
     pub(super) fn batches_out(&self) -> bool {
