@@ -43,6 +43,7 @@ run() {
 
 run "cargo fmt --check (the workspace)" cargo fmt --all --check
 run "clippy, native" cargo clippy --all-targets --all-features -- -D warnings
+run "the bindings' test glue (target/bindings-test/glue.js: a wasm-bindgen snippet the bindings-test feature imports)" node scripts/bindings-test-glue.mjs
 # On wasm32 with the features of the package's plain flavour (it leaves
 # `references` out: see scripts/build.sh), then with every feature (its references flavour).
 run "clippy, wasm32" cargo clippy --target wasm32-unknown-unknown --all-targets --features framing -- -D warnings
@@ -62,7 +63,7 @@ run "duet-rpc driven by vscode-jsonrpc" node --test tests/js/vscode-jsonrpc.test
 run "release build, web target (pkg-web/)" bash scripts/build.sh web
 run "release build, Node (target/pkg-node/: the demo's server processes)" bash scripts/build.sh node
 run "the bindings in headless Chromium and Firefox (wasm-pack test . --features bindings-test --lib: the numeric ABI under the package's glue, a call and its handles, calls in flight in one batch, a stranger's bad input)" \
-  sh -c 'node scripts/bindings-test-glue.mjs && wasm-pack test --headless --chrome --firefox --chromedriver "$(command -v chromedriver)" --geckodriver "$(command -v geckodriver)" . --features bindings-test --lib'
+  sh -c 'wasm-pack test --headless --chrome --firefox --chromedriver "$(command -v chromedriver)" --geckodriver "$(command -v geckodriver)" . --features bindings-test --lib'
 run "the Rust API in headless Chromium and Firefox (wasm-pack test crates/wiggum-rpc-web: two Peers on a MessageChannel, the wire a stranger sees, bad input, transfer lists, cancellation, timeouts, the other side's end)" \
   wasm-pack test --headless --chrome --firefox --chromedriver "$(command -v chromedriver)" --geckodriver "$(command -v geckodriver)" crates/wiggum-rpc-web
 run "a Rust app on the Rust API for the interop suite (wasm-pack build tests/rust-app --target web)" \

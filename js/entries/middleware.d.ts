@@ -1,4 +1,11 @@
 // Types of `wiggum-rpc/middleware`: the chains around every call, and retries that are safe.
+/**
+ * Importing this entry adds `use()` (middleware around the calls an
+ * endpoint serves) and `intercept()` (around the calls it makes) to the
+ * classes; `retry()` and `idempotency()` make retries safe.
+ *
+ * @module wiggum-rpc/middleware
+ */
 import type { Interceptor, Middleware } from "./wiggum_rpc.js";
 
 declare module "./wiggum_rpc.js" {

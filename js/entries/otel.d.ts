@@ -1,4 +1,10 @@
 // Types of `wiggum-rpc/otel`: OpenTelemetry around every call.
+/**
+ * OpenTelemetry spans around every call made and served, and the trace
+ * context carried in the calls' metadata (`@opentelemetry/api`, a peer dependency).
+ *
+ * @module wiggum-rpc/otel
+ */
 import type { Tracer } from "@opentelemetry/api";
 import type { Interceptor, Middleware } from "./wiggum_rpc.js";
 import "./middleware.js";
