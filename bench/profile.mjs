@@ -3,7 +3,7 @@
 // between wiggum-rpc and raw postMessage.
 //
 //   node bench/profile.mjs [variant] [workload]    (default: wiggum-rpc inFlight)
-import { build } from "esbuild";
+import { buildPage } from "./build-page.mjs";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SourceMapConsumer } from "source-map-js";
@@ -13,22 +13,7 @@ import { launchChromium } from "../tests/js/browser.mjs";
 const variant = process.argv[2] ?? "wiggum-rpc";
 const workload = process.argv[3] ?? "inFlight";
 const root = new URL("..", import.meta.url).pathname;
-// The page as bench/run.mjs bundles it, from this checkout's bench/page.js, and the API its import map names.
-await build({
-  entryPoints: [join(root, "node_modules/@opentelemetry/api/build/esm/index.js")],
-  bundle: true,
-  format: "esm",
-  outfile: join(root, "bench/dist/otel-api.js"),
-  logLevel: "warning",
-});
-await build({
-  entryPoints: [join(root, "bench/page.js")],
-  bundle: true,
-  format: "esm",
-  outfile: join(root, "bench/dist/page.js"),
-  external: ["/pkg/*", "/pkg-references/*", "@opentelemetry/api", "worker_threads", "os", "child_process"],
-  logLevel: "warning",
-});
+await buildPage(root);
 const server = await startServer();
 const browser = await launchChromium();
 try {

@@ -15,6 +15,7 @@
 //   node bench/run.mjs --sizes    the size tables only (no browser)
 //   node bench/run.mjs --json=FILE    also write the results as JSON (the docs' charts are drawn from it)
 import { build } from "esbuild";
+import { NODE_ONLY, buildPage } from "./build-page.mjs";
 import { bundledSize, entrySizes as measuredEntries, servedSizes, subpathFile } from "../scripts/entry-sizes.mjs";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,24 +30,7 @@ const only = option("only");
 const runsWanted = option("runs") && Number(option("runs"));
 const root = new URL("..", import.meta.url).pathname;
 
-const NODE_ONLY = ["worker_threads", "os", "child_process"];
-// OpenTelemetry's API as one module, for the import map that wiggum-rpc/otel (served as built) resolves it with.
-await build({
-  entryPoints: [join(root, "node_modules/@opentelemetry/api/build/esm/index.js")],
-  bundle: true,
-  format: "esm",
-  outfile: join(root, "bench/dist/otel-api.js"),
-  logLevel: "warning",
-});
-await build({
-  entryPoints: [join(root, "bench/page.js")],
-  bundle: true,
-  format: "esm",
-  outfile: join(root, "bench/dist/page.js"),
-  // workerpool's Node paths, never taken in a browser.
-  external: ["/pkg/*", "/pkg-references/*", "@opentelemetry/api", ...NODE_ONLY],
-  logLevel: "warning",
-});
+await buildPage(root);
 // The cold-start workers and frames, one bundle each (no variant pays for another's
 // library), wiggum-rpc's JS bundled in as a bundler would; and one that
 // loads the web build's files as served.

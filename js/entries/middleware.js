@@ -19,32 +19,27 @@ export function installMiddleware({ JSONRPCClient, JSONRPCServer, Peer, extensio
   const states = new WeakMap();
   extensions.plugins.push({ opened: (endpoint, options, { hooks }) => states.set(endpoint, hooks) });
   const serving = extensions.serving;
-  for (const serves of [JSONRPCServer, Peer]) {
-    serves.prototype.use = function use(middleware) {
-      if (typeof middleware !== "function") throw new TypeError("middleware must be a function");
-      const hooks = states.get(this);
-      if (hooks.around === undefined) {
-        const chainOf = [];
-        hooks.around = (hooks, handler, params, call, meta) => around(hooks, chainOf, serving, handler, params, call, meta);
-        hooks.middleware = chainOf;
-      }
-      hooks.middleware.push(middleware);
-      return this;
-    };
-  }
-  for (const calls of [JSONRPCClient, Peer]) {
-    calls.prototype.intercept = function intercept(interceptor) {
-      if (typeof interceptor !== "function") throw new TypeError("interceptor must be a function");
-      const hooks = states.get(this);
-      if (hooks.intercept === undefined) {
-        const chainOf = [];
-        hooks.intercept = (method, params, options, send) => intercepted(chainOf, method, params, options, send);
-        hooks.interceptors = chainOf;
-      }
-      hooks.interceptors.push(interceptor);
-      return this;
-    };
-  }
+  // Method `name` on `classes` adds a function (a `what`) to the endpoint's
+  // chain: the hook `hook` that runs it is made with the first (`runs(chain)`).
+  const adds = (classes, name, what, hook, runs) => {
+    for (const endpoint of classes) {
+      endpoint.prototype[name] = function (fn) {
+        if (typeof fn !== "function") throw new TypeError(`${what} must be a function`);
+        const hooks = states.get(this);
+        if (hooks[hook] === undefined) {
+          const chain = [];
+          hooks[hook] = runs(chain);
+          hooks[hook].chain = chain;
+        }
+        hooks[hook].chain.push(fn);
+        return this;
+      };
+    }
+  };
+  adds([JSONRPCServer, Peer], "use", "middleware", "around",
+    (chain) => (hooks, handler, params, call, meta) => around(hooks, chain, serving, handler, params, call, meta));
+  adds([JSONRPCClient, Peer], "intercept", "interceptor", "intercept",
+    (chain) => (method, params, options, send) => intercepted(chain, method, params, options, send));
 }
 
 // A call served through `middleware` (`call` undefined: a notification):
@@ -75,10 +70,16 @@ function around(hooks, middleware, serving, handler, params, call, meta) {
 }
 const VERDICT = Symbol("verdict");
 
-// The name handler number `handler` was registered under (its slot's key, "m:name").
+// The name handler number `handler` was registered under (its slot's key,
+// "m:name"), looked up once: a name registered again keeps its number.
+const names = new WeakMap();
 function methodName(hooks, handler) {
-  for (const [key, number] of hooks.slots) if (number === handler) return key.slice(2);
-  return undefined;
+  let known = names.get(hooks);
+  if (known === undefined) names.set(hooks, (known = []));
+  if (known[handler] === undefined) {
+    for (const [key, number] of hooks.slots) if (number === handler) known[handler] = key.slice(2);
+  }
+  return known[handler];
 }
 
 /**

@@ -24,7 +24,6 @@ import { RPCError, countConsumed, openCall, watchAbort } from "./glue.js";
 import { abortHandlers, addHandler, detach, retireHooks } from "./serving.js";
 import { transfer } from "./wire.js";
 
-
 const CALLS = 1;
 const SERVES = 2;
 const REQUEST_CANCELLED = -32800;

@@ -50,24 +50,28 @@ function handlerContext(hooks, call, meta) {
   const controller = new AbortController();
   hooks.controllers.set(call, controller);
   const deadline = deadlineOf(meta);
-  const arm = () => {
-    clearTimeout(hooks.deadlines.get(call));
-    hooks.deadlines.set(call, setTimeout(() => {
-      const error = new RPCError(-32099, `Deadline exceeded: the caller's ${deadline} ms have passed`);
-      abortHandlers(hooks, call, error);
-      hooks.signal(REJECTED, call, error);
-    }, deadline));
-  };
-  if (deadline !== 0) arm();
+  if (deadline !== 0) armDeadline(hooks, call, deadline);
   const emit = (chunk) => {
     if (hooks.signal(CHUNK, call, chunk) !== false) return Promise.resolve();
     return new Promise((resolve) => hooks.streaming.set(call, resolve));
   };
   const progress = (value) => {
     hooks.signal(PROGRESS, call, value);
-    if (hooks.deadlines.has(call)) arm();
+    if (hooks.deadlines.has(call)) armDeadline(hooks, call, deadline);
   };
   return { signal: controller.signal, emit, progress, meta };
+}
+
+// Answers `call` with the caller's deadline error once `deadline` ms have
+// passed (its handler's signal aborted first, if it has one); armed again,
+// the time starts again.
+function armDeadline(hooks, call, deadline) {
+  clearTimeout(hooks.deadlines.get(call));
+  hooks.deadlines.set(call, setTimeout(() => {
+    const error = new RPCError(-32099, `Deadline exceeded: the caller's ${deadline} ms have passed`);
+    abortHandlers(hooks, call, error);
+    hooks.signal(REJECTED, call, error);
+  }, deadline));
 }
 
 // The time a caller's metadata gives its call (`deadline`, ms), or 0: it is
@@ -131,8 +135,7 @@ export function invoke(hooks, handler, params, call, meta) {
     settleLater(hooks, call, invokeChecked(hooks, run.check, params, call, meta), (signalled) => signalled);
     return undefined;
   }
-  // A handler that takes no context still ends at its caller's deadline.
-  const contextual = run.length >= 2 || deadlineOf(meta) !== 0;
+  const contextual = run.length >= 2;
   let result;
   try {
     result = contextual ? run(params, handlerContext(hooks, call, meta)) : run(params);
@@ -146,6 +149,9 @@ export function invoke(hooks, handler, params, call, meta) {
     if (contextual) finished(hooks, call);
     return result === undefined ? null : result;
   }
+  // A handler without a context still ends at its caller's deadline (a timer only for one that answers later).
+  const deadline = contextual ? 0 : deadlineOf(meta);
+  if (deadline !== 0) armDeadline(hooks, call, deadline);
   settleLater(hooks, call, Promise.resolve(result));
   return undefined;
 }
