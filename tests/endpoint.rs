@@ -41,6 +41,8 @@ struct Side {
     later: Vec<CallId>,
     cancelled: Vec<CallId>,
     check_expired: Vec<CallId>,
+    /// Calls served whose caller's deadline passed, as the core said.
+    deadline_passed: Vec<CallId>,
     notified: Vec<Json>,
     peer: Option<Capabilities>,
     flush_due: bool,
@@ -82,6 +84,7 @@ impl Side {
             later: Vec::new(),
             cancelled: Vec::new(),
             check_expired: Vec::new(),
+            deadline_passed: Vec::new(),
             notified: Vec::new(),
             peer: None,
             flush_due: false,
@@ -134,6 +137,7 @@ impl Side {
                 Event::Progress { waiter, value, .. } => self.progress.push((waiter, value)),
                 Event::Cancelled { call } => self.cancelled.push(call),
                 Event::CheckExpired { call } => self.check_expired.push(call),
+                Event::DeadlinePassed { call } => self.deadline_passed.push(call),
                 Event::PeerReady(capabilities) => self.peer = Some(capabilities),
                 Event::WatchPeer(presence) => self.watching.push(presence),
                 Event::MayStream { call } => self.may_stream.push(call),
@@ -227,13 +231,15 @@ impl Pair {
         outbox.extend(side.end_turn());
     }
 
-    /// Delivers one message, as one task of its receiver.
+    /// Delivers one message, as one task of its receiver (which reads the
+    /// clock as it arrives, as the npm package's reader does).
     fn deliver(&mut self, to: To) -> bool {
         let (inbox, side, outbox) = match to {
             To::A => (&mut self.to_a, &mut self.a, &mut self.to_b),
             To::B => (&mut self.to_b, &mut self.b, &mut self.to_a),
         };
         let Some(message) = inbox.pop_front() else { return false };
+        side.endpoint.arrived_at(self.now);
         side.endpoint.receive(&message, Framing::Object);
         outbox.extend(side.end_turn());
         true
@@ -436,6 +442,111 @@ fn metadata_crosses_only_between_two_sides_that_offered_it() {
         assert_eq!(answer, [json!({"jsonrpc": "2.0", "result": [], "id": 7})]);
         assert_eq!(side.metas.pop(), Some(seen));
     }
+}
+
+#[test]
+fn a_served_call_ends_at_its_callers_deadline() {
+    let offering = Config { handshake: Handshake::Announce, meta: true, ..Config::new(Roles::PEER) };
+    let deadline_exceeded = Outcome::Error(ErrorObject::new(-32099, "Deadline exceeded"));
+    let mut pair = Pair::new(offering, offering);
+    pair.run();
+    pair.now = 1_000;
+    // A's call gives 300 ms and has no timeout of its own: only B's answer ends it.
+    pair.turn(To::A, |side, _| {
+        side.call_with_meta(1, "later", json!([]), json!({"deadline": 300}));
+    });
+    pair.run();
+    assert_eq!(pair.b.later.len(), 1, "the handler runs");
+    assert_eq!(pair.b.endpoint.poll_timeout().deadline, Some(1_300), "B's timer, from the arrival's reading");
+    pair.advance(299);
+    assert!(pair.b.deadline_passed.is_empty() && pair.a.settled.is_empty(), "not a millisecond early");
+    pair.advance(1);
+    pair.run();
+    assert_eq!(pair.b.deadline_passed, pair.b.later, "the handler is told to stop");
+    assert_eq!(pair.a.settled.get(&1), Some(&deadline_exceeded));
+    assert!(pair.b.endpoint.is_idle(), "nothing of the call is left");
+    // The handler that finishes after: nothing more goes.
+    let sent = pair.b.sent.len();
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("late"))));
+    pair.run();
+    assert_eq!(pair.b.sent.len(), sent);
+    assert!(pair.a.twice.is_empty());
+
+    // Progress starts its time again, from the next reading (never early, at most a tick late).
+    pair.turn(To::A, |side, _| {
+        side.call_with_meta(2, "later", json!([]), json!({"deadline": 300}));
+    });
+    pair.run();
+    pair.advance(200);
+    let call = pair.b.later[0];
+    pair.turn(To::B, |side, _| assert!(side.endpoint.progress(call, json!(0.5))));
+    pair.run();
+    assert_eq!(pair.a.progress, [(2, json!(0.5))]);
+    assert!(pair.b.endpoint.poll_timeout().reading, "B wants a reading within a tick");
+    pair.advance(TICK_MS); // The reading: at 1,300 + 100, the deadline 1,701.
+    pair.advance(300);
+    pair.run();
+    assert!(!pair.a.settled.contains_key(&2), "300 ms after the reading, not yet");
+    pair.advance(1);
+    pair.run();
+    assert_eq!(pair.a.settled.get(&2), Some(&deadline_exceeded));
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("late"))));
+
+    // Answered in time, its bound goes with it; a late timer finds nothing.
+    pair.turn(To::A, |side, _| {
+        side.call_with_meta(3, "later", json!([]), json!({"deadline": 300}));
+    });
+    pair.run();
+    pair.turn(To::B, |side, _| side.finish(0, Ok(json!("on time"))));
+    pair.run();
+    assert!(pair.b.endpoint.is_idle());
+    pair.advance(1_000);
+    assert_eq!(pair.a.result(3), Some(&json!("on time")));
+    assert_eq!(pair.b.deadline_passed.len(), 2);
+
+    // A message without a reading: the deadline counts from the next one.
+    let mut side = Side::new(offering);
+    side.end_turn();
+    let call = |id: u32, meta: Json| json!({"jsonrpc": "2.0", "method": "later", "id": id, "meta": meta});
+    side.endpoint.receive(&call(7, json!({"deadline": 250.5})), Framing::Text);
+    side.end_turn();
+    assert!(side.endpoint.poll_timeout().reading);
+    side.endpoint.handle_timeout(5_000);
+    assert_eq!(side.endpoint.poll_timeout().deadline, Some(5_252), "250.5 ms is 251: never early");
+    side.endpoint.handle_timeout(5_251);
+    assert!(side.end_turn().is_empty());
+    side.endpoint.handle_timeout(5_252);
+    assert_eq!(
+        side.end_turn(),
+        [json!({"jsonrpc": "2.0", "error": {"code": -32099, "message": "Deadline exceeded"}, "id": 7})]
+    );
+
+    // A stranger's deadline that no timer takes is none: the call waits for its handler.
+    for (id, deadline) in [
+        (8, json!("300")),
+        (9, json!(-5)),
+        (10, json!(0)),
+        (11, json!(2_147_483_648u64)),
+        (12, json!(null)),
+        (13, json!([300])),
+    ] {
+        side.endpoint.receive(&call(id, json!({"deadline": deadline})), Framing::Text);
+        side.end_turn();
+    }
+    assert_eq!(side.endpoint.poll_timeout(), Default::default(), "no timer, no reading");
+    side.endpoint.handle_timeout(1 << 40);
+    assert!(side.end_turn().is_empty());
+    assert_eq!(side.deadline_passed.len(), 1);
+
+    // A side that did not offer metadata reads no deadline in it.
+    let mut plain = Side::new(Config { handshake: Handshake::Announce, ..Config::new(Roles::PEER) });
+    plain.end_turn();
+    plain.endpoint.arrived_at(0);
+    plain.endpoint.receive(&call(1, json!({"deadline": 10})), Framing::Text);
+    plain.end_turn();
+    plain.endpoint.handle_timeout(1_000);
+    assert!(plain.end_turn().is_empty());
+    assert!(plain.deadline_passed.is_empty());
 }
 
 /// The seed's reference server: answers request objects one by one, ignores

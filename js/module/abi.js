@@ -10,7 +10,7 @@ import { abortHandlers, arm, invoke, mayStream, notifyHandler, sessionEnded, tak
 import { Transfer, post } from "./wire.js";
 import { extensions } from "./extensions.js";
 import {
-  E_SEND, E_INVOKE, E_NOTIFY, E_SETTLED, E_PROGRESS, E_CHUNK, E_CANCELLED, E_CHECK_EXPIRED, E_MAY_STREAM, E_WATCH,
+  E_SEND, E_INVOKE, E_NOTIFY, E_SETTLED, E_PROGRESS, E_CHUNK, E_CANCELLED, E_EXPIRED, E_MAY_STREAM, E_WATCH,
   E_SESSION_ENDED, E_FLUSH, E_UNHANDLED, E_IDLE, E_ARM, E_UNDELIVERED, M_REQUEST, M_NOTIFICATION, M_RESULT,
   M_ERROR, M_CANCEL, M_CHUNK, M_END, M_CREDIT, M_PROGRESS, M_READY, M_ACK, FLUSH, E_HANDED, M_KEPT,
   T_CLOSE, T_REJECT, T_RESOLVE, T_WAITING,
@@ -465,12 +465,16 @@ function carryOut(w) {
     case E_CANCELLED:
       if (hooks !== undefined) abortHandlers(hooks, F64[w + 2], new RPCError(-32800, "Request cancelled"));
       return w + 3;
-    case E_CHECK_EXPIRED:
+    case E_EXPIRED:
+      // The call has been answered: its caller's deadline passed (1), or its params' check took too long.
       if (hooks !== undefined) {
-        hooks.observer?.local("check-timeout", undefined, undefined, undefined);
-        abortHandlers(hooks, F64[w + 2], new RPCError(-32603, "Params validation timed out"));
+        if (F64[w + 3] === 1) abortHandlers(hooks, F64[w + 2], new RPCError(-32099, "Deadline exceeded"));
+        else {
+          hooks.observer?.local("check-timeout", undefined, undefined, undefined);
+          abortHandlers(hooks, F64[w + 2], new RPCError(-32603, "Params validation timed out"));
+        }
       }
-      return w + 3;
+      return w + 4;
     case E_MAY_STREAM:
       if (hooks !== undefined) mayStream(hooks, F64[w + 2]);
       return w + 3;

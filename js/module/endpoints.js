@@ -165,7 +165,7 @@ function open(transport, options, roles) {
   const text = transport.text === true;
   const hooks = {
     endpoint: ep, transport, text, observer, settled: typeof transport.settled === "function" ? transport.settled : undefined,
-    calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), deadlines: new Map(), streaming: new Map(), timers: [], listening: [],
+    calls: new Map(), handlers: [], slots: new Map(), controllers: new Map(), streaming: new Map(), timers: [], listening: [],
     around: undefined, intercept: undefined, timeout: typeof given.timeout === "number" ? given.timeout : undefined,
     threw: false, thrown: undefined, retired: false, undelivered: undefined, signal: undefined, takesReferences: WITH_REFERENCES && referring !== 0,
   };

@@ -25,11 +25,12 @@ function envelopeOf(message, text) {
 
 // Hands a message's envelope to export `to` (x.$recv, or x.$member for a
 // batch's): its flags, a handle for each member, the id's number, in one
-// call; its metadata (an object) is told just before, apart, so a message
-// without it costs one property read.
+// call; its metadata (an object) is told just before, apart, with the
+// clock's reading (a deadline in it counts from now), so a message without
+// it costs one property read.
 function handOver(to, ep, message, flags) {
   const { meta } = message;
-  if (meta !== undefined && isObject(meta)) x.$tell(ep, T_META, 0, put(meta));
+  if (meta !== undefined && isObject(meta)) x.$tell(ep, T_META, performance.now(), put(meta));
   return to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
     flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0);
 }
@@ -55,7 +56,7 @@ function readPacked(ep, message, text) {
     const number = typeof one === "number" ? one : 0;
     if (calls) {
       const given = params[i];
-      if (metas !== undefined && isObject(metas[i])) x.$tell(ep, T_META, 0, put(metas[i]));
+      if (metas !== undefined && isObject(metas[i])) x.$tell(ep, T_META, performance.now(), put(metas[i]));
       const paramsBits = given === undefined ? 0 : (kindOf(given) + 1) << PARAMS_SHIFT;
       x.$member(ep, flags | idBits | paramsBits, opt(one), put(values[i]), opt(given), 0, 0, number);
     } else x.$member(ep, flags | idBits, opt(one), 0, 0, put(values[i]), 0, number);

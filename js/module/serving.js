@@ -4,7 +4,6 @@
 // callback, `hooks.signal` (endpoints.js).
 
 import { extensions } from "./extensions.js";
-import { RPCError } from "./glue.js";
 import { vals, x } from "./abi.js";
 import { Transfer } from "./wire.js";
 
@@ -26,15 +25,12 @@ export function flushLater(hooks) {
   queueMicrotask(() => hooks.signal(FLUSH, 0));
 }
 
-// Takes the endpoint's listeners off its transport and clears its timers
-// (its handlers' deadlines among them).
+// Takes the endpoint's listeners off its transport and clears its timers.
 export function detach(hooks) {
   for (const remove of hooks.listening.splice(0)) remove();
   clearTimeout(hooks.timers[TICK]);
   clearTimeout(hooks.timers[DEADLINE]);
   hooks.timers = [];
-  for (const timer of hooks.deadlines.values()) clearTimeout(timer);
-  hooks.deadlines.clear();
 }
 
 // The second argument of a handler that declares one (and what middleware
@@ -42,53 +38,20 @@ export function detach(hooks) {
 // controller waits in `hooks.controllers` until the handler is done. `emit`
 // sends a chunk and returns a promise that resolves once the handler may send
 // the next: at once, unless the caller's credit is used up (`stream.credit`).
-// `meta`: the caller's metadata (data, never trusted unless checked); its
-// `deadline` aborts the signal and answers the call once it has passed
-// since the call came, or since the handler's last progress (which starts
-// the caller's timeout again, unless it said otherwise).
+// `meta`: the caller's metadata (data, never trusted unless checked); the
+// core answers the call once its `deadline` has passed, and the signal
+// aborts then (E_EXPIRED, abi.js).
 function handlerContext(hooks, call, meta) {
   const controller = new AbortController();
   hooks.controllers.set(call, controller);
-  const deadline = deadlineOf(meta);
-  if (deadline !== 0) armDeadline(hooks, call, deadline);
   const emit = (chunk) => {
     if (hooks.signal(CHUNK, call, chunk) !== false) return Promise.resolve();
     return new Promise((resolve) => hooks.streaming.set(call, resolve));
   };
   const progress = (value) => {
     hooks.signal(PROGRESS, call, value);
-    if (hooks.deadlines.has(call)) armDeadline(hooks, call, deadline);
   };
   return { signal: controller.signal, emit, progress, meta };
-}
-
-// Answers `call` with the caller's deadline error once `deadline` ms have
-// passed (its handler's signal aborted first, if it has one); armed again,
-// the time starts again.
-function armDeadline(hooks, call, deadline) {
-  clearTimeout(hooks.deadlines.get(call));
-  hooks.deadlines.set(call, setTimeout(() => {
-    const error = new RPCError(-32099, `Deadline exceeded: the caller's ${deadline} ms have passed`);
-    abortHandlers(hooks, call, error);
-    hooks.signal(REJECTED, call, error);
-  }, deadline));
-}
-
-// The time a caller's metadata gives its call (`deadline`, ms), or 0: it is
-// data from the other side, so anything but a positive number a timer takes is none.
-const deadlineOf = (meta) => {
-  const deadline = meta?.deadline;
-  return typeof deadline === "number" && deadline > 0 && deadline < 2 ** 31 ? deadline : 0;
-};
-
-// The handler of `call` is done: its controller and deadline go.
-function finished(hooks, call) {
-  hooks.controllers.delete(call);
-  const timer = hooks.deadlines.get(call);
-  if (timer !== undefined) {
-    clearTimeout(timer);
-    hooks.deadlines.delete(call);
-  }
 }
 
 // The handler of `call` may stream again (or is done): its waiting `emit` resolves.
@@ -104,13 +67,13 @@ export function mayStream(hooks, call) {
 function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value]) {
   outcome.then(
     (value) => {
-      finished(hooks, call);
+      hooks.controllers.delete(call);
       mayStream(hooks, call);
       const [what, reported] = verdict(value);
       hooks.signal(what, call, reported);
     },
     (error) => {
-      finished(hooks, call);
+      hooks.controllers.delete(call);
       mayStream(hooks, call);
       hooks.signal(REJECTED, call, error);
     },
@@ -140,18 +103,15 @@ export function invoke(hooks, handler, params, call, meta) {
   try {
     result = contextual ? run(params, handlerContext(hooks, call, meta)) : run(params);
   } catch (error) {
-    finished(hooks, call);
+    hooks.controllers.delete(call);
     hooks.threw = true;
     hooks.thrown = error;
     return undefined;
   }
   if (!isThenable(result)) {
-    if (contextual) finished(hooks, call);
+    if (contextual) hooks.controllers.delete(call);
     return result === undefined ? null : result;
   }
-  // A handler without a context still ends at its caller's deadline (a timer only for one that answers later).
-  const deadline = contextual ? 0 : deadlineOf(meta);
-  if (deadline !== 0) armDeadline(hooks, call, deadline);
   settleLater(hooks, call, Promise.resolve(result));
   return undefined;
 }
@@ -216,7 +176,7 @@ function invokeChecked(hooks, check, params, call, meta, context = handlerContex
 export function abortHandlers(hooks, call, reason) {
   for (const [running, controller] of [...hooks.controllers]) {
     if (call !== undefined && running !== call) continue;
-    finished(hooks, running);
+    hooks.controllers.delete(running);
     mayStream(hooks, running);
     controller.abort(reason);
   }

@@ -20,8 +20,10 @@ pub mod event {
     pub const CHUNK: f64 = 6.0;
     /// `[CANCELLED, ep, call]`: the caller cancelled a call this side serves.
     pub const CANCELLED: f64 = 7.0;
-    /// `[CHECK_EXPIRED, ep, call]`: an asynchronous params check ran out of time.
-    pub const CHECK_EXPIRED: f64 = 8.0;
+    /// `[EXPIRED, ep, call, deadline]`: a call served was answered for
+    /// running out of time: its caller's deadline passed (1), or the
+    /// asynchronous check of its params took too long (0).
+    pub const EXPIRED: f64 = 8.0;
     /// `[MAY_STREAM, ep, call]`.
     pub const MAY_STREAM: f64 = 9.0;
     /// `[WATCH, ep, at, len]`: watch the other side's presence (a Web Lock's name).
@@ -153,7 +155,8 @@ pub mod tell {
     pub const RELEASE: u32 = 28;
     #[cfg_attr(not(feature = "references"), allow(dead_code))]
     pub const REFERENCES_HELD: u32 = 29;
-    /// The metadata (handle `b`) of the message or member handed over next.
+    /// The metadata (handle `b`) of the message or member handed over next,
+    /// and the clock's reading as it arrived (`a`, whole milliseconds).
     pub const META: u32 = 30;
     /// The id (a handle, read at once) the caller gave call `a`, or 0.
     pub const SERVED_ID: u32 = 31;
@@ -220,7 +223,7 @@ const _: () = {
         (b"const E_PROGRESS = ", event::PROGRESS),
         (b"const E_CHUNK = ", event::CHUNK),
         (b"const E_CANCELLED = ", event::CANCELLED),
-        (b"const E_CHECK_EXPIRED = ", event::CHECK_EXPIRED),
+        (b"const E_EXPIRED = ", event::EXPIRED),
         (b"const E_MAY_STREAM = ", event::MAY_STREAM),
         (b"const E_WATCH = ", event::WATCH),
         (b"const E_SESSION_ENDED = ", event::SESSION_ENDED),

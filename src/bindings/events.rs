@@ -89,7 +89,8 @@ pub(super) fn drain(ep: u32, slot: &mut Slot) {
             }
             Event::Chunk { id, waiter, chunk } => words(&[e::CHUNK, ep_word, id as f64, waiter as f64, raw(&chunk)]),
             Event::Cancelled { call } => words(&[e::CANCELLED, ep_word, call.0 as f64]),
-            Event::CheckExpired { call } => words(&[e::CHECK_EXPIRED, ep_word, call.0 as f64]),
+            Event::CheckExpired { call } => words(&[e::EXPIRED, ep_word, call.0 as f64, 0.0]),
+            Event::DeadlinePassed { call } => words(&[e::EXPIRED, ep_word, call.0 as f64, 1.0]),
             Event::MayStream { call } => words(&[e::MAY_STREAM, ep_word, call.0 as f64]),
             Event::WatchPeer(presence) => {
                 let [at, len] = string(&presence);

@@ -51,8 +51,13 @@ fn framing(bits: u32) -> Framing {
 /// an object it saw there. Told apart, so a message without one costs nothing.
 static META: Global<Option<Handle>> = Global::new(None);
 
-pub(super) fn meta(h: u32) {
+/// Metadata `h`, told with the clock's reading as its message arrived
+/// (whole milliseconds): the deadline it may carry counts from then.
+pub(super) fn meta(ep: u32, now: u32, h: u32) {
     *META.get() = Handle::adopt(h);
+    if let Some(slot) = slot(ep) {
+        slot.core.arrived_at(now.into());
+    }
 }
 
 /// A message object: its envelope as the reader read it. Handles 0: absent.

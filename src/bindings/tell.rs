@@ -41,7 +41,7 @@ pub fn tell(ep: u32, what: u32, a: u32, b: f64) -> f64 {
         REFUSED => receive::recv_refused(ep, a),
         BATCH => return f64::from(receive::batch_begin(ep, a, b != 0.0)),
         BATCH_END => receive::members_end(ep),
-        META => receive::meta(handle),
+        META => receive::meta(ep, a, handle),
         SERVED_ID => return calls::served_id(ep, a),
         #[cfg(feature = "references")]
         MAX_REFERENCES => super::references::max_references(b),

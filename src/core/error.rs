@@ -4,8 +4,9 @@
 use crate::prelude::*;
 
 /// Named error codes. Wire codes come from the JSON-RPC 2.0 specification and
-/// the Wiggum domain table; the `REQUEST_*`/`DESTROYED` codes never travel on
-/// the wire: they name how a call ended on the caller's side.
+/// the Wiggum domain table; the `REQUEST_*`/`DESTROYED` codes name how a call
+/// ended on the caller's side, and travel on the wire only as the answer to a
+/// call whose deadline (its caller's, [`crate::core::DEADLINE`]) has passed.
 pub mod code {
     /// Invalid JSON was received.
     pub const PARSE_ERROR: i64 = -32700;
@@ -35,7 +36,8 @@ pub mod code {
     /// The request would exceed the model's context window.
     pub const CONTEXT_OVERFLOW: i64 = -32008;
 
-    /// The caller's deadline passed before a response arrived.
+    /// The caller's deadline passed before a response arrived (also the
+    /// answer of a side that served the call past the deadline it was given).
     pub const REQUEST_TIMEOUT: i64 = -32099;
     /// The client or peer was destroyed while the call was pending.
     pub const DESTROYED: i64 = -32098;

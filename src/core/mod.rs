@@ -36,8 +36,8 @@ pub use message::{Id, Notification, Request, Response};
 pub use pending::{Deadline, Due, PendingTable};
 pub use value::{Kind, Value};
 pub use wire::{
-    presented_session, Cancellation, Capabilities, Message, SessionHello, Transmit, CANCEL_REQUEST, MCP_CANCELLED,
-    MCP_PROGRESS, META, PACKED, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
+    presented_session, Cancellation, Capabilities, Message, SessionHello, Transmit, CANCEL_REQUEST, DEADLINE,
+    MCP_CANCELLED, MCP_PROGRESS, META, PACKED, PROGRESS, READY, SESSION_ACK, STREAM_CHUNK, STREAM_CREDIT, STREAM_END,
 };
 #[cfg(feature = "references")]
 pub use wire::{REFERENCE, RELEASE};

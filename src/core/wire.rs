@@ -247,10 +247,17 @@ pub const PACKED: &str = "packed";
 /// A request's metadata: a member of the request object beside `params`,
 /// `"meta": {…}`, sent only to a peer whose `$/ready` offered `"meta": true`
 /// (a stranger gets the request as the spec has it). What it holds is the
-/// hosts' (a trace context, an idempotency key, `deadline`: the time left
-/// in milliseconds); to the core it is a value it carries, and from a peer
-/// it is data: an object, or nothing.
+/// hosts' (a trace context, an idempotency key) but for [`DEADLINE`]; to
+/// the core it is a value it carries, and from a peer it is data: an
+/// object, or nothing.
 pub const META: &str = "meta";
+
+/// The member of a request's [`META`] that gives the time its caller
+/// waits, in milliseconds (a positive number below 2^31; anything else is
+/// none): the side that serves it answers `-32099` once that long has
+/// passed since it arrived (or since its handler's last progress), and
+/// tells the handler to stop.
+pub const DEADLINE: &str = "deadline";
 
 /// What goes out in one send: a message, or several as one batch array.
 #[derive(Clone, Debug, PartialEq)]

@@ -216,7 +216,7 @@ test("a middleware that throws answers the call with an error, one that answers 
     assert.equal(runs, 0, "no handler ran");
     // The server answered the hung call itself once the caller's time was up.
     const ended = answers.find((message) => message.error?.code === -32099);
-    assert.match(ended?.error.message ?? "", /^Deadline exceeded: the caller's 200 ms have passed$/);
+    assert.match(ended?.error.message ?? "", /^Deadline exceeded$/);
   } finally {
     client.destroy();
     server.destroy();

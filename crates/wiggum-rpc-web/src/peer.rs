@@ -477,7 +477,7 @@ fn drain(shared: &Rc<Shared>) {
                     Outcome::Failed(failure) => Err(Error::failed(failure, &waiter.method)),
                 });
             }
-            Event::Cancelled { call } => {
+            Event::Cancelled { call } | Event::DeadlinePassed { call } => {
                 if let Some(controller) = shared.state.borrow().serving.get(&call) {
                     controller.abort();
                 }

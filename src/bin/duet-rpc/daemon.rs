@@ -182,6 +182,7 @@ fn handle(frame: Frame, endpoint: &mut Endpoint<Json, Method, ()>, logger: &Logg
             | Event::WatchPeer(_)
             | Event::MayStream { .. }
             | Event::CheckExpired { .. }
+            | Event::DeadlinePassed { .. }
             | Event::SessionEnded => {}
             // It offers none: nothing is ever by reference here.
             #[cfg(feature = "references")]

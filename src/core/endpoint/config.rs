@@ -211,6 +211,9 @@ pub enum Event<V, H, W> {
     /// The asynchronous check of a served call's params took too long (see
     /// [`super::Endpoint::checking`]): the call has been answered; stop the check.
     CheckExpired { call: CallId },
+    /// The deadline a served call's caller gave it ([`crate::core::DEADLINE`])
+    /// has passed: the call has been answered `-32099`; stop its handler.
+    DeadlinePassed { call: CallId },
     /// The other side said hello or answered ours, with what it accepts.
     PeerReady(Capabilities),
     /// The handler of `call` had sent all the chunks its caller allowed, and

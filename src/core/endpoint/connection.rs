@@ -102,7 +102,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             return;
         }
         self.dispatcher.clear();
-        self.checks.clear();
+        self.bounds.clear();
         self.queue.clear();
         self.progress_tokens.clear();
         if let Some(session) = &mut self.session {

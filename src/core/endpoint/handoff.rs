@@ -37,7 +37,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if self.destroyed || self.session.as_ref().is_none_or(|session| session.id().is_none()) {
             return Err(HandOffRefused::NoSession);
         }
-        if !self.dispatcher.is_clean() || !self.queue.is_empty() || !self.checks.is_empty() {
+        if !self.dispatcher.is_clean() || !self.queue.is_empty() || !self.bounds.is_empty() {
             return Err(HandOffRefused::Busy);
         }
         if !self.references_idle() {

@@ -142,6 +142,9 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                     }
                     let params = self.incoming_params(params);
                     let meta = meta.filter(|_| self.takes_meta());
+                    if let Some(meta) = &meta {
+                        self.bound_by_deadline(call, meta);
+                    }
                     self.events.push_back(Event::Invoke { call, handler, params, meta })
                 }
                 Action::Notify { handler, params } => {
@@ -290,6 +293,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         if let Some(received) = ack {
             self.transmit(Transmit::Single(Message::Ack { received }));
         }
+        // A reading belongs to the message it came with.
+        self.arrival = None;
     }
 
     /// A client's session could not be resumed; a new one (or none) carries

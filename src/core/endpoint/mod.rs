@@ -93,10 +93,13 @@ pub struct Endpoint<V, H, W> {
     awaiting_reading: bool,
     /// No call is due before this (it may be stale: earlier than needed).
     earliest: Option<Deadline>,
-    /// Calls this side serves whose params are being checked against their
-    /// method's schema asynchronously, and when that check gives up (few at
+    /// What ends calls this side serves if their handlers have not: an
+    /// asynchronous check of their params, their callers' deadlines (few at
     /// any time: a list is enough).
-    checks: Vec<(CallId, Deadline)>,
+    bounds: Vec<serving::Bound>,
+    /// The clock's reading as the message being received arrived (see
+    /// [`Endpoint::arrived_at`]).
+    arrival: Option<Deadline>,
     destroyed: bool,
     /// The name this side's hello gives for its presence.
     presence: Option<String>,
@@ -147,7 +150,8 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             flush_scheduled: false,
             awaiting_reading: false,
             earliest: None,
-            checks: Vec::new(),
+            bounds: Vec::new(),
+            arrival: None,
             destroyed: false,
             presence,
             watched: None,
@@ -240,7 +244,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// handshake the other side has not answered). A leak check.
     pub fn is_idle(&self) -> bool {
         self.calls.is_empty()
-            && self.checks.is_empty()
+            && self.bounds.is_empty()
             && self.session.as_ref().is_none_or(|session| session.kept() == 0)
             && self.dispatcher.is_clean()
             && (self.queue.is_empty() || self.holding())
@@ -338,21 +342,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             (a, b) => a.or(b),
         };
         let now = shortest.filter(|&ms| ms < COARSE_FROM_MS).map(|_| now());
-        // Each deadline arms what it needs as it is made: the deadline timer, or a reading.
-        let mut due = |ms: Option<u64>| {
-            Some(match (ms?, now) {
-                (ms, Some(now)) if ms < COARSE_FROM_MS => {
-                    let at = now.saturating_add(ms);
-                    self.wake_by(at);
-                    Due::At(at)
-                }
-                (ms, _) => {
-                    self.awaiting_reading = true;
-                    Due::AfterNextReading(ms)
-                }
-            })
-        };
-        let (timeout, cap) = (due(timeout_ms), due(max_total_ms));
+        let (timeout, cap) = (timeout_ms.map(|ms| self.due_in(ms, now)), max_total_ms.map(|ms| self.due_in(ms, now)));
         let offered = self.peer.is_some_and(|peer| peer.stream_credit) && self.batches_out();
         let window = options.window.filter(|_| offered && !self.holding()).map(|size| size.clamp(1, MAX_CREDIT));
         let call = Call {
@@ -440,7 +430,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         self.awaiting_reading = false;
         let (expired, next) = self.calls.expire(now);
         self.earliest = next;
-        self.expire_checks(now);
+        self.expire_bounds(now);
         for (id, call) in expired {
             if !call.sent {
                 self.unqueue(Some(id));
@@ -483,6 +473,23 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         }
         for refs in given {
             self.give_back(Some(refs));
+        }
+    }
+
+    /// When something `ms` from now is due, `now` being a reading of the
+    /// clock if the host gave one: arms what it needs as it is made, the
+    /// deadline timer (a short time, read), or a reading.
+    fn due_in(&mut self, ms: u64, now: Option<Deadline>) -> Due {
+        match now {
+            Some(now) if ms < COARSE_FROM_MS => {
+                let at = now.saturating_add(ms);
+                self.wake_by(at);
+                Due::At(at)
+            }
+            _ => {
+                self.awaiting_reading = true;
+                Due::AfterNextReading(ms)
+            }
         }
     }
 

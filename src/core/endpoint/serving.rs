@@ -1,8 +1,22 @@
 //! The calls this side serves, as their handlers go: chunks and progress
-//! (within the caller's credit), the outcome that answers the call, and a
-//! method's contract (params and result checked by schemas, within a deadline).
+//! (within the caller's credit), the outcome that answers the call, what
+//! ends a call its handler has not answered (its caller's deadline, a check
+//! that takes too long), and a method's contract (params and result checked
+//! by schemas).
 
 use super::*;
+use crate::core::pending::Due;
+use crate::core::wire::DEADLINE;
+
+/// What ends a call this side serves if its handler has not answered it by
+/// then: an asynchronous check of its params, or its caller's deadline.
+pub(super) struct Bound {
+    call: CallId,
+    due: Due,
+    /// The caller's deadline (ms), which the handler's progress starts
+    /// again; `None`: the check of its params.
+    deadline: Option<u64>,
+}
 
 impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// A handler's chunk for the call it serves (`stream.chunk`); false once
@@ -37,6 +51,14 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             _ => return false,
         };
         self.send(Message::Progress { params: progress_params(token, value, mcp), mcp }, None);
+        // The caller's time starts again, as its timeout does (measured from
+        // the next reading: never early, at most a tick late).
+        for bound in &mut self.bounds {
+            if let (true, Some(ms)) = (bound.call == call, bound.deadline) {
+                bound.due = Due::AfterNextReading(ms);
+                self.awaiting_reading = true;
+            }
+        }
         true
     }
 
@@ -60,7 +82,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// once its last member is done, or, toward a peer that takes split
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
-        self.checked(call);
+        self.bounds.retain(|bound| bound.call != call);
         // A call in flight has one token at most, and the list is only
         // searched by call: its order is nobody's.
         if let Some(at) = self.progress_tokens.iter().position(|(serving, _)| *serving == call) {
@@ -97,35 +119,72 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     pub fn checking(&mut self, call: CallId, deadline: Deadline) {
         if self.dispatcher.is_serving(call) {
             self.checked(call);
-            self.checks.push((call, deadline));
+            self.bounds.push(Bound { call, due: Due::At(deadline), deadline: None });
             self.wake_by(deadline);
         }
     }
 
     /// The asynchronous check of `call`'s params has finished.
     pub fn checked(&mut self, call: CallId) {
-        self.checks.retain(|(checking, _)| *checking != call);
+        self.bounds.retain(|bound| bound.call != call || bound.deadline.is_some());
     }
 
-    pub(super) fn expire_checks(&mut self, now: Deadline) {
-        // One pass, the checks left pushed back as they come: `retain` with
+    /// The clock's reading (whole milliseconds) as the message about to be
+    /// received arrived: the deadline a call in it carries ([`DEADLINE`]) is
+    /// measured from it. Without one, from the next reading (never early,
+    /// at most a tick late).
+    pub fn arrived_at(&mut self, now: Deadline) {
+        self.arrival = Some(now);
+    }
+
+    /// A call about to be served, with its caller's metadata: bounded by
+    /// the deadline it gives, if it gives one a timer takes.
+    pub(super) fn bound_by_deadline(&mut self, call: CallId, meta: &V) {
+        let ms = meta.member(DEADLINE).and_then(|ms| ms.as_number()).filter(|ms| *ms > 0.0 && *ms < 2_147_483_648.0);
+        if let Some(ms) = ms {
+            // A fraction of a millisecond is a whole one: never early.
+            let whole = ms as u64;
+            let ms = whole + u64::from(ms > whole as f64);
+            let due = self.due_in(ms, self.arrival);
+            self.bounds.push(Bound { call, due, deadline: Some(ms) });
+        }
+    }
+
+    /// A reading of the clock: every bound due by `now` ends its call, the
+    /// rest (their deadlines set, if they waited for a reading) wake the host by theirs.
+    pub(super) fn expire_bounds(&mut self, now: Deadline) {
+        // One pass, the bounds left pushed back as they come: `retain` with
         // a closure, then a search for the earliest, cost twice the code.
         let mut expired = Vec::new();
-        let mut next = None;
-        for (call, at) in core::mem::take(&mut self.checks) {
+        for mut bound in core::mem::take(&mut self.bounds) {
+            // As a call's own timeout: the reading may have been up to 1 ms past `now`.
+            let at = match bound.due {
+                Due::At(at) => at,
+                Due::AfterNextReading(ms) => now.saturating_add(ms).saturating_add(1),
+            };
+            bound.due = Due::At(at);
             if at <= now {
-                expired.push(call);
+                expired.push(bound);
             } else {
-                next = Some(next.map_or(at, |next: Deadline| next.min(at)));
-                self.checks.push((call, at));
+                self.wake_by(at);
+                self.bounds.push(bound);
             }
         }
-        if let Some(next) = next {
-            self.wake_by(next);
-        }
-        for call in expired {
-            self.events.push_back(Event::CheckExpired { call });
-            let error = ErrorObject::new(code::INTERNAL_ERROR, "Internal error: params validation timed out");
+        for Bound { call, deadline, .. } in expired {
+            // A call both of whose bounds ended at once is answered once.
+            if !self.dispatcher.is_serving(call) {
+                continue;
+            }
+            let error = match deadline {
+                None => {
+                    self.events.push_back(Event::CheckExpired { call });
+                    ErrorObject::new(code::INTERNAL_ERROR, "Internal error: params validation timed out")
+                }
+                Some(_) => {
+                    self.events.push_back(Event::DeadlinePassed { call });
+                    ErrorObject::new(code::REQUEST_TIMEOUT, "Deadline exceeded")
+                }
+            };
             self.complete(call, Err(error));
         }
     }
