@@ -15,7 +15,7 @@
 //   D=target/size-study/named && mkdir -p $D
 //   RUSTFLAGS=" --cfg wiggum_no_std" cargo build --lib --release --target wasm32-unknown-unknown \
 //     --target-dir target/size-study/cargo
-//   wasm-opt -Os --converge --low-memory-unused --debuginfo \
+//   wasm-opt <the flags of Cargo.toml's [package.metadata.wasm-opt]> --debuginfo \
 //     target/size-study/cargo/wasm32-unknown-unknown/release/wiggum_rpc.wasm -o $D/wiggum_rpc_bg.wasm
 //   twiggy top -n 100000 --format json $D/wiggum_rpc_bg.wasm > target/size-study/top.json
 //   node scripts/size-by-module.mjs target/size-study/top.json [--depth N] [--items]
