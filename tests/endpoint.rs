@@ -457,8 +457,12 @@ fn a_served_call_ends_at_its_callers_deadline() {
     });
     pair.run();
     assert_eq!(pair.b.later.len(), 1, "the handler runs");
-    assert_eq!(pair.b.endpoint.poll_timeout().deadline, Some(1_300), "B's timer, from the arrival's reading");
-    pair.advance(299);
+    assert_eq!(
+        pair.b.endpoint.poll_timeout().deadline,
+        Some(1_301),
+        "B's timer, from the arrival's reading (+1: it is rounded down)"
+    );
+    pair.advance(300);
     assert!(pair.b.deadline_passed.is_empty() && pair.a.settled.is_empty(), "not a millisecond early");
     pair.advance(1);
     pair.run();
@@ -483,7 +487,7 @@ fn a_served_call_ends_at_its_callers_deadline() {
     pair.run();
     assert_eq!(pair.a.progress, [(2, json!(0.5))]);
     assert!(pair.b.endpoint.poll_timeout().reading, "B wants a reading within a tick");
-    pair.advance(TICK_MS); // The reading: at 1,300 + 100, the deadline 1,701.
+    pair.advance(TICK_MS); // The reading, at 1,601: the deadline 1,902.
     pair.advance(300);
     pair.run();
     assert!(!pair.a.settled.contains_key(&2), "300 ms after the reading, not yet");

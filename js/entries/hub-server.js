@@ -174,7 +174,8 @@ export class Hub {
   }
 
   #serve(peer, id, kind, name, handler, info) {
-    if (kind === "method") peer.method(name, (params, context) => handler(params, { ...context, client: id }), info);
+    // The call's own context, the client named in it (a copy would ask for its signal).
+    if (kind === "method") peer.method(name, (params, context) => handler(params, Object.assign(context, { client: id })), info);
     else peer.onNotify(name, (params) => handler(params, id), info);
   }
 

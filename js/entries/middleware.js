@@ -51,7 +51,19 @@ function around(hooks, middleware, serving, handler, params, call, meta) {
   const run = hooks.handlers[handler];
   const notification = call === undefined;
   const context = notification ? {} : serving.context(hooks, call, meta);
-  const incoming = { method: methodName(hooks, handler), id: notification ? undefined : serving.id(hooks, call), params, meta, context, notification };
+  // The caller's id is asked of the core when a middleware reads it, while the call is served.
+  let id = notification ? undefined : NOT_READ;
+  const incoming = {
+    method: methodName(hooks, handler),
+    get id() {
+      if (id === NOT_READ) id = serving.id(hooks, call);
+      return id;
+    },
+    params,
+    meta,
+    context,
+    notification,
+  };
   const outcome = chain(middleware, incoming, (served) => {
     if (run.check === undefined || notification) return run(served.params, served.context);
     // A checked handler: its verdict rides a rejection, so the middleware sees an error.
@@ -69,6 +81,7 @@ function around(hooks, middleware, serving, handler, params, call, meta) {
   return outcome.then((result) => [serving.RESOLVED, result], (error) => error?.[VERDICT] ?? [serving.REJECTED, error]);
 }
 const VERDICT = Symbol("verdict");
+const NOT_READ = Symbol("not read");
 
 // The name handler number `handler` was registered under (its slot's key,
 // "m:name"), looked up once: a name registered again keeps its number.

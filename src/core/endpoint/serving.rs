@@ -145,7 +145,10 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
             // A fraction of a millisecond is a whole one: never early.
             let whole = ms as u64;
             let ms = whole + u64::from(ms > whole as f64);
-            let due = self.due_in(ms, self.arrival);
+            // The arrival's reading is rounded down: a millisecond more, as
+            // for a call's own timeout, so that the caller's timer (armed
+            // before the call left) fires first.
+            let due = self.due_in(ms, self.arrival.map(|now| now + 1));
             self.bounds.push(Bound { call, due, deadline: Some(ms) });
         }
     }
