@@ -58,6 +58,15 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   # nothing true: those lines, and only those, are left out.
   npm ci --no-audit --no-fund 2> >(grep -v EBADENGINE >&2)
 fi
+# The newest OpenTelemetry API (1.10) and the SDK that takes it (3.x), a
+# tree of its own (SDK 2, the root's, refuses API 1.10): the browser otel
+# test runs on it too. SDK 3 declares Node 22 for its Node parts; the pages
+# it is bundled into run in browsers, so that warning is left out as well.
+if [ ! -f tests/otel-newest/node_modules/.package-lock.json ] \
+  || [ tests/otel-newest/package-lock.json -nt tests/otel-newest/node_modules/.package-lock.json ]; then
+  step "npm ci (tests/otel-newest)"
+  npm ci --prefix tests/otel-newest --no-audit --no-fund 2> >(grep -v EBADENGINE >&2)
+fi
 
 # The Python servers of the interop tests (plain-ws, mcp) run in a venv of their own,
 # with the pinned versions of tests/py/requirements.txt.

@@ -2,7 +2,9 @@
 // WebSocket → a Node hub → another client (Node) is one trace, each span
 // the child of the one before, with the JSON-RPC attributes and a failed
 // call's error code, the page and the worker on OpenTelemetry's web SDK
-// (StackContextManager), the hub on its Node SDK.
+// (StackContextManager), the hub on its Node SDK. The pages run twice: on
+// the oldest API the package takes (1.9, with SDK 2) and on the newest
+// (1.10, with SDK 3, from tests/otel-newest).
 import { once } from "node:events";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,6 +24,8 @@ const { exportedSpans, startTracing } = require("./otel-setup.cjs");
 
 const root = new URL("../..", import.meta.url).pathname;
 const pages = join(root, "target/otel-pages");
+const pagesNewest = join(root, "target/otel-pages-newest");
+const newest = join(root, "tests/otel-newest");
 const NAVIGATION_FAILED = -32006;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,6 +42,17 @@ const served = {
   },
 };
 
+// The newest build: OpenTelemetry (the package's otel entry's API among
+// it) from tests/otel-newest, and tracing-newest.js for tracing.js.
+const onNewest = {
+  name: "newest-opentelemetry",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/tracing\.js$/ }, (args) => ({ path: join(args.resolveDir, "tracing-newest.js") }));
+    builder.onResolve({ filter: /^@opentelemetry\// }, (args) =>
+      args.pluginData === newest ? undefined : builder.resolve(args.path, { kind: args.kind, resolveDir: newest, pluginData: newest }));
+  },
+};
+
 let server;
 let wss;
 let url;
@@ -46,15 +61,17 @@ let hub;
 let preview;
 
 before(async () => {
-  await build({
-    entryPoints: ["page", "worker"].map((name) => join(root, `tests/js/otel-pages/${name}.js`)),
-    bundle: true,
-    format: "esm",
-    outdir: pages,
-    plugins: [served],
-    logLevel: "warning",
-  });
-  server = await startPagesServer("pkg-web", [["/otel/", pages]]);
+  for (const [outdir, plugins] of [[pages, [served]], [pagesNewest, [onNewest, served]]]) {
+    await build({
+      entryPoints: ["page", "worker"].map((name) => join(root, `tests/js/otel-pages/${name}.js`)),
+      bundle: true,
+      format: "esm",
+      outdir,
+      plugins,
+      logLevel: "warning",
+    });
+  }
+  server = await startPagesServer("pkg-web", [["/otel/", pages], ["/otel-newest/", pagesNewest]]);
   exporter = startTracing("server");
   wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
   await once(wss, "listening");
@@ -96,9 +113,10 @@ function chainsOf(spans) {
   });
 }
 
-async function check(browser, run) {
+async function check(browser, run, version) {
   exporter.reset();
-  const { html, failed, spans: crossed } = await run(url);
+  const { html, failed, spans: crossed, api } = await run(url);
+  assert.equal(api, version, `${browser}: the page's OpenTelemetry API`);
   // WebDriver hands undefined back as null.
   const spans = crossed.map((span) => ({ ...span, parent: span.parent ?? undefined }));
   assert.equal(html, "<h1>home</h1>", browser);
@@ -128,23 +146,25 @@ async function check(browser, run) {
   assert.deepEqual(chains.map((chain) => chain.some((span) => span.status === "ERROR")).sort(), [false, true]);
 }
 
-test("Chromium: page → worker → WebSocket → hub → another client is one trace", async () => {
-  const chromium = await launchChromium();
-  try {
-    const page = await chromium.newPage();
-    await page.goto(`${server.url}blank.html`);
-    await check("Chromium", (url) => page.evaluate(async (url) => (await import("/otel/page.js")).run(url), url));
-  } finally {
-    await chromium.close();
-  }
-});
+for (const [dir, version, sdk] of [["otel", "1.9.0", "SDK 2"], ["otel-newest", "1.10.0", "SDK 3"]]) {
+  test(`Chromium, API ${version} and ${sdk}: page → worker → WebSocket → hub → another client is one trace`, async () => {
+    const chromium = await launchChromium();
+    try {
+      const page = await chromium.newPage();
+      await page.goto(`${server.url}blank.html`);
+      await check("Chromium", (url) => page.evaluate(async ([url, dir]) => (await import(`/${dir}/page.js`)).run(url), [url, dir]), version);
+    } finally {
+      await chromium.close();
+    }
+  });
 
-test("Firefox: page → worker → WebSocket → hub → another client is one trace", async () => {
-  const firefox = await launchFirefox();
-  try {
-    const tab = await firefox.open(`${server.url}blank.html`);
-    await check("Firefox", (url) => firefox.evaluate(tab, async (url) => (await import("/otel/page.js")).run(url), url));
-  } finally {
-    await firefox.close();
-  }
-});
+  test(`Firefox, API ${version} and ${sdk}: page → worker → WebSocket → hub → another client is one trace`, async () => {
+    const firefox = await launchFirefox();
+    try {
+      const tab = await firefox.open(`${server.url}blank.html`);
+      await check("Firefox", (url) => firefox.evaluate(tab, async (url, dir) => (await import(`/${dir}/page.js`)).run(url), url, dir), version);
+    } finally {
+      await firefox.close();
+    }
+  });
+}

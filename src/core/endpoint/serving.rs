@@ -82,7 +82,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// once its last member is done, or, toward a peer that takes split
     /// answers, at the end of the turn with whatever else of it settled.
     pub fn complete(&mut self, call: CallId, outcome: Result<V, ErrorObject<V>>) {
-        self.bounds.retain(|bound| bound.call != call);
+        self.unbound(call, false);
         // A call in flight has one token at most, and the list is only
         // searched by call: its order is nobody's.
         if let Some(at) = self.progress_tokens.iter().position(|(serving, _)| *serving == call) {
@@ -126,7 +126,13 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// The asynchronous check of `call`'s params has finished.
     pub fn checked(&mut self, call: CallId) {
-        self.bounds.retain(|bound| bound.call != call || bound.deadline.is_some());
+        self.unbound(call, true);
+    }
+
+    /// The bounds of `call` go: all of them, or (`check`) its check's.
+    /// One `retain` for both: each closure of its own would link another copy.
+    fn unbound(&mut self, call: CallId, check: bool) {
+        self.bounds.retain(|bound| bound.call != call || (check && bound.deadline.is_some()));
     }
 
     /// The clock's reading (whole milliseconds) as the message about to be

@@ -8,14 +8,17 @@ import { startTracing } from "./tracing.js";
 export async function run(url) {
   await init();
   const spans = startTracing("page");
-  const worker = new Worker("/otel/worker.js", { type: "module" });
+  // The worker built beside this page (against the same OpenTelemetry).
+  const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
   const toWorker = instrument(new Peer(workerTransport(worker, { handshake: "wait" })));
   try {
     await toWorker.request("connect", [url]);
     const html = await toWorker.request("build", ["home"]);
     const failed = await toWorker.request("build", ["missing"]).then(() => undefined, (error) => error.code);
-    const all = [...spans(), ...(await toWorker.request("spans"))].filter((span) => span.name === "build" || span.name === "relay");
-    return { html, failed, spans: all };
+    const all = [...(await spans()), ...(await toWorker.request("spans"))].filter((span) => span.name === "build" || span.name === "relay");
+    // The API the page runs on: its global registration names its version.
+    const api = globalThis[Symbol.for("opentelemetry.js.api.1")]?.version;
+    return { html, failed, spans: all, api };
   } finally {
     toWorker.destroy();
     worker.terminate();
