@@ -36,8 +36,11 @@ export function installMiddleware({ JSONRPCClient, JSONRPCServer, Peer, extensio
       };
     }
   };
-  adds([JSONRPCServer, Peer], "use", "middleware", "around",
-    (chain) => (hooks, handler, params, call, meta) => around(hooks, chain, serving, handler, params, call, meta));
+  adds([JSONRPCServer, Peer], "use", "middleware", "around", (chain) => Object.assign(
+    (hooks, handler, params, call, meta) => around(hooks, chain, serving, handler, params, call, meta),
+    // What an error answers: a schema's verdict it carries, or itself.
+    { failed: (error) => error?.[VERDICT] ?? [serving.REJECTED, error] },
+  ));
   adds([JSONRPCClient, Peer], "intercept", "interceptor", "intercept",
     (chain) => (method, params, options, send) => intercepted(chain, method, params, options, send));
 }
@@ -45,8 +48,9 @@ export function installMiddleware({ JSONRPCClient, JSONRPCServer, Peer, extensio
 // A call served through `middleware` (`call` undefined: a notification):
 // each sees `{ method, id, params, meta, context, notification }` and
 // `next()`; the handler gets the params and context they leave. Resolves
-// with the signal and value that answer it (a schema's verdict as the
-// check made it); a notification's outcome goes nowhere.
+// with the result that answers it, or rejects with the error (one that
+// carries a schema's verdict, as the check made it, answers as `failed`
+// says); a notification's outcome goes nowhere.
 function around(hooks, middleware, serving, handler, params, call, meta) {
   const run = hooks.handlers[handler];
   const notification = call === undefined;
@@ -76,9 +80,8 @@ function around(hooks, middleware, serving, handler, params, call, meta) {
     outcome.catch(() => {
       // Dropped, as the spec says of a notification's errors.
     });
-    return outcome;
   }
-  return outcome.then((result) => [serving.RESOLVED, result], (error) => error?.[VERDICT] ?? [serving.REJECTED, error]);
+  return outcome;
 }
 const VERDICT = Symbol("verdict");
 const NOT_READ = Symbol("not read");

@@ -74,7 +74,9 @@ export function mayStream(hooks, call) {
 // Reports how an asynchronous handler ended: its value as RESOLVED, or (a
 // checked call) the signal and value `verdict` makes of it. One reaction,
 // no more: an answer that settles in its batch's turn leaves with the batch.
-function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value]) {
+// `failed`: the signal and value an error makes (the middleware's chain
+// carries a schema's verdict on one), or undefined for REJECTED.
+function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value], failed) {
   outcome.then(
     (value) => {
       hooks.controllers.delete(call);
@@ -85,7 +87,8 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
     (error) => {
       hooks.controllers.delete(call);
       mayStream(hooks, call);
-      hooks.signal(REJECTED, call, error);
+      const [what, reported] = failed?.(error) ?? [REJECTED, error];
+      hooks.signal(what, call, reported);
     },
   );
 }
@@ -99,9 +102,9 @@ function settleLater(hooks, call, outcome, verdict = (value) => [RESOLVED, value
 // check (`extensions.wrap` made it) always settles later, through `invokeChecked`.
 export function invoke(hooks, handler, params, call, meta) {
   const run = hooks.handlers[handler];
-  // Through the endpoint's middleware (wiggum-rpc/middleware fills `around`): a verdict [signal, value] later.
+  // Through the endpoint's middleware (wiggum-rpc/middleware fills `around`): its outcome later.
   if (hooks.around !== undefined) {
-    settleLater(hooks, call, hooks.around(hooks, handler, params, call, meta), (signalled) => signalled);
+    settleLater(hooks, call, hooks.around(hooks, handler, params, call, meta), undefined, hooks.around.failed);
     return undefined;
   }
   if (run.check !== undefined) {
