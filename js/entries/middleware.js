@@ -70,10 +70,15 @@ function around(hooks, middleware, serving, handler, params, call, meta) {
   };
   const outcome = chain(middleware, incoming, (served) => {
     if (run.check === undefined || notification) return run(served.params, served.context);
-    // A checked handler: its verdict rides a rejection, so the middleware sees an error.
+    // A checked handler: its verdict rides a rejection, so the middleware
+    // sees the error its caller will get (invalid params with the issues as
+    // data; an invalid result as an internal error, nothing of it sent).
     return serving.checked(hooks, run.check, served.params, call, served.context).then(([signal, value]) => {
       if (signal === serving.RESOLVED) return value;
-      throw Object.assign(new RPCError(-32602, "Invalid params or result"), { [VERDICT]: [signal, value] });
+      const error = signal === serving.INVALID_RESULT
+        ? new RPCError(-32603, "Internal error: invalid result")
+        : new RPCError(-32602, "Invalid params", value);
+      throw Object.assign(error, { [VERDICT]: [signal, value] });
     });
   });
   if (notification) {

@@ -31,7 +31,7 @@ export const extensions = {
   // The calls an endpoint serves, for an entry that runs them through its
   // own chain (wiggum-rpc/middleware sets an endpoint's `hooks.around`):
   // `context(hooks, call, meta)`, `id(hooks, call)`, `checked(hooks, check,
-  // params, call, context)` (serving.js fills it), and the signals RESOLVED, REJECTED.
+  // params, call, context)` (serving.js fills it), and the signals RESOLVED, REJECTED, INVALID_RESULT.
   serving: undefined,
   // What needs an entry that is not imported, and which: `{ options: { [option]: entry }, schemas: entry }`.
   requirements: { options: {}, schemas: undefined },

@@ -170,6 +170,7 @@ extensions.serving = {
   checked: (hooks, check, params, call, context) => invokeChecked(hooks, check, params, call, undefined, context),
   RESOLVED,
   REJECTED,
+  INVALID_RESULT,
 };
 
 // A checked method's call (`extensions.check` checks it): resolves

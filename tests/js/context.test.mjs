@@ -12,6 +12,7 @@ import { Worker } from "node:worker_threads";
 import { WebSocket, WebSocketServer } from "ws";
 import { JSONRPCClient as StrangerClient, JSONRPCServer as StrangerServer, JSONRPCServerAndClient } from "json-rpc-2.0";
 import * as vscode from "vscode-jsonrpc/node.js";
+import * as v from "valibot";
 
 const require = createRequire(import.meta.url);
 const { Peer, RPCError, portTransport } = require("../../pkg/node/wiggum_rpc.cjs");
@@ -145,6 +146,39 @@ test("order: three middlewares and three interceptors run in order around a call
       "m3 error -32042", "m2 error -32042", "m1 error -32042",
       "i3 error -32042", "i2 error -32042", "i1 error -32042",
     ]);
+  } finally {
+    client.destroy();
+    server.destroy();
+  }
+});
+
+test("a method with schemas, through middleware: a schema's verdict is answered as the check decided, and the middleware sees it as an error", async () => {
+  require("../../pkg/node/contracts.cjs");
+  const { port1, port2 } = new MessageChannel();
+  const server = new Peer(portTransport(port1));
+  const client = new Peer(portTransport(port2));
+  const seen = [];
+  server.use(async (call, next) => {
+    try {
+      const result = await next();
+      seen.push(`${call.method} result ${JSON.stringify(result)}`);
+      return result;
+    } catch (error) {
+      seen.push(`${call.method} error ${error.code}`);
+      throw error;
+    }
+  });
+  server.method("add", ([a, b]) => a + b, { params: v.tuple([v.number(), v.number()]), result: v.number() });
+  server.method("broken", () => "not a number", { result: v.number() });
+  try {
+    assert.equal(await client.request("add", [2, 3]), 5);
+    const invalid = await client.request("add", [2, "three"]).catch((e) => e);
+    assert.equal(invalid.code, -32602, String(invalid));
+    assert.ok(Array.isArray(invalid.data) && invalid.data.length > 0, "the schema's issues are the error's data");
+    const broken = await client.request("broken", []).catch((e) => e);
+    assert.equal(broken.code, -32603, String(broken));
+    assert.equal(broken.data, undefined, "nothing of the result leaves");
+    assert.deepEqual(seen, ["add result 5", "add error -32602", "broken error -32603"]);
   } finally {
     client.destroy();
     server.destroy();
