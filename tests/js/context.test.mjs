@@ -345,6 +345,54 @@ test("idempotency: a call retried after a dropped socket runs its handler once a
   }
 });
 
+test("bad metadata from a stranger: too deep or too large is refused as any such message is (the next call is served), of the wrong kind is none", async () => {
+  const server = await socketServer();
+  const hub = new Hub().attach(server.wss);
+  const metas = [];
+  hub.use((call, next) => {
+    metas.push(call.meta);
+    return next();
+  });
+  hub.method("echo", (params) => params);
+  const socket = new WebSocket(server.url);
+  const answers = [];
+  socket.on("message", (data) => answers.push(JSON.parse(String(data))));
+  const answer = async (id) => {
+    for (let waited = 0; waited < 5_000; waited += 10) {
+      const found = answers.find((message) => message.id === id || (id === null && message.id === null && message.error));
+      if (found !== undefined) return found;
+      await sleep(10);
+    }
+    throw new Error(`no answer to ${id}`);
+  };
+  try {
+    await once(socket, "open");
+    // It said hello offering metadata: the hub reads a `meta` it is sent.
+    socket.send(JSON.stringify({ jsonrpc: "2.0", method: "$/ready", params: { ack: false, meta: true } }));
+    const request = (id, meta) => `{"jsonrpc":"2.0","method":"echo","params":[${id}],"id":${id},"meta":${meta}}`;
+    socket.send(request(1, "[".repeat(2_000) + "]".repeat(2_000)));
+    const deep = await answer(null);
+    assert.deepEqual(deep.error, { code: -32600, message: "Message nested too deeply" });
+    assert.deepEqual(metas, [], "no middleware and no handler ran");
+    // A `meta` that is no object is no metadata; a deadline that is no number is none.
+    socket.send(request(3, '"a string"'));
+    socket.send(request(4, '{"deadline":"soon","user":"u"}'));
+    assert.deepEqual((await answer(3)).result, [3]);
+    assert.deepEqual((await answer(4)).result, [4]);
+    assert.deepEqual(metas, [undefined, { deadline: "soon", user: "u" }]);
+    // Past the largest message (10 MB): the socket is closed as too big (1009), nothing runs.
+    const closed = once(socket, "close");
+    socket.send(request(2, JSON.stringify({ blob: "x".repeat(11 << 20) })));
+    const [code] = await closed;
+    assert.equal(code, 1009);
+    assert.equal(metas.length, 2);
+  } finally {
+    socket.terminate();
+    hub.destroy();
+    await server.close();
+  }
+});
+
 test("strangers: json-rpc-2.0 and vscode-jsonrpc receive plain JSON-RPC, no metadata member, whatever the interceptors add", async () => {
   const addMeta = (call, next) => {
     call.meta.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
