@@ -1,7 +1,8 @@
 // Counts the crossings of the JS↔wasm boundary per call: every export and
 // import of the Node build's module instance is wrapped with a counter
 // before the package instantiates it, then two Peers on a MessageChannel
-// make sequential round trips and a burst of calls in flight.
+// make sequential round trips (plain, and with a deadline in their metadata)
+// and a burst of calls in flight.
 // (bench/crossings.mjs counts the JS functions a round trip runs instead.)
 //
 //   node bench/boundary.mjs [calls] [width]    (default 200 round trips, then 1,024 calls at once; pkg/ built)
@@ -54,6 +55,10 @@ async function per(n, work) {
 
 console.log(`one sequential round trip (${calls}): ${await per(calls, async (n) => {
   for (let i = 0; i < n; i++) await client.request("add", [i, 2]);
+})}`);
+// A call given a timeout tells its deadline in its metadata: the reader hands the metadata over, the core reads the deadline.
+console.log(`one sequential round trip with a deadline (${calls}): ${await per(calls, async (n) => {
+  for (let i = 0; i < n; i++) await client.request("add", [i, 2], { timeout: 5_000 });
 })}`);
 console.log(`one call of ${width} in flight: ${await per(width, (n) => Promise.all(Array.from({ length: n }, (_, i) => client.request("add", [i, 3]))))}`);
 client.destroy();

@@ -130,15 +130,19 @@ export function speaking(text) {
 // wasm-bindgen's glue (its shims) calls them (scripts/glue.mjs).
 export const now = () => performance.now();
 export const kind = (h) => kindOf(vals[h]);
-export function member(h, at, len) {
+// Member `name` (at `at`, `len` bytes) of value `h`, if it is an object: undefined otherwise.
+function memberOf(h, at, len) {
   const v = vals[h];
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return 0;
-  let m;
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
   try {
-    m = v[name(at, len)];
+    return v[name(at, len)];
   } catch {
     // A getter that throws (a custom transport's object) reads as absent: nothing may unwind through the module.
+    return undefined;
   }
+}
+export function member(h, at, len) {
+  const m = memberOf(h, at, len);
   return m === undefined ? 0 : put(m);
 }
 export function text(h, at, cap) {
@@ -149,6 +153,10 @@ export function text(h, at, cap) {
   return read < v.length ? -2 - v.length * 3 : written;
 }
 export const num = (h) => (typeof vals[h] === "number" ? vals[h] : NaN);
+export function num_member(h, at, len) {
+  const m = memberOf(h, at, len);
+  return typeof m === "number" ? m : NaN;
+}
 export const boolean = (h) => (typeof vals[h] === "boolean" ? +vals[h] : -1);
 export const count = (h) => (Array.isArray(vals[h]) ? vals[h].length : -1);
 export function elements(h, at) {

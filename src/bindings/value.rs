@@ -27,6 +27,8 @@ extern "C" {
     fn text(h: u32, at: *mut u8, cap: usize) -> i32;
     /// The number, or NaN when it is not one.
     fn num(h: u32) -> f64;
+    /// The number `h[name]` holds, or NaN (`h` no object, no such member, not a number).
+    fn num_member(h: u32, name: *const u8, len: usize) -> f64;
     /// 0 or 1, or -1 when not a boolean.
     fn boolean(h: u32) -> i32;
     /// The elements of an array, written as handles at `at` (`len` of them, as
@@ -183,6 +185,12 @@ impl Value for Handle {
 
     fn as_number(&self) -> Option<f64> {
         let n = num(self.0);
+        (!n.is_nan()).then_some(n)
+    }
+
+    /// One crossing, where `member` then `as_number` took two and a handle.
+    fn number_member(&self, name: &str) -> Option<f64> {
+        let n = num_member(self.0, name.as_ptr(), name.len());
         (!n.is_nan()).then_some(n)
     }
 

@@ -35,6 +35,12 @@ pub trait Value: Clone {
     }
     /// The numeric value of a number.
     fn as_number(&self) -> Option<f64>;
+    /// The number member `name` of an object holds (`None`: no object, no
+    /// such member, or not a number). A host whose values cost a call each
+    /// to ask may answer it in one.
+    fn number_member(&self, name: &str) -> Option<f64> {
+        self.member(name)?.as_number()
+    }
     /// Whether this is a number JSON can carry that the host holds exactly
     /// as it came (see [`Id`](crate::core::Id)).
     fn is_exact_number(&self) -> bool {
@@ -72,7 +78,7 @@ pub trait Value: Clone {
 /// The number `object[name]` holds (`None`: no object, no such member, or not a number).
 #[inline(never)]
 pub(crate) fn number_of<V: Value>(object: Option<&V>, name: &str) -> Option<f64> {
-    object?.member(name)?.as_number()
+    object?.number_member(name)
 }
 
 /// The text `object[name]` holds (`None`: no object, no such member, or not a string).

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::core::pending::Due;
+use crate::core::value::number_of;
 use crate::core::wire::DEADLINE;
 
 /// What ends a call this side serves if its handler has not answered it by
@@ -146,7 +147,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
     /// A call about to be served, with its caller's metadata: bounded by
     /// the deadline it gives, if it gives one a timer takes.
     pub(super) fn bound_by_deadline(&mut self, call: CallId, meta: &V) {
-        let ms = meta.member(DEADLINE).and_then(|ms| ms.as_number()).filter(|ms| *ms > 0.0 && *ms < 2_147_483_648.0);
+        let ms = number_of(Some(meta), DEADLINE).filter(|ms| *ms > 0.0 && *ms < 2_147_483_648.0);
         if let Some(ms) = ms {
             // A fraction of a millisecond is a whole one: never early.
             let whole = ms as u64;
