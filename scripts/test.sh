@@ -114,11 +114,11 @@ run "functions and objects by reference over WebSocket sessions (Node, a hub): s
   node --test tests/js/references-sessions.test.mjs
 run "Node: worker_threads under the postMessage transports (workerTransport and portTransport on a Worker, selfTransport and portTransport(parentPort) inside it, a transferred MessagePort; a worker terminated or a port closed fails the waiting call with CONNECTION_CLOSED at once)" \
   node --test tests/js/node-workers.test.mjs
-run "Node: every call's context (wiggum-rpc/middleware): a hub's auth middleware, middleware and interceptors in order around a result and an error, a caller's deadline as a worker's signal, a call retried after a dropped socket answered once by its idempotency key, json-rpc-2.0 and vscode-jsonrpc getting no metadata" \
+run "Node: every call's context (wiggum-rpc/middleware): a hub's auth middleware, middleware and interceptors in order around a result and an error, a caller's deadline as a worker's signal, a call retried after a dropped socket answered once by its idempotency key, a method with schemas through middleware, a stranger's bad metadata, json-rpc-2.0 and vscode-jsonrpc getting no metadata" \
   node --test tests/js/context.test.mjs
 run "Node: OpenTelemetry (wiggum-rpc/otel): page → worker → WebSocket → hub → another client as one trace, each span the child of the one before, the JSON-RPC attributes and a failed call's error code" \
   node --test tests/js/otel.test.mjs
-run "OpenTelemetry in Chromium and Firefox (wiggum-rpc/otel on the web SDK): a page → its worker → WebSocket → a Node hub → another client as one trace" \
+run "OpenTelemetry in Chromium and Firefox (wiggum-rpc/otel on the web SDK, API 1.9 with SDK 2 and API 1.10 with SDK 3): a page → its worker → WebSocket → a Node hub → another client as one trace" \
   node --test tests/js/otel-browser.test.mjs
 run "Node: the hooks a transport may offer (idle, settled and undelivered)" node --test tests/js/transport-hooks.test.mjs
 run "Node: a MessagePort shared with ZenFS's Port backend (both at full load; closePort: false leaves the port open, the default closes it)" \

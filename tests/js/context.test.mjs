@@ -34,6 +34,14 @@ async function socketServer() {
   return { wss, url: `ws://127.0.0.1:${wss.address().port}/`, close };
 }
 
+/** A server Peer and a client Peer on a MessageChannel (`transport`, `options`: the client's); `ends()` destroys both. */
+function portPeers(transport, options) {
+  const { port1, port2 } = new MessageChannel();
+  const server = new Peer(portTransport(port1));
+  const client = new Peer(portTransport(port2, transport), options);
+  return { port1, port2, server, client, ends: () => (client.destroy(), server.destroy()) };
+}
+
 /** A Peer over a WebSocket that says hello (so metadata crosses), once open. */
 async function dial(url, options = {}) {
   const transport = webSocketTransport(url, { WebSocket, handshake: "announce", ...options.transport });
@@ -86,9 +94,7 @@ test("auth: a hub middleware refuses calls without a valid token, and hands the 
 });
 
 test("order: three middlewares and three interceptors run in order around a call, and see its result and its error", async () => {
-  const { port1, port2 } = new MessageChannel();
-  const server = new Peer(portTransport(port1));
-  const client = new Peer(portTransport(port2));
+  const { server, client, ends } = portPeers();
   const log = [];
   for (const n of [1, 2, 3]) {
     client.intercept(async (call, next) => {
@@ -147,16 +153,13 @@ test("order: three middlewares and three interceptors run in order around a call
       "i3 error -32042", "i2 error -32042", "i1 error -32042",
     ]);
   } finally {
-    client.destroy();
-    server.destroy();
+    ends();
   }
 });
 
 test("a method with schemas, through middleware: a schema's verdict is answered as the check decided, and the middleware sees it as an error", async () => {
   require("../../pkg/node/contracts.cjs");
-  const { port1, port2 } = new MessageChannel();
-  const server = new Peer(portTransport(port1));
-  const client = new Peer(portTransport(port2));
+  const { server, client, ends } = portPeers();
   const seen = [];
   server.use(async (call, next) => {
     try {
@@ -180,15 +183,12 @@ test("a method with schemas, through middleware: a schema's verdict is answered 
     assert.equal(broken.data, undefined, "nothing of the result leaves");
     assert.deepEqual(seen, ["add result 5", "add error -32602", "broken error -32603"]);
   } finally {
-    client.destroy();
-    server.destroy();
+    ends();
   }
 });
 
 test("calls in flight keep their metadata: a packed batch carries each call's, deadlines among them", async () => {
-  const { port1, port2 } = new MessageChannel();
-  const server = new Peer(portTransport(port1));
-  const client = new Peer(portTransport(port2, { handshake: "wait" }), { timeout: 5_000 });
+  const { port1, server, client, ends } = portPeers({ handshake: "wait" }, { timeout: 5_000 });
   const wire = [];
   port1.on("message", (message) => wire.push(message));
   const seen = [];
@@ -207,15 +207,12 @@ test("calls in flight keep their metadata: a packed batch carries each call's, d
     const packed = wire.find((message) => message.packed === "calls");
     assert.deepEqual(packed?.meta, [{ n: 2, deadline: 5_000 }, { deadline: 5_000 }, { n: 4, deadline: 5_000 }, { n: 5, deadline: 5_000 }]);
   } finally {
-    client.destroy();
-    server.destroy();
+    ends();
   }
 });
 
 test("a middleware that throws answers the call with an error, one that answers skips the handler, one that hangs is ended by the deadline", async () => {
-  const { port1, port2 } = new MessageChannel();
-  const server = new Peer(portTransport(port1));
-  const client = new Peer(portTransport(port2));
+  const { port2, server, client, ends } = portPeers();
   const answers = [];
   port2.on("message", (message) => answers.push(message));
   let runs = 0;
@@ -252,8 +249,7 @@ test("a middleware that throws answers the call with an error, one that answers 
     const ended = answers.find((message) => message.error?.code === -32099);
     assert.match(ended?.error.message ?? "", /^Deadline exceeded$/);
   } finally {
-    client.destroy();
-    server.destroy();
+    ends();
   }
 });
 
