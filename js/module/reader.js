@@ -25,12 +25,11 @@ function envelopeOf(message, text) {
 
 // Hands a message's envelope to export `to` (x.$recv, or x.$member for a
 // batch's): its flags, a handle for each member, the id's number, in one
-// call; its metadata (an object) is told just before, apart, with the
-// clock's reading (a deadline in it counts from now), so a message without
-// it costs one property read.
+// call; its metadata (an object) is told just before, apart, so a message
+// without it costs one property read.
 function handOver(to, ep, message, flags) {
   const { meta } = message;
-  if (meta !== undefined && isObject(meta)) x.$tell(ep, T_META, performance.now(), put(meta));
+  if (meta !== undefined && isObject(meta)) tellMeta(ep, meta);
   return to(ep, flags, opt(message.id), opt(message.method), opt(message.params),
     flags & RESULT ? put(message.result) : 0, opt(message.error), typeof message.id === "number" ? message.id : 0);
 }
@@ -56,7 +55,7 @@ function readPacked(ep, message, text) {
     const number = typeof one === "number" ? one : 0;
     if (calls) {
       const given = params[i];
-      if (metas !== undefined && isObject(metas[i])) x.$tell(ep, T_META, performance.now(), put(metas[i]));
+      if (metas !== undefined && isObject(metas[i])) tellMeta(ep, metas[i]);
       const paramsBits = given === undefined ? 0 : (kindOf(given) + 1) << PARAMS_SHIFT;
       x.$member(ep, flags | idBits | paramsBits, opt(one), put(values[i]), opt(given), 0, 0, number);
     } else x.$member(ep, flags | idBits, opt(one), 0, 0, put(values[i]), 0, number);
@@ -64,6 +63,11 @@ function readPacked(ep, message, text) {
   x.$tell(ep, T_BATCH_END);
   return true;
 }
+
+// The clock's reading as the message being read arrived, read once for it
+// (and only for one with metadata): a deadline in it counts from then.
+let arrival;
+const tellMeta = (ep, meta) => x.$tell(ep, T_META, (arrival ??= performance.now()), put(meta));
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const hasRefs = (one) => isObject(one) && one.refs !== undefined;
@@ -81,6 +85,7 @@ export function envelopeReader(hooks, maxBytes, maxDepth, textTransport) {
   const referring = WITH_REFERENCES && hooks.takesReferences;
   return (message) => {
     if (hooks.retired) return;
+    arrival = undefined;
     let text = 0;
     if (textTransport && (message instanceof ArrayBuffer || ArrayBuffer.isView(message))) {
       refused(hooks, 3);
