@@ -39,11 +39,6 @@ impl<V: Value + PartialEq, H: Clone> Dispatcher<V, H> {
         self.calls.contains_key(&call.0)
     }
 
-    /// The id the caller gave call `call`, while it is being served.
-    pub fn served_id(&self, call: CallId) -> Option<&Id<V>> {
-        self.calls.get(&call.0).map(|in_flight| &in_flight.id)
-    }
-
     /// Whether no call or batch is left half-answered (none is being served).
     pub fn is_clean(&self) -> bool {
         self.calls.is_empty() && self.batches.is_empty()

@@ -141,7 +141,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
                         continue;
                     }
                     let params = self.incoming_params(params);
-                    let meta = meta.filter(|_| self.takes_meta());
+                    let meta = meta.filter(|_| self.offers_meta());
                     if let Some(meta) = &meta {
                         self.bound_by_deadline(call, meta);
                     }

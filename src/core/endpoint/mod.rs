@@ -236,7 +236,7 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
 
     /// The id the caller gave call `call` (on the wire), while this side serves it.
     pub fn served_id(&self, call: CallId) -> Option<&Id<V>> {
-        self.dispatcher.served_id(call)
+        self.dispatcher.id_of(call)
     }
 
     /// Nothing is left in any table: no call waiting, none being served, no

@@ -36,15 +36,11 @@ impl<V: Value + PartialEq, H: Clone, W: Clone> Endpoint<V, H, W> {
         Message::Ready { ack, capabilities, presence: self.presence.clone(), session }
     }
 
-    /// Whether this side's hello offers requests' metadata.
-    fn offers_meta(&self) -> bool {
+    /// Whether this side's hello offers requests' metadata; also whether a
+    /// peer's metadata reaches this side's handlers (whether or not the peer
+    /// said hello: it is data either way).
+    pub(super) fn offers_meta(&self) -> bool {
         self.config.meta && self.config.dialect == Dialect::Plain
-    }
-
-    /// Whether a peer's metadata reaches this side's handlers: this side
-    /// offered it (whether or not the peer said hello: it is data either way).
-    pub(super) fn takes_meta(&self) -> bool {
-        self.offers_meta()
     }
 
     /// Whether this side's requests carry their metadata: both sides offered it.
