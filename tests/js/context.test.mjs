@@ -341,7 +341,7 @@ test("idempotency: a call retried after a dropped socket runs its handler once a
   }
 });
 
-test("bad metadata from a stranger: too deep or too large is refused as any such message is (the next call is served), of the wrong kind is none", async () => {
+test("metadata from a stranger: too deep or too large is refused as any such message is (the next call is served), of the wrong kind is none, a deadline that passes is answered with the spec's error object", async () => {
   const server = await socketServer();
   const hub = new Hub().attach(server.wss);
   const metas = [];
@@ -350,6 +350,7 @@ test("bad metadata from a stranger: too deep or too large is refused as any such
     return next();
   });
   hub.method("echo", (params) => params);
+  hub.method("hangs", () => new Promise(() => {}));
   const socket = new WebSocket(server.url);
   const answers = [];
   socket.on("message", (data) => answers.push(JSON.parse(String(data))));
@@ -376,12 +377,17 @@ test("bad metadata from a stranger: too deep or too large is refused as any such
     assert.deepEqual((await answer(3)).result, [3]);
     assert.deepEqual((await answer(4)).result, [4]);
     assert.deepEqual(metas, [undefined, { deadline: "soon", user: "u" }]);
+    // A deadline that is one: the stranger gets the spec's error object when it passes, with its id.
+    const asked = performance.now();
+    socket.send('{"jsonrpc":"2.0","method":"hangs","id":"h","meta":{"deadline":50}}');
+    assert.deepEqual(await answer("h"), { jsonrpc: "2.0", error: { code: -32099, message: "Deadline exceeded" }, id: "h" });
+    assert.ok(performance.now() - asked >= 45, "not before its 50 ms");
     // Past the largest message (10 MB): the socket is closed as too big (1009), nothing runs.
     const closed = once(socket, "close");
     socket.send(request(2, JSON.stringify({ blob: "x".repeat(11 << 20) })));
     const [code] = await closed;
     assert.equal(code, 1009);
-    assert.equal(metas.length, 2);
+    assert.equal(metas.length, 3);
   } finally {
     socket.terminate();
     hub.destroy();
